@@ -1,0 +1,193 @@
+# loupe: GNU make build.
+#
+#   make            install missing build dependencies, build build/loupe
+#   make run        build, index this repository, print its status and one answer
+#   make test       -Werror builds (gcc and clang+ASan/UBSan), unit, integration, MCP tests
+#   make asan       the sanitizer build only (build/asan/loupe)
+#   make format     clang-format the sources in place
+#   make lint       clang-tidy over the sources
+#   make bench      benchmarks (never part of make test); QUICK=1 for the short run
+#   make install    install the binary under PREFIX (default /usr/local)
+#
+# Third-party code is never committed: Debian packages come through apt-get, tree-sitter
+# sources through `npm ci --ignore-scripts` from package-lock.json, compiled here.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.SUFFIXES:
+
+CC      ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CLANG   ?= clang
+PREFIX  ?= /usr/local
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+WERROR  ?= 0
+
+B       := build
+TSB     := $(B)/ts
+NM      := node_modules
+
+# ---------------------------------------------------------------------------
+# Dependencies: Debian packages and pinned npm sources.
+
+APT_BUILD := gcc make pkg-config git libsqlite3-dev libjansson-dev \
+             libxxhash-dev libgit2-dev libutf8proc-dev
+APT_TEST  := clang libclang-rt-14-dev python3 sqlite3
+
+DEPS_STAMP := $(B)/.deps-apt
+TEST_DEPS_STAMP := $(B)/.deps-apt-test
+NPM_STAMP  := $(NM)/.loupe-npm-ci
+
+$(DEPS_STAMP):
+	@tools/apt-ensure $(APT_BUILD)
+	@command -v npm >/dev/null || tools/apt-ensure nodejs npm
+	@mkdir -p $(B) && touch $@
+
+$(TEST_DEPS_STAMP): $(DEPS_STAMP)
+	@tools/apt-ensure $(APT_TEST)
+	@touch $@
+
+$(NPM_STAMP): package.json package-lock.json | $(DEPS_STAMP)
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: deps
+deps: $(DEPS_STAMP) $(NPM_STAMP)
+
+# ---------------------------------------------------------------------------
+# tree-sitter core and grammars: compiled once, without sanitizers (third-party code),
+# linked into every variant.
+
+TS_LANGS := python javascript typescript tsx go rust java c cpp c-sharp scala
+ts_dir = $(if $(filter typescript tsx,$(1)),$(NM)/tree-sitter-typescript/$(1),$(NM)/tree-sitter-$(1))
+TS_CFLAGS := -O2 -g0 -w -fPIC -std=gnu11 -D_DEFAULT_SOURCE
+
+TS_CORE_OBJ := $(TSB)/lib.o
+$(TS_CORE_OBJ): $(NPM_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(TS_CFLAGS) -I$(NM)/tree-sitter/vendor/tree-sitter/lib/include \
+	    -I$(NM)/tree-sitter/vendor/tree-sitter/lib/src \
+	    -c $(NM)/tree-sitter/vendor/tree-sitter/lib/src/lib.c -o $@
+
+define TS_GRAMMAR_RULES
+$(TSB)/$(1)-parser.o: $(NPM_STAMP)
+	@mkdir -p $$(@D)
+	$$(CC) $$(TS_CFLAGS) -I$(call ts_dir,$(1))/src -c $(call ts_dir,$(1))/src/parser.c -o $$@
+$(TSB)/$(1)-scanner.o: $(NPM_STAMP)
+	@mkdir -p $$(@D)
+	@if [ -f $(call ts_dir,$(1))/src/scanner.c ]; then \
+	    echo "$$(CC) ... $(1)/scanner.c"; \
+	    $$(CC) $$(TS_CFLAGS) -I$(call ts_dir,$(1))/src -c $(call ts_dir,$(1))/src/scanner.c -o $$@; \
+	else \
+	    echo 'void lp_no_scanner_$(subst -,_,$(1))(void); void lp_no_scanner_$(subst -,_,$(1))(void) {}' \
+	        | $$(CC) $$(TS_CFLAGS) -x c -c - -o $$@; \
+	fi
+endef
+$(foreach l,$(TS_LANGS),$(eval $(call TS_GRAMMAR_RULES,$(l))))
+
+TS_OBJS := $(TS_CORE_OBJ) $(foreach l,$(TS_LANGS),$(TSB)/$(l)-parser.o $(TSB)/$(l)-scanner.o)
+TS_LIB  := $(TSB)/libts.a
+$(TS_LIB): $(TS_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+# ---------------------------------------------------------------------------
+# loupe itself.
+
+PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -I$(NM)/tree-sitter/vendor/tree-sitter/lib/include \
+               $(WARN) -g -MMD -MP -pthread
+REL_CFLAGS  := $(BASE_CFLAGS) -O2
+ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=undefined -DLP_ARENA_DEBUG=1
+ASAN_LDFLAGS := -fsanitize=address,undefined
+LDLIBS_ALL   = $(TS_LIB) $(PKG_LIBS) -lpthread -lm
+
+SRC_ALL  := $(sort $(wildcard src/*/*.c))
+SRC_LIB  := $(filter-out src/main.c,$(SRC_ALL))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+
+# variant rules: $(1) = name, $(2) = compiler, $(3) = cflags, $(4) = extra ldflags
+define VARIANT_RULES
+$(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/main.o
+$(1)_UOBJ := $$(patsubst tests/unit/%.c,$(B)/$(1)/obj/tests/%.o,$$(UNIT_SRC))
+
+# The flags are part of the build: a change of WERROR or CFLAGS rebuilds everything.
+$(1)_FLAGS_STAMP := $(B)/$(1)/.flags-$$(shell echo '$(2) $(3)' | md5sum | cut -c1-12)
+$$($(1)_FLAGS_STAMP): | $(DEPS_STAMP)
+	@mkdir -p $$(@D) && rm -f $(B)/$(1)/.flags-* && touch $$@
+
+$(B)/$(1)/obj/%.o: src/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	@echo "CC[$(1)] $$<"
+	@$(2) $(3) $$(PKG_CFLAGS) -c $$< -o $$@
+$(B)/$(1)/obj/main.o: src/main.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	@echo "CC[$(1)] $$<"
+	@$(2) $(3) $$(PKG_CFLAGS) -c $$< -o $$@
+$(B)/$(1)/obj/tests/%.o: tests/unit/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	@echo "CC[$(1)] $$<"
+	@$(2) $(3) -Itests/unit $$(PKG_CFLAGS) -c $$< -o $$@
+
+$(B)/$(1)/loupe: $$($(1)_OBJ) $(TS_LIB)
+	@echo "LD[$(1)] $$@"
+	@$(2) $(3) $$($(1)_OBJ) $(4) $$(LDLIBS_ALL) -o $$@
+$(B)/$(1)/unit-tests: $$(filter-out $(B)/$(1)/obj/main.o,$$($(1)_OBJ)) $$($(1)_UOBJ) $(TS_LIB)
+	@echo "LD[$(1)] $$@"
+	@$(2) $(3) $$^ $(4) $$(LDLIBS_ALL) -o $$@
+-include $$(patsubst %.o,%.d,$$($(1)_OBJ) $$($(1)_UOBJ))
+endef
+
+$(eval $(call VARIANT_RULES,rel,$(CC),$(REL_CFLAGS),))
+$(eval $(call VARIANT_RULES,asan,$(CLANG),$(ASAN_CFLAGS),$(ASAN_LDFLAGS)))
+
+$(B)/loupe: $(B)/rel/loupe
+	@cp $< $@
+
+.PHONY: all asan unit
+all: $(B)/loupe
+asan: $(B)/asan/loupe $(B)/asan/unit-tests
+unit: $(B)/rel/unit-tests
+
+# ---------------------------------------------------------------------------
+# Everyday targets.
+
+.PHONY: run test format lint bench install clean distclean
+run: $(B)/loupe
+	@tools/run-demo $(B)/loupe
+
+test: $(TEST_DEPS_STAMP) $(NPM_STAMP)
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 $(B)/loupe $(B)/rel/unit-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 asan
+	@python3 tests/run.py --build $(B)
+
+format:
+	clang-format -i $(SRC_ALL) $(wildcard src/*/*.h) $(UNIT_SRC) $(wildcard tests/unit/*.h)
+
+lint: $(NPM_STAMP)
+	clang-tidy --quiet $(SRC_ALL) -- $(BASE_CFLAGS) $(PKG_CFLAGS)
+
+bench: $(B)/loupe
+	@bench/run $(if $(QUICK),--quick,)
+
+install: $(B)/loupe
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(B)/loupe $(DESTDIR)$(PREFIX)/bin/loupe
+
+clean:
+	rm -rf $(B)/rel $(B)/asan $(B)/loupe
+
+distclean:
+	rm -rf $(B) $(NM)

@@ -1,0 +1,293 @@
+/*
+ * core.h: the contract of src/core, the base every other module builds on.
+ *
+ * Status and errors, allocation that aborts on exhaustion, arenas with mark/rewind,
+ * borrowed string slices, limited byte buffers with a sticky error, typed vectors,
+ * XXH3 hashing, path normalization, logging to stderr, and a monotonic clock.
+ *
+ * Conventions (see STYLE.md):
+ * - every function that can fail returns lp_status (0 = LP_OK, negatives are errors) and
+ *   fills a caller-owned lp_error when one is given (err may be NULL);
+ * - out-of-memory aborts through lp_xmalloc; sizes that come from input have limits and
+ *   fail with LP_ETOOBIG;
+ * - ownership of every returned pointer is stated beside the function.
+ */
+#ifndef LP_CORE_H
+#define LP_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* After the system headers that declare them, so their prototypes are untouched. */
+#include "core/banned.h"
+
+/* ------------------------------------------------------------------------------------------
+ * Status and errors.
+ *
+ * The numeric values are stable (they appear in logs); lp_status_code() gives the stable
+ * snake_case code that JSON outputs and exit paths use.
+ */
+typedef enum lp_status {
+    LP_OK = 0,
+    LP_ERROR = -1,         /* generic failure; msg says what */
+    LP_ENOMEM = -2,        /* memory limit reached (never plain malloc failure: that aborts) */
+    LP_EINVAL = -3,        /* bad argument or input */
+    LP_ENOENT = -4,        /* file, root, symbol or handle not found */
+    LP_EIO = -5,           /* read/write failure */
+    LP_ETOOBIG = -6,       /* input past a documented limit */
+    LP_EBUSY = -7,         /* another writer owns the root */
+    LP_EPATH = -8,         /* path refused: outside the root, escape, NUL, too long */
+    LP_ECORRUPT = -9,      /* stored state is damaged */
+    LP_ECANCELED = -10,    /* operation cancelled */
+    LP_ENOTINDEXED = -11,  /* root has no publication */
+    LP_EREINDEX = -12,     /* publication fingerprint differs from this binary */
+    LP_EAMBIGUOUS = -13,   /* a name resolves to several things */
+    LP_EUNSUPPORTED = -14, /* not supported for this language/input */
+    LP_EBROADROOT = -15,   /* root is /, $HOME or the state directory */
+    LP_EEXPIRED = -16,     /* continuation handle expired or drifted */
+    LP_ESQL = -17,         /* SQLite failure */
+    LP_EEXIST = -18,       /* already exists */
+    LP_EUSAGE = -19,       /* command-line usage error */
+} lp_status;
+
+#define LP_ERROR_MSG_MAX 256
+
+typedef struct lp_error {
+    lp_status code;
+    char msg[LP_ERROR_MSG_MAX];
+} lp_error;
+
+/* Stable snake_case name of a status ("ok", "path_refused", ...). Never NULL. */
+const char *lp_status_code(lp_status s);
+
+/* Fill err (if not NULL) with code and a formatted sentence; returns code, so callers can
+ * write `return lp_error_set(err, LP_EINVAL, "...")`. An existing error is overwritten. */
+lp_status lp_error_set(lp_error *err, lp_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+lp_status lp_error_setv(lp_error *err, lp_status code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+/* Prefix the existing message with context: "context: old message". */
+void lp_error_prefix(lp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lp_error_clear(lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Allocation. These never return NULL: exhaustion prints one line and aborts. */
+void *lp_xmalloc(size_t n);
+void *lp_xcalloc(size_t count, size_t size);
+void *lp_xrealloc(void *p, size_t n);
+char *lp_xstrdup(const char *s);
+char *lp_xstrndup(const char *s, size_t n);
+/* count*size with overflow check (aborts on overflow: it is a programming error). */
+size_t lp_mul_size(size_t count, size_t size);
+
+/* ------------------------------------------------------------------------------------------
+ * Arena: bump allocation from a chain of blocks; everything is released at once.
+ *
+ * With LP_ARENA_DEBUG defined (the sanitizer build), every allocation is its own malloc
+ * so ASan sees each one; the API is identical.
+ */
+typedef struct lp_arena_block lp_arena_block;
+typedef struct lp_arena {
+    lp_arena_block *head;
+    size_t block_size;
+    size_t total; /* bytes handed out since init (for limits and stats) */
+} lp_arena;
+
+typedef struct lp_arena_mark {
+    lp_arena_block *block;
+    size_t used;
+    size_t total;
+} lp_arena_mark;
+
+void lp_arena_init(lp_arena *a, size_t block_size); /* 0 = default 64 KiB */
+void lp_arena_release(lp_arena *a);                 /* frees every block */
+/* Aligned to 16. Memory is valid until the arena is rewound past it or released. */
+void *lp_arena_alloc(lp_arena *a, size_t n);
+void *lp_arena_zalloc(lp_arena *a, size_t n);
+char *lp_arena_strndup(lp_arena *a, const char *s, size_t n);
+char *lp_arena_strdup(lp_arena *a, const char *s);
+char *lp_arena_printf(lp_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+lp_arena_mark lp_arena_get_mark(const lp_arena *a);
+void lp_arena_rewind(lp_arena *a, lp_arena_mark m);
+
+/* ------------------------------------------------------------------------------------------
+ * String slices: borrowed, never assumed NUL-terminated. */
+typedef struct lp_str {
+    const char *ptr;
+    size_t len;
+} lp_str;
+
+#define LP_STR(lit) ((lp_str){(lit), sizeof(lit) - 1})
+#define LP_STR_NULL ((lp_str){NULL, 0})
+#define LP_STR_FMT "%.*s"
+#define LP_STR_ARG(s) (int)(s).len, (s).ptr
+
+lp_str lp_str_c(const char *s); /* NULL gives the empty slice */
+lp_str lp_str_n(const char *s, size_t n);
+bool lp_str_eq(lp_str a, lp_str b);
+bool lp_str_eq_c(lp_str a, const char *b);
+bool lp_str_starts_with(lp_str s, lp_str prefix);
+bool lp_str_ends_with(lp_str s, lp_str suffix);
+int lp_str_cmp(lp_str a, lp_str b); /* memcmp order, shorter first on a tie */
+lp_str lp_str_trim(lp_str s);       /* ASCII whitespace */
+lp_str lp_str_sub(lp_str s, size_t from, size_t to); /* clamped */
+/* Index of the first c at or after from, or SIZE_MAX. */
+size_t lp_str_find_char(lp_str s, char c, size_t from);
+
+/* ------------------------------------------------------------------------------------------
+ * lp_buf: owned bytes, always NUL-terminated, with a size limit and a sticky error.
+ *
+ * ptr is never NULL (an empty buffer points at a shared ""). After any append fails (limit
+ * reached) err is LP_ETOOBIG, later appends are ignored, and the contents are what fit; a
+ * caller checks err once at the end. limit 0 means LP_BUF_DEFAULT_LIMIT.
+ */
+typedef struct lp_buf {
+    char *ptr;
+    size_t len;
+    size_t cap;
+    size_t limit;
+    lp_status err;
+} lp_buf;
+
+#define LP_BUF_DEFAULT_LIMIT ((size_t)1 << 30)
+
+void lp_buf_init(lp_buf *b, size_t limit);
+void lp_buf_release(lp_buf *b); /* back to the empty state, limit kept */
+void lp_buf_reset(lp_buf *b);   /* len = 0, err cleared, memory kept */
+void lp_buf_append(lp_buf *b, const void *p, size_t n);
+void lp_buf_puts(lp_buf *b, const char *s);
+void lp_buf_putc(lp_buf *b, char c);
+void lp_buf_put_str(lp_buf *b, lp_str s);
+void lp_buf_printf(lp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lp_buf_vprintf(lp_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void lp_buf_truncate(lp_buf *b, size_t len);
+/* Hand the bytes to the caller (caller frees with free()); the buffer becomes empty. */
+char *lp_buf_detach(lp_buf *b, size_t *len_out);
+static inline lp_str lp_buf_str(const lp_buf *b) { return (lp_str){b->ptr, b->len}; }
+
+/* ------------------------------------------------------------------------------------------
+ * Typed vectors: LP_VEC(T) declares { T *items; size_t len, cap; }. Zero-initialize. */
+#define LP_VEC(T)                                                                              \
+    struct {                                                                                   \
+        T *items;                                                                              \
+        size_t len;                                                                            \
+        size_t cap;                                                                            \
+    }
+void lp_vec_grow_(void **items, size_t *cap, size_t elem_size, size_t need);
+#define lp_vec_reserve(v, n)                                                                   \
+    lp_vec_grow_((void **)&(v)->items, &(v)->cap, sizeof(*(v)->items), (n))
+#define lp_vec_push(v, x)                                                                      \
+    do {                                                                                       \
+        lp_vec_reserve((v), (v)->len + 1);                                                     \
+        (v)->items[(v)->len++] = (x);                                                          \
+    } while (0)
+/* Pointer to a new zeroed slot at the end. */
+#define lp_vec_push_zero(v)                                                                    \
+    (lp_vec_reserve((v), (v)->len + 1), memset(&(v)->items[(v)->len], 0, sizeof(*(v)->items)), \
+     &(v)->items[(v)->len++])
+#define lp_vec_free(v)                                                                         \
+    do {                                                                                       \
+        free((v)->items);                                                                      \
+        (v)->items = NULL;                                                                     \
+        (v)->len = (v)->cap = 0;                                                               \
+    } while (0)
+
+/* ------------------------------------------------------------------------------------------
+ * Hashing (XXH3). Content identity is the 128-bit hash; 64-bit is for tables and keys. */
+typedef struct lp_hash128 {
+    uint64_t hi;
+    uint64_t lo;
+} lp_hash128;
+
+#define LP_HASH_HEX 33 /* 32 hex digits + NUL */
+
+lp_hash128 lp_hash128_of(const void *p, size_t n);
+uint64_t lp_hash64_of(const void *p, size_t n);
+uint64_t lp_hash64_seeded(const void *p, size_t n, uint64_t seed);
+bool lp_hash128_eq(lp_hash128 a, lp_hash128 b);
+int lp_hash128_cmp(lp_hash128 a, lp_hash128 b);
+void lp_hash128_hex(lp_hash128 h, char out[LP_HASH_HEX]);
+/* Big-endian 16 bytes (the stored form). */
+void lp_hash128_bytes(lp_hash128 h, uint8_t out[16]);
+lp_hash128 lp_hash128_from_bytes(const uint8_t in[16]);
+
+typedef struct lp_hasher lp_hasher; /* streaming XXH3-128 */
+lp_hasher *lp_hasher_new(void);
+void lp_hasher_free(lp_hasher *h);
+void lp_hasher_update(lp_hasher *h, const void *p, size_t n);
+lp_hash128 lp_hasher_digest(const lp_hasher *h);
+
+/* ------------------------------------------------------------------------------------------
+ * Paths.
+ *
+ * Relative paths inside a root are stored normalized: '/' separators, no "." or empty
+ * components, no leading or trailing '/', never "..". lp_path_* never touch the disk
+ * except lp_path_real.
+ */
+#define LP_PATH_MAX 4096
+
+/* Lexically normalize `in` into out (collapse //, drop ".", resolve ".." against earlier
+ * components). An absolute path stays absolute. A relative path whose ".." would climb
+ * above its start fails with LP_EPATH. NUL bytes and paths over LP_PATH_MAX fail too. */
+lp_status lp_path_normalize(lp_str in, lp_buf *out, lp_error *err);
+/* True if rel is a normalized relative path (as stored), i.e. lp_path_normalize is a no-op,
+ * it is not absolute and has no ".." component. */
+bool lp_path_is_clean_relative(lp_str rel);
+/* realpath(3) into out with a clear error. */
+lp_status lp_path_real(const char *path, lp_buf *out, lp_error *err);
+/* If abs is root or below root (both absolute, normalized), put the relative part in rel
+ * ("" for the root itself) and return true. */
+bool lp_path_under(lp_str root, lp_str abs, lp_str *rel);
+void lp_path_join(lp_buf *out, lp_str a, lp_str b);
+lp_str lp_path_basename(lp_str p);
+lp_str lp_path_dirname(lp_str p); /* "" for a bare name */
+lp_str lp_path_ext(lp_str p);     /* ".py", or empty */
+
+/* ------------------------------------------------------------------------------------------
+ * Logging: stderr only (stdout is the MCP channel), one line per event:
+ *   loupe level=info event=index.done root=/x files=12 ms=40
+ * LOUPE_LOG selects the level (error, warn, info, debug; default warn); "off" silences. */
+typedef enum lp_log_level {
+    LP_LOG_ERROR = 0,
+    LP_LOG_WARN = 1,
+    LP_LOG_INFO = 2,
+    LP_LOG_DEBUG = 3,
+    LP_LOG_OFF = 4
+} lp_log_level;
+
+void lp_log_init_from_env(void);
+void lp_log_set_level(lp_log_level lv);
+lp_log_level lp_log_get_level(void);
+bool lp_log_enabled(lp_log_level lv);
+/* fmt is the "key=value ..." tail. */
+void lp_log(lp_log_level lv, const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------------------------------
+ * Time. */
+uint64_t lp_now_ns(void);      /* monotonic */
+int64_t lp_wall_ms(void);      /* milliseconds since the epoch */
+/* ISO-8601 UTC "2026-11-30T10:02:11Z" into out. */
+void lp_format_iso8601(int64_t wall_ms, char out[32]);
+
+/* ------------------------------------------------------------------------------------------
+ * Small utilities. */
+#define LP_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LP_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define LP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Parse a whole decimal unsigned number (no sign, no spaces); false on junk or overflow. */
+bool lp_parse_u64(lp_str s, uint64_t *out);
+/* Read a whole file into out, failing with LP_ETOOBIG past max_bytes. */
+lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err);
+/* Write a file atomically: temp file in the same folder, fsync, rename. */
+lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_error *err);
+/* mkdir -p with mode 0700 for created folders. */
+lp_status lp_mkdir_p(const char *path, lp_error *err);
+
+#endif

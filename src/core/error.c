@@ -1,0 +1,150 @@
+/*
+ * error.c: status codes, lp_error, allocation that aborts on exhaustion.
+ */
+#include "core/core.h"
+
+#include <errno.h>
+
+static const struct {
+    lp_status s;
+    const char *code;
+} status_codes[] = {
+    {LP_OK, "ok"},
+    {LP_ERROR, "error"},
+    {LP_ENOMEM, "out_of_memory"},
+    {LP_EINVAL, "invalid_argument"},
+    {LP_ENOENT, "not_found"},
+    {LP_EIO, "io_error"},
+    {LP_ETOOBIG, "too_big"},
+    {LP_EBUSY, "busy"},
+    {LP_EPATH, "path_refused"},
+    {LP_ECORRUPT, "corrupt"},
+    {LP_ECANCELED, "cancelled"},
+    {LP_ENOTINDEXED, "not_indexed"},
+    {LP_EREINDEX, "requires_reindex"},
+    {LP_EAMBIGUOUS, "ambiguous"},
+    {LP_EUNSUPPORTED, "unsupported"},
+    {LP_EBROADROOT, "broad_root_refused"},
+    {LP_EEXPIRED, "handle_expired"},
+    {LP_ESQL, "storage_error"},
+    {LP_EEXIST, "already_exists"},
+    {LP_EUSAGE, "usage"},
+};
+
+const char *lp_status_code(lp_status s)
+{
+    for (size_t i = 0; i < LP_ARRAY_LEN(status_codes); i++)
+        if (status_codes[i].s == s)
+            return status_codes[i].code;
+    return "error";
+}
+
+lp_status lp_error_setv(lp_error *err, lp_status code, const char *fmt, va_list ap)
+{
+    if (err) {
+        err->code = code;
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    }
+    return code;
+}
+
+lp_status lp_error_set(lp_error *err, lp_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lp_error_setv(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void lp_error_prefix(lp_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char head[LP_ERROR_MSG_MAX];
+    char old[LP_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    /* Truncation to the message size is intended: build in room for both, then cut. */
+    char both[2 * LP_ERROR_MSG_MAX + 2];
+    snprintf(both, sizeof both, "%s: %s", head, old);
+    size_t n = strlen(both);
+    if (n >= sizeof err->msg)
+        n = sizeof err->msg - 1;
+    memcpy(err->msg, both, n);
+    err->msg[n] = '\0';
+}
+
+void lp_error_clear(lp_error *err)
+{
+    if (err) {
+        err->code = LP_OK;
+        err->msg[0] = '\0';
+    }
+}
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "loupe: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *lp_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *lp_xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        oom(count * size);
+    return p;
+}
+
+void *lp_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *lp_xstrndup(const char *s, size_t n)
+{
+    char *p = lp_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *lp_xstrdup(const char *s) { return lp_xstrndup(s, strlen(s)); }
+
+size_t lp_mul_size(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size) {
+        fprintf(stderr, "loupe: size overflow (%zu x %zu)\n", count, size);
+        abort();
+    }
+    return count * size;
+}
+
+void lp_vec_grow_(void **items, size_t *cap, size_t elem_size, size_t need)
+{
+    if (need <= *cap)
+        return;
+    size_t ncap = *cap ? *cap : 8;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            oom(need);
+        ncap *= 2;
+    }
+    *items = lp_xrealloc(*items, lp_mul_size(ncap, elem_size));
+    *cap = ncap;
+}

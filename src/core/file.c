@@ -1,0 +1,105 @@
+/*
+ * file.c: whole-file reads with a limit, atomic writes, mkdir -p.
+ */
+#include "core/core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err)
+{
+    lp_buf_reset(out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lp_error_set(err, errno == ENOENT ? LP_ENOENT : LP_EIO, "cannot open %s: %s", path,
+                            strerror(errno));
+    lp_status rc = LP_OK;
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = lp_error_set(err, LP_EIO, "cannot read %s: %s", path, strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        if (out->len + (size_t)n > max_bytes) {
+            rc = lp_error_set(err, LP_ETOOBIG, "%s is larger than %zu bytes", path, max_bytes);
+            break;
+        }
+        lp_buf_append(out, chunk, (size_t)n);
+        if (out->err) {
+            rc = lp_error_set(err, LP_ETOOBIG, "%s does not fit in its buffer", path);
+            break;
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_error *err)
+{
+    lp_buf tmp;
+    lp_buf_init(&tmp, LP_PATH_MAX + 64);
+    lp_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+    lp_status rc = LP_OK;
+    int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        rc = lp_error_set(err, LP_EIO, "cannot create %s: %s", tmp.ptr, strerror(errno));
+        goto done;
+    }
+    const char *c = p;
+    size_t left = n;
+    while (left) {
+        ssize_t w = write(fd, c, left);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = lp_error_set(err, LP_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
+            break;
+        }
+        c += w;
+        left -= (size_t)w;
+    }
+    if (!rc && fsync(fd) != 0)
+        rc = lp_error_set(err, LP_EIO, "cannot sync %s: %s", tmp.ptr, strerror(errno));
+    close(fd);
+    if (!rc && rename(tmp.ptr, path) != 0)
+        rc = lp_error_set(err, LP_EIO, "cannot rename onto %s: %s", path, strerror(errno));
+    if (rc)
+        unlink(tmp.ptr);
+done:
+    lp_buf_release(&tmp);
+    return rc;
+}
+
+lp_status lp_mkdir_p(const char *path, lp_error *err)
+{
+    lp_buf b;
+    lp_buf_init(&b, LP_PATH_MAX + 1);
+    lp_buf_puts(&b, path);
+    lp_status rc = LP_OK;
+    if (b.err) {
+        rc = lp_error_set(err, LP_EPATH, "path too long");
+        goto done;
+    }
+    for (size_t i = 1; i <= b.len; i++) {
+        if (i < b.len && b.ptr[i] != '/')
+            continue;
+        char saved = b.ptr[i];
+        b.ptr[i] = '\0';
+        if (mkdir(b.ptr, 0700) != 0 && errno != EEXIST) {
+            rc = lp_error_set(err, LP_EIO, "cannot create folder %s: %s", b.ptr, strerror(errno));
+            b.ptr[i] = saved;
+            goto done;
+        }
+        b.ptr[i] = saved;
+    }
+done:
+    lp_buf_release(&b);
+    return rc;
+}

@@ -1,17 +1,111 @@
 /*
- * cli.c: command dispatch, shared option parsing and error reporting.
+ * cli.c: command dispatch, exit codes and error reporting shared by every command.
  */
 #include "cli/cli.h"
 
-#include "core/core.h"
+#include "cli/cli_int.h"
 
-#define LOUPE_VERSION "0.1.0"
+#include <unistd.h>
+
+extern const lp_cli_cmd lp_cmd_version;
+
+/* The command table: one line per command, in the order --help lists them. */
+static const lp_cli_cmd *const commands[] = {
+    &lp_cmd_version,
+};
+
+int lp_cli_exit_code(lp_status s)
+{
+    switch (s) {
+    case LP_OK:
+        return LP_EXIT_OK;
+    case LP_EUSAGE:
+        return LP_EXIT_USAGE;
+    case LP_ENOTINDEXED:
+        return LP_EXIT_NOT_INDEXED;
+    case LP_EREINDEX:
+        return LP_EXIT_REINDEX;
+    case LP_EBUSY:
+        return LP_EXIT_BUSY;
+    case LP_EPATH:
+    case LP_EBROADROOT:
+        return LP_EXIT_PATH;
+    case LP_ENOENT:
+        return LP_EXIT_NOT_FOUND;
+    case LP_EAMBIGUOUS:
+        return LP_EXIT_AMBIGUOUS;
+    default:
+        return LP_EXIT_FAIL;
+    }
+}
+
+static void json_escape(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+int lp_cli_fail(const lp_error *err, bool json)
+{
+    if (json) {
+        fprintf(stdout, "{\"error\":{\"code\":\"%s\",\"message\":\"", lp_status_code(err->code));
+        json_escape(stdout, err->msg);
+        fprintf(stdout, "\"}}\n");
+    }
+    fprintf(stderr, "loupe: %s\n", err->msg[0] ? err->msg : lp_status_code(err->code));
+    return lp_cli_exit_code(err->code ? err->code : LP_ERROR);
+}
+
+int lp_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "loupe %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "; run 'loupe %s --help'\n", cmd);
+    va_end(ap);
+    return LP_EXIT_USAGE;
+}
+
+bool lp_cli_wants_help(const lp_cli_cmd *cmd, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(cmd->usage, stdout);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool lp_cli_stderr_is_tty(void) { return isatty(2) == 1; }
 
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: loupe <command> [options]\n"
-                 "  version       print the version\n");
-    return out == stdout ? 0 : 2;
+    fprintf(out, "loupe %s: code intelligence for coding agents\n\n"
+                 "usage: loupe <command> [options]    (loupe <command> --help for details)\n\n"
+                 "commands:\n",
+            LOUPE_VERSION);
+    for (size_t i = 0; i < LP_ARRAY_LEN(commands); i++)
+        if (!commands[i]->hidden)
+            fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "\nexit codes:\n"
+                 "  0 success            1 failure (the message says why)   2 usage error\n"
+                 "  3 not indexed        4 index requires reindex           5 busy (another writer)\n"
+                 "  6 path refused       7 not found                        8 ambiguous name\n"
+                 "\nenvironment:\n"
+                 "  LOUPE_HOME   state folder (default $XDG_STATE_HOME/loupe or ~/.local/state/loupe)\n"
+                 "  LOUPE_LOG    stderr log level: error, warn (default), info, debug, off\n");
+    return out == stdout ? LP_EXIT_OK : LP_EXIT_USAGE;
 }
 
 int lp_cli_main(int argc, char **argv)
@@ -19,12 +113,18 @@ int lp_cli_main(int argc, char **argv)
     lp_log_init_from_env();
     if (argc < 2)
         return usage(stderr);
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help"))
         return usage(stdout);
-    if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
-        printf("loupe %s\n", LOUPE_VERSION);
-        return 0;
+    if (!strcmp(name, "--version"))
+        name = "version";
+    for (size_t i = 0; i < LP_ARRAY_LEN(commands); i++) {
+        if (strcmp(commands[i]->name, name) != 0)
+            continue;
+        if (lp_cli_wants_help(commands[i], argc - 1, argv + 1))
+            return LP_EXIT_OK;
+        return commands[i]->run(argc - 1, argv + 1);
     }
-    fprintf(stderr, "loupe: unknown command '%s'; run 'loupe --help' for the list\n", argv[1]);
-    return 2;
+    fprintf(stderr, "loupe: unknown command '%s'; run 'loupe --help' for the list\n", name);
+    return LP_EXIT_USAGE;
 }

@@ -1,0 +1,46 @@
+/*
+ * cli_int.h: what the command files of src/cli share.
+ *
+ * Each command lives in its own cmd_<name>.c and exports one lp_cli_cmd; the table in
+ * cli.c lists them. A command's run() returns the process exit code (see cli.h).
+ */
+#ifndef LP_CLI_INT_H
+#define LP_CLI_INT_H
+
+#include "core/core.h"
+
+typedef struct lp_cli_cmd {
+    const char *name;
+    const char *summary; /* one line for `loupe --help` */
+    const char *usage;   /* full text for `loupe NAME --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+    bool hidden;         /* not listed in --help (debug commands) */
+} lp_cli_cmd;
+
+enum {
+    LP_EXIT_OK = 0,
+    LP_EXIT_FAIL = 1,
+    LP_EXIT_USAGE = 2,
+    LP_EXIT_NOT_INDEXED = 3,
+    LP_EXIT_REINDEX = 4,
+    LP_EXIT_BUSY = 5,
+    LP_EXIT_PATH = 6,
+    LP_EXIT_NOT_FOUND = 7,
+    LP_EXIT_AMBIGUOUS = 8,
+};
+
+/* Exit code for a status. */
+int lp_cli_exit_code(lp_status s);
+/* Print "loupe: <msg>" (or a JSON error object on stdout when json) and return the exit
+ * code for err->code. */
+int lp_cli_fail(const lp_error *err, bool json);
+/* Print "loupe CMD: <msg>; run 'loupe CMD --help'" and return LP_EXIT_USAGE. */
+int lp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True (and usage printed to stdout) when argv has --help or -h. */
+bool lp_cli_wants_help(const lp_cli_cmd *cmd, int argc, char **argv);
+/* Is stderr a terminal (progress lines are drawn only then)? */
+bool lp_cli_stderr_is_tty(void);
+
+#define LOUPE_VERSION "0.1.0"
+
+#endif

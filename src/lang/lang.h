@@ -1,0 +1,155 @@
+/*
+ * lang.h: the contract of src/lang: language detection, parsing with tree-sitter, symbol
+ * extraction and owner-bounded chunking. Turns one file's bytes into evidence.
+ *
+ * Everything here is a pure function of (language, content, options): no I/O, no global
+ * mutable state after lp_lang_init, safe to call from several threads at once (each call
+ * uses its own parser from a per-thread cache). Output lives in the caller's arena.
+ *
+ * Positions: byte offsets are into the file's UTF-8 bytes, half-open [start, end);
+ * lines are 1-based and inclusive.
+ */
+#ifndef LP_LANG_H
+#define LP_LANG_H
+
+#include "core/core.h"
+
+/* Languages. Values are stored in the database: append only, never renumber. */
+typedef enum lp_lang {
+    LP_LANG_TEXT = 0, /* searchable text, no symbols */
+    LP_LANG_PYTHON = 1,
+    LP_LANG_JAVASCRIPT = 2, /* .js .mjs .cjs .jsx */
+    LP_LANG_TYPESCRIPT = 3, /* .ts .mts .cts */
+    LP_LANG_TSX = 4,
+    LP_LANG_GO = 5,
+    LP_LANG_RUST = 6,
+    LP_LANG_JAVA = 7,
+    LP_LANG_C = 8,
+    LP_LANG_CPP = 9,
+    LP_LANG_CSHARP = 10,
+    LP_LANG_SCALA = 11,
+    LP_LANG_MARKDOWN = 12,
+    LP_LANG_RST = 13,
+    LP_LANG_COUNT
+} lp_lang;
+
+/* Symbol kinds. Stored: append only. */
+typedef enum lp_symkind {
+    LP_SYM_MODULE = 0,
+    LP_SYM_NAMESPACE,
+    LP_SYM_PACKAGE,
+    LP_SYM_CLASS,
+    LP_SYM_STRUCT,
+    LP_SYM_INTERFACE,
+    LP_SYM_TRAIT,
+    LP_SYM_ENUM,
+    LP_SYM_RECORD,
+    LP_SYM_UNION,
+    LP_SYM_FUNCTION,
+    LP_SYM_METHOD,
+    LP_SYM_CONSTRUCTOR,
+    LP_SYM_PROPERTY,
+    LP_SYM_FIELD,
+    LP_SYM_CONSTANT,
+    LP_SYM_TYPE_ALIAS,
+    LP_SYM_MACRO,
+    LP_SYM_OBJECT,  /* Scala object */
+    LP_SYM_SECTION, /* a documentation heading */
+    LP_SYM_ENUM_MEMBER,
+    LP_SYM_VARIABLE, /* module-level binding that is not a constant */
+    LP_SYM_KIND_COUNT
+} lp_symkind;
+
+typedef enum lp_visibility {
+    LP_VIS_UNKNOWN = 0, /* the syntax does not say */
+    LP_VIS_PUBLIC = 1,  /* exported / public */
+    LP_VIS_PRIVATE = 2, /* private, unexported, static (C), file-local */
+    LP_VIS_PROTECTED = 3,
+    LP_VIS_INTERNAL = 4 /* C# internal, Rust pub(crate), Java package-private */
+} lp_visibility;
+
+typedef struct lp_span {
+    uint32_t start_byte, end_byte; /* half-open */
+    uint32_t start_line, end_line; /* 1-based, inclusive; 0 when the span is absent */
+} lp_span;
+
+typedef struct lp_symbol {
+    lp_symkind kind;
+    const char *name;  /* the declared name: "refresh" */
+    const char *qname; /* qualified within the file's own namespace: "auth.Session.refresh"
+                          (package/namespace/module declared in the file, then types, then
+                          the member); a path-derived module prefix is NOT included */
+    lp_span span;      /* the whole definition, decorators/attributes/doc comment excluded */
+    lp_span sig;       /* the signature: from the definition start to the body start */
+    lp_span doc;       /* attached doc comment or docstring; start_line 0 when none */
+    int32_t parent;    /* index in the symbols array, -1 for top level */
+    uint32_t ordinal;  /* 0, 1, ... among symbols of this file with equal (qname, kind) */
+    lp_visibility vis;
+    uint32_t flags; /* LP_SYMF_* */
+} lp_symbol;
+
+#define LP_SYMF_ASYNC 0x1u
+#define LP_SYMF_STATIC 0x2u
+#define LP_SYMF_ABSTRACT 0x4u
+#define LP_SYMF_DECLARATION 0x8u /* a prototype / declaration without a body */
+#define LP_SYMF_TEST 0x10u       /* a test function/class by the language's conventions */
+#define LP_SYMF_DEFAULT_EXPORT 0x20u
+
+typedef enum lp_chunk_kind {
+    LP_CHUNK_CODE = 0,    /* source owned by a symbol */
+    LP_CHUNK_MODULE = 1,  /* module-level text no symbol owns */
+    LP_CHUNK_SECTION = 2, /* a documentation section */
+    LP_CHUNK_TEXT = 3     /* paragraphs of a text file */
+} lp_chunk_kind;
+
+typedef struct lp_chunk {
+    int32_t owner;      /* symbol index, or -1 (module text / plain text) */
+    lp_chunk_kind kind;
+    lp_span span;       /* the lines this chunk covers (bounding) */
+    const char *text;   /* the searchable text: the owner's own source with nested symbols'
+                           bodies elided (their signature lines kept); NUL-terminated */
+    size_t text_len;
+} lp_chunk;
+
+typedef struct lp_parse_opts {
+    uint32_t chunk_max_lines; /* 0 = default 60 */
+    uint32_t chunk_max_bytes; /* 0 = default 2400 */
+    uint32_t chunk_overlap_lines; /* 0 = default 8 */
+} lp_parse_opts;
+
+typedef struct lp_parse_result {
+    lp_lang lang;
+    bool partial_parse; /* the tree had syntax errors; symbols are what could be parsed */
+    lp_symbol *symbols; /* in source order of span.start_byte; parents precede children */
+    size_t nsymbols;
+    lp_chunk *chunks; /* in source order */
+    size_t nchunks;
+} lp_parse_result;
+
+/* Call once per process before any other lp_lang function (idempotent, thread-safe). */
+void lp_lang_init(void);
+/* Release per-thread parser caches of the calling thread (call before a worker exits). */
+void lp_lang_thread_release(void);
+
+const char *lp_lang_name(lp_lang l); /* "python", "typescript", "tsx", "c-sharp"... */
+/* By name as lp_lang_name prints it, plus common aliases (py, js, ts, golang, rs, c++, cs,
+ * csharp, md); LP_LANG_COUNT when unknown. */
+lp_lang lp_lang_from_name(lp_str name);
+bool lp_lang_has_symbols(lp_lang l); /* true for the ten code languages and docs */
+const char *lp_symkind_name(lp_symkind k); /* "function", "type_alias", ... */
+lp_symkind lp_symkind_from_name(lp_str name); /* LP_SYM_KIND_COUNT when unknown */
+
+/* Language of a file from its relative path and its first bytes (a .h file is C unless it
+ * holds C++ constructs). Files that are not code or docs are LP_LANG_TEXT. */
+lp_lang lp_lang_detect(lp_str relpath, lp_str head);
+
+/* Parse one file. Never fails on bad syntax (partial_parse is set instead); fails only on
+ * bad arguments or a language without a parser. All output memory comes from `arena`. */
+lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_arena *arena,
+                   lp_parse_result *out, lp_error *err);
+
+/* Version numbers that enter the publication fingerprint: bump when output changes. */
+#define LP_PARSER_VERSION 1
+#define LP_EXTRACTOR_VERSION 1
+
+#endif

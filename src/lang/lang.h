@@ -148,8 +148,7 @@ lp_lang lp_lang_detect(lp_str relpath, lp_str head);
 lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_arena *arena,
                    lp_parse_result *out, lp_error *err);
 
-/* Version numbers that enter the publication fingerprint: bump when output changes. */
-#define LP_PARSER_VERSION 1
-#define LP_EXTRACTOR_VERSION 1
+/* LP_PARSER_VERSION and LP_EXTRACTOR_VERSION (core/versions.h) enter the publication
+ * fingerprint: bump them when this module's output changes. */
 
 #endif

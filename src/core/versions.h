@@ -1,0 +1,14 @@
+/*
+ * versions.h: every version number that decides what stored evidence looks like. They all
+ * enter the publication fingerprint; bump the one of a module whose output changes, and
+ * every existing index reports requires_reindex instead of serving mismatched evidence.
+ */
+#ifndef LP_VERSIONS_H
+#define LP_VERSIONS_H
+
+#define LP_PARSER_VERSION 1       /* tree-sitter grammars and parse options */
+#define LP_EXTRACTOR_VERSION 1    /* symbols and chunks (src/lang) */
+#define LP_TOKENIZER_VERSION 1    /* lexical tokenizer (FTS) */
+#define LP_RELATIONSHIP_VERSION 0 /* code graph edges (src/graph); 0 = none */
+
+#endif

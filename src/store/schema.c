@@ -1,0 +1,139 @@
+/*
+ * schema.c: the database schema, its version and the migrations.
+ *
+ * Version 1 is the first schema. A database whose version is older than the binary's is
+ * migrated forward in one write transaction by the steps below; each step says whether the
+ * evidence it leaves behind is still valid (otherwise the publication requires reindex, via
+ * the fingerprint). A database from a newer loupe is refused with an actionable message.
+ */
+#include "store/store_int.h"
+
+/* The full schema at LP_SCHEMA_VERSION (for new databases). */
+static const char *const schema_v1 =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE publications("
+    "  id INTEGER PRIMARY KEY, created_ms INTEGER NOT NULL, op TEXT NOT NULL,"
+    "  fingerprint TEXT NOT NULL, merkle BLOB NOT NULL, files INTEGER NOT NULL,"
+    "  bytes INTEGER NOT NULL, symbols INTEGER NOT NULL, chunks INTEGER NOT NULL,"
+    "  skipped INTEGER NOT NULL, partial INTEGER NOT NULL, duration_ms INTEGER NOT NULL);"
+    /* Evidence, keyed by (content hash, language). */
+    "CREATE TABLE blobs(bid INTEGER PRIMARY KEY, hash BLOB NOT NULL, lang INTEGER NOT NULL,"
+    "  size INTEGER NOT NULL, lines INTEGER NOT NULL, flags INTEGER NOT NULL,"
+    "  UNIQUE(hash, lang));"
+    "CREATE TABLE contents(bid INTEGER PRIMARY KEY, data BLOB NOT NULL);"
+    "CREATE TABLE symbols(bid INTEGER NOT NULL, ord INTEGER NOT NULL, kind INTEGER NOT NULL,"
+    "  name TEXT NOT NULL, qname TEXT NOT NULL, parent INTEGER NOT NULL,"
+    "  ordinal INTEGER NOT NULL, vis INTEGER NOT NULL, flags INTEGER NOT NULL,"
+    "  skey INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL,"
+    "  start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, sig_end_byte INTEGER NOT NULL,"
+    "  doc_start_byte INTEGER NOT NULL, doc_end_byte INTEGER NOT NULL,"
+    "  doc_start_line INTEGER NOT NULL, doc_end_line INTEGER NOT NULL,"
+    "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"
+    "CREATE INDEX symbols_name ON symbols(name);"
+    "CREATE INDEX symbols_qname ON symbols(qname);"
+    "CREATE INDEX symbols_skey ON symbols(bid, skey);"
+    /* AUTOINCREMENT: a chunk id is never reused, so a stale FTS row can never alias a
+     * newer chunk. */
+    "CREATE TABLE chunks(cid INTEGER PRIMARY KEY AUTOINCREMENT, bid INTEGER NOT NULL,"
+    "  ord INTEGER NOT NULL, owner INTEGER NOT NULL, kind INTEGER NOT NULL,"
+    "  start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,"
+    "  start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL);"
+    "CREATE INDEX chunks_bid ON chunks(bid, ord);"
+    "CREATE VIRTUAL TABLE chunk_fts USING fts5(name, crumbs, doc, body, content='',"
+    "  tokenize='unicode61 remove_diacritics 2');"
+    /* The current generation: path -> blob, with the stat data for stat-first sync. */
+    "CREATE TABLE files(fid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
+    "  bid INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,"
+    "  ino INTEGER NOT NULL, mode INTEGER NOT NULL, phash INTEGER NOT NULL);"
+    "CREATE INDEX files_bid ON files(bid);"
+    "CREATE INDEX files_phash ON files(phash);"
+    "CREATE TABLE skipped(path TEXT PRIMARY KEY, reason INTEGER NOT NULL) WITHOUT ROWID;";
+
+typedef struct migration {
+    int from; /* applies to a database at this version, leaves it at from + 1 */
+    const char *sql;
+} migration;
+
+/* Forward migrations, in order. None yet: version 1 is the first schema. */
+static const migration migrations[] = {{0, NULL}};
+
+static lp_status read_version(lp_store *st, int *version, lp_error *err)
+{
+    *version = 0;
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(st->db,
+                                "SELECT count(*) FROM sqlite_master WHERE name='meta'", -1, &s,
+                                NULL);
+    if (rc != SQLITE_OK)
+        return lp_store_sql_error(st, "reading the schema", err);
+    bool has_meta = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) > 0;
+    sqlite3_finalize(s);
+    if (!has_meta)
+        return LP_OK;
+    rc = sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key='schema_version'", -1, &s,
+                            NULL);
+    if (rc != SQLITE_OK)
+        return lp_store_sql_error(st, "reading the schema version", err);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *version = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (*version <= 0)
+        return lp_error_set(err, LP_ECORRUPT,
+                            "the index of %s has no schema version; run 'loupe clear' on it and "
+                            "index again",
+                            st->root);
+    return LP_OK;
+}
+
+lp_status lp_store_schema_ensure(lp_store *st, bool writable, lp_error *err)
+{
+    int version;
+    lp_status rc = read_version(st, &version, err);
+    if (rc)
+        return rc;
+    if (version > LP_SCHEMA_VERSION)
+        return lp_error_set(err, LP_EREINDEX,
+                            "the index of %s was written by a newer loupe (schema %d, this binary "
+                            "knows %d); upgrade loupe or run 'loupe reindex' to rebuild it",
+                            st->root, version, LP_SCHEMA_VERSION);
+    if (version == LP_SCHEMA_VERSION)
+        return LP_OK;
+    if (!writable)
+        return version == 0 ? lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed yet; run "
+                                                               "'loupe index %s'",
+                                           st->root, st->root)
+                            : lp_error_set(err, LP_EREINDEX,
+                                           "the index of %s has an older schema (%d); run "
+                                           "'loupe reindex %s'",
+                                           st->root, version, st->root);
+    if ((rc = lp_store_exec(st, "BEGIN IMMEDIATE", err)))
+        return rc;
+    if (version == 0) {
+        rc = lp_store_exec(st, schema_v1, err);
+        if (!rc) {
+            char sql[160];
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO meta(key, value) VALUES('schema_version', '%d')",
+                     LP_SCHEMA_VERSION);
+            rc = lp_store_exec(st, sql, err);
+        }
+    } else {
+        for (size_t i = 0; !rc && i < LP_ARRAY_LEN(migrations); i++) {
+            if (migrations[i].sql && migrations[i].from == version) {
+                rc = lp_store_exec(st, migrations[i].sql, err);
+                version++;
+            }
+        }
+        if (!rc) {
+            char sql[160];
+            snprintf(sql, sizeof sql, "UPDATE meta SET value='%d' WHERE key='schema_version'",
+                     version);
+            rc = lp_store_exec(st, sql, err);
+        }
+    }
+    if (rc) {
+        lp_store_exec(st, "ROLLBACK", NULL);
+        return rc;
+    }
+    return lp_store_exec(st, "COMMIT", err);
+}

@@ -1,0 +1,242 @@
+/*
+ * store.c: opening a root's database, pinning publications, statement cache, errors.
+ *
+ * Connections are not shared between threads: each thread (or MCP request worker) opens its
+ * own. The writer connection and readers coexist through WAL; readers never wait for it.
+ */
+#include "store/store_int.h"
+
+#include "core/versions.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const state_names[] = {"not_indexed", "indexing", "ready",
+                                           "failed", "requires_reindex", "stale"};
+
+const char *lp_index_state_name(lp_index_state s)
+{
+    return (unsigned)s < LP_ARRAY_LEN(state_names) ? state_names[s] : "unknown";
+}
+
+lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err)
+{
+    int code = st && st->db ? sqlite3_errcode(st->db) : SQLITE_ERROR;
+    const char *msg = st && st->db ? sqlite3_errmsg(st->db) : "no database";
+    int prim = code & 0xff;
+    lp_status s = LP_ESQL;
+    if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
+        s = LP_EBUSY;
+    else if (prim == SQLITE_IOERR || prim == SQLITE_FULL || prim == SQLITE_CANTOPEN)
+        s = LP_EIO;
+    else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+        s = LP_ECORRUPT;
+    if (s == LP_ECORRUPT)
+        return lp_error_set(err, s, "%s: the index database is damaged (%s); run 'loupe reindex'",
+                            what, msg);
+    if (prim == SQLITE_FULL)
+        return lp_error_set(err, s, "%s: the disk is full (%s); free space and retry", what, msg);
+    return lp_error_set(err, s, "%s: %s", what, msg);
+}
+
+lp_status lp_store_exec(lp_store *st, const char *sql, lp_error *err)
+{
+    char *emsg = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &emsg) != SQLITE_OK) {
+        lp_status rc = lp_store_sql_error(st, "database", err);
+        sqlite3_free(emsg);
+        return rc;
+    }
+    return LP_OK;
+}
+
+lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp_error *err)
+{
+    for (size_t i = 0; i < st->ncache; i++) {
+        if (st->cache[i].sql == sql) {
+            *out = st->cache[i].stmt;
+            sqlite3_reset(*out);
+            sqlite3_clear_bindings(*out);
+            return LP_OK;
+        }
+    }
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
+        return lp_store_sql_error(st, "preparing a query", err);
+    if (st->ncache < LP_STORE_STMT_CACHE) {
+        st->cache[st->ncache].sql = sql;
+        st->cache[st->ncache].stmt = s;
+        st->ncache++;
+    } else {
+        /* Cache full: evict the oldest entry (callers reset after use, so it is idle). */
+        sqlite3_finalize(st->cache[0].stmt);
+        memmove(&st->cache[0], &st->cache[1], sizeof st->cache[0] * (LP_STORE_STMT_CACHE - 1));
+        st->cache[LP_STORE_STMT_CACHE - 1].sql = sql;
+        st->cache[LP_STORE_STMT_CACHE - 1].stmt = s;
+    }
+    *out = s;
+    return LP_OK;
+}
+
+lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp_error *err)
+{
+    *out = NULL;
+    lp_buf dir, path;
+    lp_buf_init(&dir, 0);
+    lp_buf_init(&path, 0);
+    lp_store *st = NULL;
+    lp_status rc = lp_store_root_dir(root, &dir, err);
+    if (rc)
+        goto done;
+    lp_buf_printf(&path, "%s/index.db", dir.ptr);
+    if (mode == LP_STORE_READ && access(path.ptr, F_OK) != 0) {
+        rc = lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed; run 'loupe index %s'", root,
+                          root);
+        goto done;
+    }
+    if (mode == LP_STORE_WRITE) {
+        if ((rc = lp_mkdir_p(dir.ptr, err)))
+            goto done;
+        lp_buf rootfile;
+        lp_buf_init(&rootfile, 0);
+        lp_buf_printf(&rootfile, "%s/root", dir.ptr);
+        struct stat sb;
+        if (stat(rootfile.ptr, &sb) != 0) {
+            lp_buf line;
+            lp_buf_init(&line, 0);
+            lp_buf_printf(&line, "%s\n", root);
+            rc = lp_write_file_atomic(rootfile.ptr, line.ptr, line.len, err);
+            lp_buf_release(&line);
+        }
+        lp_buf_release(&rootfile);
+        if (rc)
+            goto done;
+    }
+    st = lp_xcalloc(1, sizeof *st);
+    st->root = lp_xstrdup(root);
+    st->mode = mode;
+    int flags = mode == LP_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                                       : SQLITE_OPEN_READWRITE;
+    /* Readers open read-write too: WAL readers need the -shm file, and SQLite never writes
+     * the database from a connection that only reads. query_only enforces that below. */
+    if (sqlite3_open_v2(path.ptr, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        rc = lp_store_sql_error(st, "opening the index", err);
+        goto done;
+    }
+    sqlite3_busy_timeout(st->db, 10000);
+    sqlite3_extended_result_codes(st->db, 1);
+    if ((rc = lp_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                                "PRAGMA temp_store=MEMORY; PRAGMA foreign_keys=OFF;",
+                            err)))
+        goto done;
+    if (mode == LP_STORE_WRITE) {
+        if ((rc = lp_store_exec(st, "PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=4000;",
+                                err)))
+            goto done;
+    } else {
+        if ((rc = lp_store_exec(st, "PRAGMA cache_size=-16384; PRAGMA query_only=1;", err)))
+            goto done;
+    }
+    rc = lp_store_schema_ensure(st, mode == LP_STORE_WRITE, err);
+done:
+    if (rc) {
+        lp_store_close(st);
+        st = NULL;
+    }
+    *out = st;
+    lp_buf_release(&dir);
+    lp_buf_release(&path);
+    return rc;
+}
+
+void lp_store_close(lp_store *st)
+{
+    if (!st)
+        return;
+    for (size_t i = 0; i < st->ncache; i++)
+        sqlite3_finalize(st->cache[i].stmt);
+    if (st->db)
+        sqlite3_close(st->db);
+    free(st->root);
+    free(st);
+}
+
+sqlite3 *lp_store_db(lp_store *st) { return st->db; }
+const char *lp_store_root(const lp_store *st) { return st->root; }
+
+lp_status lp_store_pin(lp_store *st, lp_error *err)
+{
+    if (st->pinned++)
+        return LP_OK;
+    /* A deferred transaction takes its WAL snapshot at the first read: do one now so the
+     * publication is fixed at pin time, not at some later query. */
+    lp_status rc = lp_store_exec(st, "BEGIN; SELECT 1 FROM meta LIMIT 1;", err);
+    if (rc)
+        st->pinned = 0;
+    return rc;
+}
+
+void lp_store_unpin(lp_store *st)
+{
+    if (st->pinned == 0)
+        return;
+    if (--st->pinned == 0)
+        lp_store_exec(st, "COMMIT", NULL);
+}
+
+static char embedding_identity[96] = "none";
+
+void lp_fingerprint_set_embedding(const char *identity)
+{
+    snprintf(embedding_identity, sizeof embedding_identity, "%s", identity ? identity : "none");
+}
+
+void lp_fingerprint_current(lp_fingerprint *out)
+{
+    snprintf(out->text, sizeof out->text,
+             "schema=%d;parser=%d;extractor=%d;tokenizer=%d;relationship=%d;embedding=%s",
+             LP_SCHEMA_VERSION, LP_PARSER_VERSION, LP_EXTRACTOR_VERSION, LP_TOKENIZER_VERSION,
+             LP_RELATIONSHIP_VERSION, embedding_identity);
+}
+
+bool lp_publication_compatible(const lp_publication *pub)
+{
+    lp_fingerprint cur;
+    lp_fingerprint_current(&cur);
+    return pub->id > 0 && strcmp(cur.text, pub->fingerprint.text) == 0;
+}
+
+lp_status lp_store_current(lp_store *st, lp_publication *out, lp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(
+        st,
+        "SELECT id, created_ms, op, fingerprint, merkle, files, bytes, symbols, chunks, skipped,"
+        " partial, duration_ms FROM publications ORDER BY id DESC LIMIT 1",
+        &s, err);
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(s, 0);
+        out->created_ms = sqlite3_column_int64(s, 1);
+        snprintf(out->op, sizeof out->op, "%s", (const char *)sqlite3_column_text(s, 2));
+        snprintf(out->fingerprint.text, sizeof out->fingerprint.text, "%s",
+                 (const char *)sqlite3_column_text(s, 3));
+        if (sqlite3_column_bytes(s, 4) == 16)
+            out->merkle = lp_hash128_from_bytes(sqlite3_column_blob(s, 4));
+        out->files = sqlite3_column_int64(s, 5);
+        out->bytes = sqlite3_column_int64(s, 6);
+        out->symbols = sqlite3_column_int64(s, 7);
+        out->chunks = sqlite3_column_int64(s, 8);
+        out->skipped = sqlite3_column_int64(s, 9);
+        out->partial = sqlite3_column_int(s, 10) != 0;
+        out->duration_ms = sqlite3_column_int64(s, 11);
+    } else if (step != SQLITE_DONE) {
+        rc = lp_store_sql_error(st, "reading the current publication", err);
+    }
+    sqlite3_reset(s);
+    return rc;
+}

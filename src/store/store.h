@@ -1,0 +1,157 @@
+/*
+ * store.h: the contract of src/store: one SQLite database per indexed root, its schema and
+ * migrations, publications, fingerprints, the writer lease, and the state folder layout.
+ *
+ * Publications (see docs/decisions/0001-publications-as-wal-transactions.md):
+ * the database holds exactly one current generation plus content-keyed evidence. A build
+ * (create, sync, reindex) runs inside ONE write transaction and ends by inserting its
+ * publication row; COMMIT makes the whole generation current at once. Readers pin a
+ * publication by holding a read transaction for the whole request (WAL snapshot
+ * isolation), so no answer can mix two generations, and a crash mid-build leaves the
+ * previous publication current (the transaction never committed).
+ *
+ * Evidence (symbols, chunks, FTS rows, content) is keyed by blob = (content hash,
+ * language); files map paths to blobs. An unchanged file costs nothing on sync; evidence no
+ * file references is collected before the publishing commit.
+ *
+ * Layout under the state folder:
+ *   roots/<rootid>/index.db   the database (WAL mode: also -wal, -shm)
+ *   roots/<rootid>/root       the root's absolute path (one line)
+ *   roots/<rootid>/lock       flock(2)ed by the one writer
+ *   roots/<rootid>/lease.json the writer's pid, operation and progress (rewritten atomically)
+ */
+#ifndef LP_STORE_H
+#define LP_STORE_H
+
+#include "core/core.h"
+
+#include <sqlite3.h>
+
+#define LP_SCHEMA_VERSION 1
+
+/* The state folder: $LOUPE_HOME, else $XDG_STATE_HOME/loupe, else ~/.local/state/loupe. */
+lp_status lp_store_state_dir(lp_buf *out, lp_error *err);
+/* Stable id of a root (absolute real path): 16 hex digits. */
+void lp_store_root_id(const char *root, char out[17]);
+/* roots/<rootid> folder for root. */
+lp_status lp_store_root_dir(const char *root, lp_buf *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Fingerprint: every version that decides what evidence looks like. A publication made by
+ * a binary with another fingerprint is never served as current (requires_reindex). */
+typedef struct lp_fingerprint {
+    char text[256]; /* "schema=1;parser=1;extractor=1;relationship=0;embedding=none" */
+} lp_fingerprint;
+
+/* The running binary's fingerprint (versions from core/versions.h plus the embedding
+ * identity). */
+void lp_fingerprint_current(lp_fingerprint *out);
+/* Set the embedding identity (model hash, or provider/model/dimension) once at start-up,
+ * before any thread reads the fingerprint. NULL means "none". */
+void lp_fingerprint_set_embedding(const char *identity);
+
+/* ------------------------------------------------------------------------------------------
+ * Connections. */
+typedef struct lp_store lp_store;
+
+typedef enum lp_store_mode {
+    LP_STORE_READ = 0,  /* read-only; fails with LP_ENOTINDEXED when there is no database */
+    LP_STORE_WRITE = 1, /* creates the database and folders when missing */
+} lp_store_mode;
+
+/* Open the database of root (absolute real path). Caller frees with lp_store_close. */
+lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp_error *err);
+void lp_store_close(lp_store *st); /* NULL is a no-op */
+sqlite3 *lp_store_db(lp_store *st); /* borrowed */
+const char *lp_store_root(const lp_store *st); /* borrowed */
+
+/* Pin the current publication for a request: a read transaction until lp_store_unpin.
+ * Every query between the two sees one generation. */
+lp_status lp_store_pin(lp_store *st, lp_error *err);
+void lp_store_unpin(lp_store *st);
+
+/* Run SQL with no result rows; for statements built from constants only. */
+lp_status lp_store_exec(lp_store *st, const char *sql, lp_error *err);
+/* Prepare (cached per connection: the statement stays valid until lp_store_close; reset it
+ * after use with sqlite3_reset). */
+lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp_error *err);
+/* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...). */
+lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Publications. */
+typedef enum lp_index_state {
+    LP_STATE_NOT_INDEXED = 0,
+    LP_STATE_INDEXING,
+    LP_STATE_READY,
+    LP_STATE_FAILED,
+    LP_STATE_REQUIRES_REINDEX,
+    LP_STATE_STALE,
+} lp_index_state;
+const char *lp_index_state_name(lp_index_state s);
+
+typedef struct lp_publication {
+    int64_t id;          /* 0: none */
+    int64_t created_ms;
+    char op[16];         /* create, sync, reindex */
+    lp_fingerprint fingerprint;
+    lp_hash128 merkle;
+    int64_t files, bytes, symbols, chunks, skipped;
+    bool partial;        /* limit_reached: not every searchable file is in it */
+    int64_t duration_ms;
+} lp_publication;
+
+/* The current publication (id 0 when none) inside the pinned transaction (or a fresh one). */
+lp_status lp_store_current(lp_store *st, lp_publication *out, lp_error *err);
+/* True when pub was made with the running binary's fingerprint. */
+bool lp_publication_compatible(const lp_publication *pub);
+
+/* ------------------------------------------------------------------------------------------
+ * The writer lease: one writer per root, across processes. */
+typedef struct lp_lease lp_lease;
+
+typedef struct lp_lease_info {
+    bool held;          /* a live writer holds the lock */
+    long pid;
+    char op[16];
+    int64_t started_ms;
+    int64_t updated_ms;
+    uint64_t files_done, files_total, bytes_done;
+    char phase[32];     /* scanning, parsing, writing, publishing */
+} lp_lease_info;
+
+/* Take the lease of root or fail with LP_EBUSY naming the holder's pid and operation.
+ * Caller releases with lp_lease_release (also released by process exit). */
+lp_status lp_lease_acquire(const char *root, const char *op, lp_lease **out, lp_error *err);
+/* Rewrite lease.json with progress (cheap; call at most a few times a second). */
+void lp_lease_progress(lp_lease *l, const char *phase, uint64_t files_done,
+                       uint64_t files_total, uint64_t bytes_done);
+void lp_lease_release(lp_lease *l); /* NULL is a no-op */
+/* What a reader sees: whether a writer is live now and its last progress. */
+lp_status lp_lease_inspect(const char *root, lp_lease_info *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Roots known to this state folder. */
+typedef struct lp_root_entry {
+    char *root; /* caller frees the array with lp_store_roots_free */
+    char id[17];
+} lp_root_entry;
+lp_status lp_store_list_roots(lp_root_entry **out, size_t *n, lp_error *err);
+void lp_store_roots_free(lp_root_entry *r, size_t n);
+/* Remove every trace of root from the state folder (refuses while a writer is live). */
+lp_status lp_store_clear(const char *root, lp_error *err);
+/* The indexed root that contains abs_path (longest match), or LP_ENOTINDEXED. */
+lp_status lp_store_find_root(const char *abs_path, lp_buf *root_out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Symbol ids: "sym:" + 12 hex digits of the path hash + 12 hex digits of the symbol key
+ * (hash of qualified name, kind and ordinal). Stable across edits elsewhere in the file and
+ * across reindexing; decodable, so a lookup needs no extra table. */
+#define LP_SYMBOL_ID_LEN 29 /* "sym:" + 24 + NUL */
+uint64_t lp_symbol_path_hash(lp_str path);  /* 48 bits used */
+uint64_t lp_symbol_key(lp_str qname, int kind, uint32_t ordinal); /* 48 bits used */
+void lp_symbol_id_format(uint64_t path_hash, uint64_t key, char out[LP_SYMBOL_ID_LEN]);
+/* Parse "sym:..." into its two parts; false when malformed. */
+bool lp_symbol_id_parse(lp_str id, uint64_t *path_hash, uint64_t *key);
+
+#endif

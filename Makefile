@@ -23,7 +23,7 @@ endif
 CLANG   ?= clang
 PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
-WERROR  ?= 0
+WERROR  ?= 1
 
 B       := build
 TSB     := $(B)/ts

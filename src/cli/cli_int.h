@@ -41,6 +41,18 @@ bool lp_cli_wants_help(const lp_cli_cmd *cmd, int argc, char **argv);
 /* Is stderr a terminal (progress lines are drawn only then)? */
 bool lp_cli_stderr_is_tty(void);
 
+/* The root for a command: with must_be_indexed, the indexed root containing path (or the
+ * current folder when path is NULL); otherwise path itself, resolved and checked for
+ * broadness. */
+lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad,
+                          lp_buf *root, lp_error *err);
+/* Print JSON to stdout (sorted keys, two-space indent, ASCII), newline-terminated. */
+struct json_t;
+void lp_cli_print_json(struct json_t *j);
+/* Parse a positive count option; on failure prints a usage error and returns false. */
+bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max,
+                        uint64_t *out);
+
 #define LOUPE_VERSION "0.1.0"
 
 #endif

@@ -19,7 +19,7 @@ static const char *const schema_v1 =
     /* Evidence, keyed by (content hash, language). */
     "CREATE TABLE blobs(bid INTEGER PRIMARY KEY, hash BLOB NOT NULL, lang INTEGER NOT NULL,"
     "  size INTEGER NOT NULL, lines INTEGER NOT NULL, flags INTEGER NOT NULL,"
-    "  UNIQUE(hash, lang));"
+    "  nsymbols INTEGER NOT NULL, nchunks INTEGER NOT NULL, UNIQUE(hash, lang));"
     "CREATE TABLE contents(bid INTEGER PRIMARY KEY, data BLOB NOT NULL);"
     "CREATE TABLE symbols(bid INTEGER NOT NULL, ord INTEGER NOT NULL, kind INTEGER NOT NULL,"
     "  name TEXT NOT NULL, qname TEXT NOT NULL, parent INTEGER NOT NULL,"

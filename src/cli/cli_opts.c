@@ -1,0 +1,61 @@
+/*
+ * cli_opts.c: small shared helpers for commands: root resolution, JSON printing.
+ */
+#include "cli/cli_int.h"
+
+#include "index/index.h"
+
+#include <jansson.h>
+#include <unistd.h>
+
+lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad, lp_buf *root,
+                          lp_error *err)
+{
+    lp_buf abs;
+    lp_buf_init(&abs, 0);
+    lp_status rc;
+    if (!path) {
+        char cwd[LP_PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            rc = lp_error_set(err, LP_EIO, "cannot read the current folder");
+            goto done;
+        }
+        path = cwd;
+        rc = lp_path_real(cwd, &abs, err);
+    } else {
+        rc = lp_path_real(path, &abs, err);
+    }
+    if (rc)
+        goto done;
+    if (must_be_indexed) {
+        rc = lp_store_find_root(abs.ptr, root, err);
+        goto done;
+    }
+    rc = lp_index_resolve_root(abs.ptr, allow_broad, root, err);
+done:
+    lp_buf_release(&abs);
+    return rc;
+}
+
+void lp_cli_print_json(json_t *j)
+{
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        free(s);
+    }
+}
+
+bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max,
+                        uint64_t *out)
+{
+    uint64_t v;
+    if (!val || !lp_parse_u64(lp_str_c(val), &v) || v == 0 || v > max) {
+        lp_cli_usage_error(cmd, "%s needs a whole number from 1 to %llu, not '%s'", opt,
+                           (unsigned long long)max, val ? val : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}

@@ -1,0 +1,177 @@
+/*
+ * cmd_search.c: `loupe search QUERY`.
+ */
+#include "cli/cli_int.h"
+
+#include "index/index.h"
+#include "search/search.h"
+
+#include <jansson.h>
+
+static json_t *channels_json(uint32_t ch)
+{
+    json_t *a = json_array();
+    if (ch & LP_CH_EXACT)
+        json_array_append_new(a, json_string("exact"));
+    if (ch & LP_CH_LEXICAL)
+        json_array_append_new(a, json_string("lexical"));
+    if (ch & LP_CH_DENSE)
+        json_array_append_new(a, json_string("dense"));
+    if (ch & LP_CH_LIVE)
+        json_array_append_new(a, json_string("live"));
+    return a;
+}
+
+static json_t *result_json(const char *root, const lp_search_result *r)
+{
+    json_t *groups = json_array();
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const lp_search_group *g = &r->groups[i];
+        json_t *owner = json_pack("{s:s?, s:s, s:s?, s:s?, s:s, s:i, s:i}", "id",
+                                  g->owner.id[0] ? g->owner.id : NULL, "file", g->owner.file,
+                                  "symbol", g->owner.symbol, "qualifiedName", g->owner.qname,
+                                  "kind", g->owner.kind, "startLine", (int)g->owner.start_line,
+                                  "endLine", (int)g->owner.end_line);
+        json_array_append_new(groups, json_pack("{s:i, s:o, s:f, s:o, s:s}", "rank", (int)g->rank,
+                                                "owner", owner, "score", g->score, "channels",
+                                                channels_json(g->channels), "snippet",
+                                                g->snippet));
+    }
+    json_t *warnings = json_array();
+    for (size_t i = 0; i < r->nwarnings; i++)
+        json_array_append_new(warnings, json_string(r->warnings[i]));
+    return json_pack("{s:s, s:I, s:o, s:o}", "codebaseRoot", root, "publicationId",
+                     (json_int_t)r->publication_id, "results", groups, "warnings", warnings);
+}
+
+static int run(int argc, char **argv)
+{
+    /* Options may come anywhere; every other word is query text (query operators such as
+     * -path:GLOB start with '-' too, so unknown words are never taken for options). "--"
+     * makes every later word query text. */
+    bool json = false;
+    uint64_t limit = 10;
+    const char *root_arg = NULL, *scope_arg = "runtime";
+    LP_VEC(const char *) words = {0};
+    bool opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done) {
+            lp_vec_push(&words, a);
+        } else if (!strcmp(a, "--")) {
+            opts_done = true;
+        } else if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
+            json = true;
+        } else if (!strcmp(a, "--limit") || !strcmp(a, "-n") || !strcmp(a, "--scope") ||
+                   !strcmp(a, "--path")) {
+            if (i + 1 >= argc) {
+                lp_vec_free(&words);
+                return lp_cli_usage_error("search", "%s needs a value", a);
+            }
+            const char *v = argv[++i];
+            if (a[1] == 'n' || !strcmp(a, "--limit")) {
+                if (!lp_cli_parse_count("search", "--limit", v, 200, &limit)) {
+                    lp_vec_free(&words);
+                    return LP_EXIT_USAGE;
+                }
+            } else if (!strcmp(a, "--scope")) {
+                scope_arg = v;
+            } else {
+                root_arg = v;
+            }
+        } else if (!strncmp(a, "--", 2)) {
+            lp_vec_free(&words);
+            return lp_cli_usage_error("search", "unknown option '%s' (put '--' before query "
+                                                "words that start with '--')",
+                                      a);
+        } else {
+            lp_vec_push(&words, a);
+        }
+    }
+    if (words.len == 0) {
+        lp_vec_free(&words);
+        return lp_cli_usage_error("search", "needs a QUERY");
+    }
+    /* The query is every remaining argument, so quoting is optional. */
+    lp_buf query;
+    lp_buf_init(&query, 8192);
+    for (size_t i = 0; i < words.len; i++) {
+        if (i)
+            lp_buf_putc(&query, ' ');
+        lp_buf_puts(&query, words.items[i]);
+    }
+    lp_vec_free(&words);
+    lp_error err = {0};
+    lp_buf root;
+    lp_buf_init(&root, 0);
+    lp_store *st = NULL;
+    lp_arena arena;
+    lp_arena_init(&arena, 0);
+    int code = LP_EXIT_OK;
+    lp_search_request req = {.query = query.ptr, .limit = (uint32_t)limit};
+    lp_status rc = lp_search_scope_parse(lp_str_c(scope_arg), &req.scope, &err);
+    if (!rc)
+        rc = lp_cli_root_for(root_arg, true, false, &root, &err);
+    if (!rc)
+        rc = lp_store_open(root.ptr, LP_STORE_READ, &st, &err);
+    lp_search_result res;
+    if (!rc)
+        rc = lp_store_pin(st, &err);
+    if (!rc) {
+        lp_publication pub;
+        rc = lp_store_current(st, &pub, &err);
+        if (!rc && pub.id == 0)
+            rc = lp_error_set(&err, LP_ENOTINDEXED, "%s has no publication yet; run 'loupe index'",
+                              root.ptr);
+        else if (!rc && !lp_publication_compatible(&pub))
+            rc = lp_error_set(&err, LP_EREINDEX,
+                              "the index of %s was built by another loupe version; run 'loupe "
+                              "reindex %s'",
+                              root.ptr, root.ptr);
+        if (!rc)
+            rc = lp_search_run(st, &req, &arena, &res, &err);
+        lp_store_unpin(st);
+    }
+    if (rc) {
+        code = lp_cli_fail(&err, json);
+        goto done;
+    }
+    if (json) {
+        json_t *j = result_json(root.ptr, &res);
+        lp_cli_print_json(j);
+        json_decref(j);
+    } else {
+        if (res.ngroups == 0)
+            printf("no results for '%s' in %s (publication %lld)\n", query.ptr, root.ptr,
+                   (long long)res.publication_id);
+        for (size_t i = 0; i < res.ngroups; i++) {
+            const lp_search_group *g = &res.groups[i];
+            printf("%u. %s:%u-%u  %s %s  (%.2f)\n", g->rank, g->owner.file, g->owner.start_line,
+                   g->owner.end_line, g->owner.kind, g->owner.qname ? g->owner.qname : "",
+                   g->score);
+            for (const char *p = g->snippet; *p;) {
+                const char *nl = strchr(p, '\n');
+                int len = nl ? (int)(nl - p) : (int)strlen(p);
+                printf("    %.*s\n", len, p);
+                p += len + (nl ? 1 : 0);
+            }
+        }
+    }
+done:
+    lp_store_close(st);
+    lp_buf_release(&query);
+    lp_buf_release(&root);
+    lp_arena_release(&arena);
+    return code;
+}
+
+const lp_cli_cmd lp_cmd_search = {
+    .name = "search",
+    .summary = "search the indexed repository for a question or identifier",
+    .usage = "usage: loupe search QUERY... [--limit N] [--scope S] [--path ROOT] [--json]\n"
+             "Search the indexed root containing the current folder (or --path). Results are\n"
+             "grouped by owning symbol, best first, each with its span and a snippet.\n"
+             "  --limit N     groups to show (default 10, max 200)\n"
+             "  --scope S     runtime (default), tests, docs or mixed\n",
+    .run = run,
+};

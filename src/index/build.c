@@ -1,0 +1,810 @@
+/*
+ * build.c: one build (create, sync or reindex) from lease to commit.
+ *
+ * Threads: the calling thread walks, decides what to read (stat-first), then becomes the
+ * single SQLite writer; N workers read, hash, detect the language and parse the files that
+ * changed, handing results through a bounded queue (backpressure keeps memory flat on huge
+ * trees). Results are written in completion order; nothing depends on that order (ids are
+ * not part of any ranking or output ordering).
+ *
+ * Invariant: every change happens inside one write transaction that ends with the
+ * publication row; any failure or cancel rolls back and the previous publication stays.
+ */
+#include "index/index_int.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------------------
+ * Known blobs: (hash, lang) -> bid, an open-addressing table. Read-only while workers run. */
+typedef struct blob_slot {
+    lp_hash128 hash;
+    int64_t bid; /* 0: empty */
+    uint32_t lang;
+} blob_slot;
+
+typedef struct blob_map {
+    blob_slot *slots;
+    size_t cap, len;
+} blob_map;
+
+static size_t blob_hash_index(const blob_map *m, lp_hash128 h, uint32_t lang)
+{
+    return (size_t)((h.lo ^ (h.hi * 31) ^ lang) & (m->cap - 1));
+}
+
+static int64_t blob_map_get(const blob_map *m, lp_hash128 h, uint32_t lang)
+{
+    if (!m->cap)
+        return 0;
+    for (size_t i = blob_hash_index(m, h, lang);; i = (i + 1) & (m->cap - 1)) {
+        const blob_slot *s = &m->slots[i];
+        if (!s->bid)
+            return 0;
+        if (s->lang == lang && lp_hash128_eq(s->hash, h))
+            return s->bid;
+    }
+}
+
+static void blob_map_put(blob_map *m, lp_hash128 h, uint32_t lang, int64_t bid)
+{
+    if ((m->len + 1) * 2 > m->cap) {
+        blob_map old = *m;
+        m->cap = old.cap ? old.cap * 2 : 1024;
+        m->slots = lp_xcalloc(m->cap, sizeof *m->slots);
+        m->len = 0;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.slots[i].bid)
+                blob_map_put(m, old.slots[i].hash, old.slots[i].lang, old.slots[i].bid);
+        free(old.slots);
+    }
+    size_t i = blob_hash_index(m, h, lang);
+    while (m->slots[i].bid && !(m->slots[i].lang == lang && lp_hash128_eq(m->slots[i].hash, h)))
+        i = (i + 1) & (m->cap - 1);
+    if (!m->slots[i].bid)
+        m->len++;
+    m->slots[i] = (blob_slot){h, bid, lang};
+}
+
+static lp_status blob_map_load(lp_store *st, blob_map *m, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st, "SELECT bid, hash, lang FROM blobs", &s, err);
+    if (rc)
+        return rc;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        if (sqlite3_column_bytes(s, 1) != 16)
+            continue;
+        blob_map_put(m, lp_hash128_from_bytes(sqlite3_column_blob(s, 1)),
+                     (uint32_t)sqlite3_column_int(s, 2), sqlite3_column_int64(s, 0));
+    }
+    sqlite3_reset(s);
+    return LP_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Work items and results. */
+typedef enum result_kind {
+    RES_SKIP,  /* not searchable (binary, too large, unreadable) */
+    RES_SAME,  /* bytes equal the stored blob: only stat data changed */
+    RES_REUSE, /* content already indexed under another path or earlier */
+    RES_NEW    /* parsed here: evidence to insert */
+} result_kind;
+
+typedef struct work_item {
+    const lp_scan_entry *entry;
+    const lp_stored_file *stored; /* NULL for a new path */
+} work_item;
+
+typedef struct result {
+    size_t item;
+    result_kind kind;
+    lp_skip_reason skip;
+    lp_hash128 hash;
+    lp_lang lang;
+    int64_t bid; /* RES_REUSE / RES_SAME */
+    uint64_t bytes;
+    lp_buf content;      /* RES_NEW */
+    lp_arena arena;      /* RES_NEW: parse output */
+    lp_parse_result pr;  /* RES_NEW */
+    struct result *next; /* queue link */
+} result;
+
+typedef struct build {
+    const char *root;
+    const lp_index_opts *opts;
+    uint64_t max_file_bytes;
+    work_item *items;
+    size_t nitems;
+    const blob_map *known;
+
+    pthread_mutex_t mu;
+    pthread_cond_t can_push, can_pop;
+    size_t next_item;      /* next item a worker takes */
+    result *head, *tail;   /* completed, not yet written */
+    size_t queued;         /* results in the queue */
+    uint64_t queued_bytes; /* content bytes in the queue */
+    bool stop;             /* writer failed or cancelled: workers finish quickly */
+    unsigned live_workers;
+} build;
+
+#define QUEUE_MAX_ITEMS 256
+#define QUEUE_MAX_BYTES ((uint64_t)96 << 20)
+
+static void result_free(result *r)
+{
+    if (!r)
+        return;
+    lp_buf_release(&r->content);
+    lp_arena_release(&r->arena);
+    free(r);
+}
+
+static void process_item(build *b, size_t idx, result *r)
+{
+    const work_item *it = &b->items[idx];
+    lp_error err;
+    r->item = idx;
+    lp_status rc = lp_scan_read(b->root, it->entry->path, b->max_file_bytes, &r->content,
+                                &r->skip, &err);
+    if (rc || r->skip != LP_SKIP_NONE) {
+        if (rc) {
+            lp_log(LP_LOG_WARN, "index.read_failed", "path=%s error=\"%s\"", it->entry->path,
+                   err.msg);
+            r->skip = LP_SKIP_UNREADABLE;
+        }
+        r->kind = RES_SKIP;
+        lp_buf_release(&r->content);
+        return;
+    }
+    r->bytes = r->content.len;
+    r->hash = lp_hash128_of(r->content.ptr, r->content.len);
+    lp_str head = {r->content.ptr, LP_MIN(r->content.len, (size_t)4096)};
+    r->lang = lp_lang_detect(lp_str_c(it->entry->path), head);
+    if (it->stored && it->stored->lang == r->lang && lp_hash128_eq(it->stored->hash, r->hash)) {
+        r->kind = RES_SAME;
+        r->bid = it->stored->bid;
+        lp_buf_release(&r->content);
+        return;
+    }
+    int64_t bid = blob_map_get(b->known, r->hash, (uint32_t)r->lang);
+    if (bid) {
+        r->kind = RES_REUSE;
+        r->bid = bid;
+        lp_buf_release(&r->content);
+        return;
+    }
+    r->kind = RES_NEW;
+    if (lp_parse(r->lang, lp_buf_str(&r->content), NULL, &r->arena, &r->pr, &err) != LP_OK) {
+        /* A parser that refuses the input still leaves the text searchable. */
+        lp_log(LP_LOG_WARN, "index.parse_failed", "path=%s error=\"%s\"", it->entry->path,
+               err.msg);
+        lp_arena_release(&r->arena);
+        lp_arena_init(&r->arena, 0);
+        r->lang = LP_LANG_TEXT;
+        if (lp_parse(LP_LANG_TEXT, lp_buf_str(&r->content), NULL, &r->arena, &r->pr, &err)) {
+            memset(&r->pr, 0, sizeof r->pr);
+            r->pr.lang = LP_LANG_TEXT;
+        }
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    build *b = arg;
+    for (;;) {
+        pthread_mutex_lock(&b->mu);
+        if (b->stop || b->next_item >= b->nitems) {
+            b->live_workers--;
+            pthread_cond_broadcast(&b->can_pop);
+            pthread_mutex_unlock(&b->mu);
+            break;
+        }
+        size_t idx = b->next_item++;
+        pthread_mutex_unlock(&b->mu);
+
+        result *r = lp_xcalloc(1, sizeof *r);
+        lp_buf_init(&r->content, 0);
+        lp_arena_init(&r->arena, 0);
+        process_item(b, idx, r);
+
+        pthread_mutex_lock(&b->mu);
+        while (!b->stop && (b->queued >= QUEUE_MAX_ITEMS ||
+                            (b->queued && b->queued_bytes + r->content.len > QUEUE_MAX_BYTES)))
+            pthread_cond_wait(&b->can_push, &b->mu);
+        if (b->stop) {
+            pthread_mutex_unlock(&b->mu);
+            result_free(r);
+            continue;
+        }
+        if (b->tail)
+            b->tail->next = r;
+        else
+            b->head = r;
+        b->tail = r;
+        b->queued++;
+        b->queued_bytes += r->content.len;
+        pthread_cond_signal(&b->can_pop);
+        pthread_mutex_unlock(&b->mu);
+    }
+    lp_lang_thread_release();
+    return NULL;
+}
+
+/* Next finished result, or NULL when every worker is done and the queue is empty. */
+static result *queue_pop(build *b)
+{
+    pthread_mutex_lock(&b->mu);
+    while (!b->head && b->live_workers > 0)
+        pthread_cond_wait(&b->can_pop, &b->mu);
+    result *r = b->head;
+    if (r) {
+        b->head = r->next;
+        if (!b->head)
+            b->tail = NULL;
+        b->queued--;
+        b->queued_bytes -= r->content.len;
+        pthread_cond_signal(&b->can_push);
+    }
+    pthread_mutex_unlock(&b->mu);
+    return r;
+}
+
+static void stop_workers(build *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->stop = true;
+    pthread_cond_broadcast(&b->can_push);
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The writer side. */
+typedef struct writer {
+    lp_store *st;
+    const lp_index_opts *opts;
+    lp_index_report *rep;
+    lp_lease *lease;
+    blob_map fresh; /* blobs inserted by this build */
+    LP_VEC(int64_t) maybe_orphans;
+    LP_VEC(lp_scan_skip) skips;
+    lp_hash128 *final_hash; /* per scan entry; zero = not in the publication */
+    bool *in_pub;
+    uint64_t last_progress_ns;
+    uint64_t start_ns;
+} writer;
+
+static const char SQL_FILE_UPSERT[] =
+    "INSERT INTO files(path, bid, size, mtime_ns, ino, mode, phash)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    " ON CONFLICT(path) DO UPDATE SET bid = excluded.bid, size = excluded.size,"
+    " mtime_ns = excluded.mtime_ns, ino = excluded.ino, mode = excluded.mode";
+static const char SQL_FILE_DELETE[] = "DELETE FROM files WHERE path = ?1";
+static const char SQL_BID_USED[] = "SELECT 1 FROM files WHERE bid = ?1 LIMIT 1";
+
+static lp_status file_upsert(writer *w, const lp_scan_entry *e, int64_t bid, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(w->st, SQL_FILE_UPSERT, &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(s, 1, e->path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, bid);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)e->size);
+    sqlite3_bind_int64(s, 4, e->mtime_ns);
+    sqlite3_bind_int64(s, 5, (sqlite3_int64)e->ino);
+    sqlite3_bind_int64(s, 6, e->mode);
+    sqlite3_bind_int64(s, 7, (sqlite3_int64)lp_symbol_path_hash(lp_str_c(e->path)));
+    rc = sqlite3_step(s) == SQLITE_DONE ? LP_OK
+                                        : lp_store_sql_error(w->st, "recording a file", err);
+    sqlite3_reset(s);
+    return rc;
+}
+
+static lp_status file_delete(writer *w, const lp_stored_file *f, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(w->st, SQL_FILE_DELETE, &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(s, 1, f->path, -1, SQLITE_STATIC);
+    rc = sqlite3_step(s) == SQLITE_DONE ? LP_OK
+                                        : lp_store_sql_error(w->st, "removing a file", err);
+    sqlite3_reset(s);
+    lp_vec_push(&w->maybe_orphans, f->bid);
+    return rc;
+}
+
+static void report_progress(writer *w, const char *phase, uint64_t done, uint64_t total,
+                            uint64_t bytes, uint64_t bytes_total, bool force)
+{
+    uint64_t now = lp_now_ns();
+    if (!force && now - w->last_progress_ns < 200000000ull)
+        return;
+    w->last_progress_ns = now;
+    if (w->opts->progress) {
+        lp_index_progress p = {phase, done, total, bytes, bytes_total,
+                               (now - w->start_ns) / 1000000};
+        w->opts->progress(w->opts->progress_ctx, &p);
+    }
+    lp_lease_progress(w->lease, phase, done, total, bytes);
+}
+
+static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
+{
+    const work_item *it = &b->items[r->item];
+    const lp_scan_entry *e = it->entry;
+    lp_index_report *rep = w->rep;
+    if (r->kind == RES_SKIP) {
+        lp_vec_push(&w->skips, ((lp_scan_skip){e->path, r->skip}));
+        rep->skip_counts[r->skip]++;
+        if (it->stored) {
+            rep->deleted++;
+            return file_delete(w, it->stored, err);
+        }
+        return LP_OK;
+    }
+    rep->bytes_read += r->bytes;
+    int64_t bid = r->bid;
+    if (r->kind == RES_NEW) {
+        bid = blob_map_get(&w->fresh, r->hash, (uint32_t)r->lang);
+        if (!bid) {
+            lp_status rc = lp_evidence_insert(w->st, r->hash, r->lang, lp_buf_str(&r->content),
+                                              &r->pr, &bid, err);
+            if (rc) {
+                lp_error_prefix(err, "%s", e->path);
+                return rc;
+            }
+            blob_map_put(&w->fresh, r->hash, (uint32_t)r->lang, bid);
+            rep->parsed++;
+        } else {
+            rep->reused++;
+        }
+    } else if (r->kind == RES_REUSE) {
+        rep->reused++;
+    }
+    if (!it->stored)
+        rep->added++;
+    else if (r->kind == RES_SAME)
+        rep->touched++;
+    else {
+        rep->changed++;
+        lp_vec_push(&w->maybe_orphans, it->stored->bid);
+    }
+    return file_upsert(w, e, bid, err);
+}
+
+static lp_status collect_orphans(writer *w, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = LP_OK;
+    for (size_t i = 0; i < w->maybe_orphans.len && !rc; i++) {
+        int64_t bid = w->maybe_orphans.items[i];
+        if ((rc = lp_store_prepare(w->st, SQL_BID_USED, &s, err)))
+            break;
+        sqlite3_bind_int64(s, 1, bid);
+        int step = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (step == SQLITE_ROW)
+            continue;
+        if (step != SQLITE_DONE) {
+            rc = lp_store_sql_error(w->st, "collecting evidence", err);
+            break;
+        }
+        /* Several paths may have pointed at one blob: collect it once. */
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = w->maybe_orphans.items[j] == bid;
+        if (seen)
+            continue;
+        if (!(rc = lp_evidence_collect(w->st, bid, err)))
+            w->rep->collected++;
+    }
+    return rc;
+}
+
+static lp_status skipped_changed(writer *w, bool *changed, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(w->st, "SELECT path, reason FROM skipped ORDER BY path", &s,
+                                    err);
+    if (rc)
+        return rc;
+    size_t i = 0;
+    *changed = false;
+    while (!*changed && sqlite3_step(s) == SQLITE_ROW) {
+        const char *p = (const char *)sqlite3_column_text(s, 0);
+        if (i >= w->skips.len || strcmp(p, w->skips.items[i].path) != 0 ||
+            sqlite3_column_int(s, 1) != (int)w->skips.items[i].reason)
+            *changed = true;
+        i++;
+    }
+    if (i != w->skips.len)
+        *changed = true;
+    sqlite3_reset(s);
+    return LP_OK;
+}
+
+static int skip_cmp(const void *a, const void *b)
+{
+    return strcmp(((const lp_scan_skip *)a)->path, ((const lp_scan_skip *)b)->path);
+}
+
+static lp_status write_skipped(writer *w, lp_error *err)
+{
+    lp_status rc = lp_store_exec(w->st, "DELETE FROM skipped", err);
+    sqlite3_stmt *s;
+    for (size_t i = 0; i < w->skips.len && !rc; i++) {
+        if ((rc = lp_store_prepare(w->st, "INSERT OR REPLACE INTO skipped(path, reason) VALUES(?1, ?2)",
+                                   &s, err)))
+            break;
+        sqlite3_bind_text(s, 1, w->skips.items[i].path, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, (int)w->skips.items[i].reason);
+        if (sqlite3_step(s) != SQLITE_DONE)
+            rc = lp_store_sql_error(w->st, "recording skipped files", err);
+        sqlite3_reset(s);
+    }
+    return rc;
+}
+
+static lp_status insert_publication(writer *w, lp_error *err)
+{
+    lp_index_report *rep = w->rep;
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(
+        w->st,
+        "SELECT count(*), coalesce(sum(b.size), 0), coalesce(sum(b.nsymbols), 0),"
+        " coalesce(sum(b.nchunks), 0) FROM files f JOIN blobs b USING(bid)",
+        &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        rep->files = (uint64_t)sqlite3_column_int64(s, 0);
+        rep->bytes_total = (uint64_t)sqlite3_column_int64(s, 1);
+        rep->symbols = (uint64_t)sqlite3_column_int64(s, 2);
+        rep->chunks = (uint64_t)sqlite3_column_int64(s, 3);
+    }
+    sqlite3_reset(s);
+    lp_fingerprint fp;
+    lp_fingerprint_current(&fp);
+    uint8_t mk[16];
+    lp_hash128_bytes(rep->merkle, mk);
+    uint64_t skipped = 0;
+    for (int i = 0; i < LP_SKIP_COUNT; i++)
+        if (i != LP_SKIP_IGNORED)
+            skipped += rep->skip_counts[i];
+    if ((rc = lp_store_prepare(w->st,
+                               "INSERT INTO publications(created_ms, op, fingerprint, merkle,"
+                               " files, bytes, symbols, chunks, skipped, partial, duration_ms)"
+                               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                               &s, err)))
+        return rc;
+    sqlite3_bind_int64(s, 1, lp_wall_ms());
+    sqlite3_bind_text(s, 2, lp_index_op_name(w->opts->op), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, fp.text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_blob(s, 4, mk, 16, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s, 5, (sqlite3_int64)rep->files);
+    sqlite3_bind_int64(s, 6, (sqlite3_int64)rep->bytes_total);
+    sqlite3_bind_int64(s, 7, (sqlite3_int64)rep->symbols);
+    sqlite3_bind_int64(s, 8, (sqlite3_int64)rep->chunks);
+    sqlite3_bind_int64(s, 9, (sqlite3_int64)skipped);
+    sqlite3_bind_int(s, 10, rep->partial ? 1 : 0);
+    sqlite3_bind_int64(s, 11, (sqlite3_int64)((lp_now_ns() - w->start_ns) / 1000000));
+    rc = sqlite3_step(s) == SQLITE_DONE ? LP_OK
+                                        : lp_store_sql_error(w->st, "publishing", err);
+    sqlite3_reset(s);
+    if (!rc)
+        rep->publication_id = sqlite3_last_insert_rowid(lp_store_db(w->st));
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The build. */
+
+const char *lp_index_op_name(lp_index_op op)
+{
+    return op == LP_INDEX_REINDEX ? "reindex" : op == LP_INDEX_SYNC ? "sync" : "create";
+}
+
+static unsigned worker_count(const lp_index_opts *opts)
+{
+    if (opts->threads)
+        return opts->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+}
+
+static uint64_t total_limit(const lp_index_opts *opts)
+{
+    if (opts->max_total_bytes)
+        return opts->max_total_bytes;
+    const char *env = getenv("LOUPE_MAX_TOTAL_BYTES");
+    uint64_t v;
+    if (env && lp_parse_u64(lp_str_c(env), &v) && v > 0)
+        return v;
+    return LP_SCAN_MAX_TOTAL_BYTES;
+}
+
+/* Open the writer connection; on reindex, an incompatible database is replaced. */
+static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_store **st,
+                             lp_error *err)
+{
+    lp_status rc = lp_store_open(root, LP_STORE_WRITE, st, err);
+    if (rc != LP_EREINDEX && rc != LP_ECORRUPT)
+        return rc;
+    if (opts->op != LP_INDEX_REINDEX)
+        return rc;
+    /* Unservable anyway: start over (we hold the lease). */
+    lp_buf dir, p;
+    lp_buf_init(&dir, 0);
+    lp_buf_init(&p, 0);
+    if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
+        static const char *const files[] = {"index.db", "index.db-wal", "index.db-shm"};
+        for (size_t i = 0; i < LP_ARRAY_LEN(files); i++) {
+            lp_buf_reset(&p);
+            lp_buf_printf(&p, "%s/%s", dir.ptr, files[i]);
+            unlink(p.ptr);
+        }
+    }
+    lp_buf_release(&dir);
+    lp_buf_release(&p);
+    lp_error_clear(err);
+    return lp_store_open(root, LP_STORE_WRITE, st, err);
+}
+
+lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_report *rep,
+                       lp_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    lp_lang_init();
+    uint64_t t0 = lp_now_ns();
+    lp_lease *lease = NULL;
+    lp_store *st = NULL;
+    lp_arena arena;
+    lp_arena_init(&arena, 0);
+    lp_buf state_dir;
+    lp_buf_init(&state_dir, 0);
+    blob_map known = {0};
+    writer w = {0};
+    build b = {0};
+    pthread_t threads[16];
+    unsigned nthreads = 0;
+    bool in_txn = false;
+    lp_scan_result scan = {0};
+    lp_stored_file *stored = NULL;
+    size_t nstored = 0;
+    LP_VEC(work_item) items = {0};
+    pthread_mutex_init(&b.mu, NULL);
+    pthread_cond_init(&b.can_push, NULL);
+    pthread_cond_init(&b.can_pop, NULL);
+
+    lp_status rc = LP_OK;
+    if (opts->op == LP_INDEX_SYNC) {
+        /* sync never creates an index: probe without creating anything. */
+        lp_store *probe = NULL;
+        rc = lp_store_open(root, LP_STORE_READ, &probe, err);
+        lp_publication p = {0};
+        if (!rc)
+            rc = lp_store_current(probe, &p, err);
+        lp_store_close(probe);
+        if (!rc && p.id == 0)
+            rc = lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed yet; run 'loupe index %s'",
+                              root, root);
+        if (rc)
+            goto done;
+    }
+    if ((rc = lp_lease_acquire(root, lp_index_op_name(opts->op), &lease, err)))
+        goto done;
+    if ((rc = open_writer(root, opts, &st, err)))
+        goto done;
+    lp_publication cur;
+    if ((rc = lp_store_current(st, &cur, err)))
+        goto done;
+    if (cur.id && !lp_publication_compatible(&cur) && opts->op != LP_INDEX_REINDEX) {
+        rc = lp_error_set(err, LP_EREINDEX,
+                          "the index of %s was built by a different loupe version (%s); run "
+                          "'loupe reindex %s'",
+                          root, cur.fingerprint.text, root);
+        goto done;
+    }
+    if ((rc = lp_store_exec(st, "BEGIN IMMEDIATE", err)))
+        goto done;
+    in_txn = true;
+    w = (writer){.st = st, .opts = opts, .rep = rep, .lease = lease, .start_ns = t0};
+    report_progress(&w, "scanning", 0, 0, 0, 0, true);
+
+    if (opts->op == LP_INDEX_REINDEX) {
+        if ((rc = lp_evidence_reset_all(st, err)))
+            goto done;
+    } else {
+        if ((rc = lp_index_load_files(st, &arena, &stored, &nstored, err)))
+            goto done;
+        if ((rc = blob_map_load(st, &known, err)))
+            goto done;
+    }
+
+    if ((rc = lp_store_state_dir(&state_dir, err)))
+        goto done;
+    lp_scan_opts sopts = {.max_file_bytes = opts->max_file_bytes,
+                          .state_dir = state_dir.ptr,
+                          .use_default_ignores = true};
+    if ((rc = lp_scan_walk(root, &sopts, &arena, &scan, err)))
+        goto done;
+    rep->ms_scan = (lp_now_ns() - t0) / 1000000;
+    for (int i = 0; i < LP_SKIP_COUNT; i++)
+        rep->skip_counts[i] = scan.skip_counts[i];
+    for (size_t i = 0; i < scan.nskipped; i++)
+        lp_vec_push(&w.skips, scan.skipped[i]);
+
+    /* Merge-join the walk with the stored generation (both sorted by path): decide what to
+     * read, and apply the per-publication byte limit in path order (deterministic). */
+    uint64_t limit = total_limit(opts), admitted = 0;
+    size_t si = 0;
+    for (size_t ei = 0; ei < scan.nentries; ei++) {
+        const lp_scan_entry *e = &scan.entries[ei];
+        while (si < nstored && strcmp(stored[si].path, e->path) < 0) {
+            if ((rc = file_delete(&w, &stored[si], err)))
+                goto done;
+            rep->deleted++;
+            si++;
+        }
+        const lp_stored_file *f =
+            si < nstored && strcmp(stored[si].path, e->path) == 0 ? &stored[si++] : NULL;
+        if (admitted + e->size > limit) {
+            lp_vec_push(&w.skips, ((lp_scan_skip){e->path, LP_SKIP_LIMIT_REACHED}));
+            rep->skip_counts[LP_SKIP_LIMIT_REACHED]++;
+            rep->partial = true;
+            if (f) {
+                if ((rc = file_delete(&w, f, err)))
+                    goto done;
+                rep->deleted++;
+            }
+            continue;
+        }
+        admitted += e->size;
+        if (f && lp_index_stat_same(f, e)) {
+            rep->unchanged++;
+            continue;
+        }
+        lp_vec_push(&items, ((work_item){e, f}));
+    }
+    for (; si < nstored; si++) {
+        if ((rc = file_delete(&w, &stored[si], err)))
+            goto done;
+        rep->deleted++;
+    }
+
+    /* Workers read, hash and parse; this thread writes. */
+    b.root = root;
+    b.opts = opts;
+    b.max_file_bytes = opts->max_file_bytes ? opts->max_file_bytes : LP_SCAN_MAX_FILE_BYTES;
+    b.items = items.items;
+    b.nitems = items.len;
+    b.known = &known;
+    unsigned want = worker_count(opts);
+    if (want > items.len)
+        want = items.len ? (unsigned)items.len : 0;
+    b.live_workers = want;
+    for (unsigned i = 0; i < want; i++) {
+        if (pthread_create(&threads[i], NULL, worker_main, &b) != 0) {
+            pthread_mutex_lock(&b.mu);
+            b.live_workers -= want - i;
+            pthread_mutex_unlock(&b.mu);
+            break;
+        }
+        nthreads++;
+    }
+    if (nthreads == 0 && items.len) {
+        rc = lp_error_set(err, LP_ERROR, "cannot start worker threads");
+        goto done;
+    }
+    uint64_t done_items = 0;
+    /* Test hook: slow the writer down so tests can kill or race a build mid-way. */
+    uint64_t test_delay_us = 0;
+    const char *delay_env = getenv("LOUPE_TEST_WRITE_DELAY_US");
+    if (delay_env)
+        lp_parse_u64(lp_str_c(delay_env), &test_delay_us);
+    result *r;
+    while ((r = queue_pop(&b))) {
+        if (test_delay_us)
+            usleep((useconds_t)LP_MIN(test_delay_us, 1000000u));
+        if (!rc && opts->cancel && *opts->cancel)
+            rc = lp_error_set(err, LP_ECANCELED, "indexing of %s was cancelled", root);
+        if (!rc)
+            rc = write_result(&w, &b, r, err);
+        if (rc)
+            stop_workers(&b);
+        result_free(r);
+        done_items++;
+        report_progress(&w, "indexing", done_items, items.len, rep->bytes_read, 0, false);
+    }
+    for (unsigned i = 0; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    nthreads = 0;
+    if (rc)
+        goto done;
+
+    report_progress(&w, "collecting", done_items, items.len, rep->bytes_read, 0, true);
+    if ((rc = collect_orphans(&w, err)))
+        goto done;
+    if (w.skips.len)
+        qsort(w.skips.items, w.skips.len, sizeof w.skips.items[0], skip_cmp);
+    bool skips_changed = false;
+    if ((rc = skipped_changed(&w, &skips_changed, err)))
+        goto done;
+
+    bool evidence_changed = rep->added || rep->changed || rep->deleted || skips_changed ||
+                            opts->op == LP_INDEX_REINDEX || cur.id == 0;
+    if (evidence_changed) {
+        report_progress(&w, "publishing", done_items, items.len, rep->bytes_read, 0, true);
+        if ((rc = write_skipped(&w, err)))
+            goto done;
+        /* Merkle root over the final generation. */
+        sqlite3_stmt *s;
+        if ((rc = lp_store_prepare(st,
+                                   "SELECT f.path, b.hash FROM files f JOIN blobs b USING(bid)",
+                                   &s, err)))
+            goto done;
+        LP_VEC(const char *) paths = {0};
+        LP_VEC(lp_hash128) hashes = {0};
+        lp_arena_mark mark = lp_arena_get_mark(&arena);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            lp_vec_push(&paths, lp_arena_strdup(&arena, (const char *)sqlite3_column_text(s, 0)));
+            lp_hash128 h = {0, 0};
+            if (sqlite3_column_bytes(s, 1) == 16)
+                h = lp_hash128_from_bytes(sqlite3_column_blob(s, 1));
+            lp_vec_push(&hashes, h);
+        }
+        sqlite3_reset(s);
+        rep->merkle = lp_merkle_root(paths.items, hashes.items, paths.len);
+        lp_vec_free(&paths);
+        lp_vec_free(&hashes);
+        lp_arena_rewind(&arena, mark);
+        if ((rc = insert_publication(&w, err)))
+            goto done;
+        rep->published = true;
+    } else {
+        rep->publication_id = cur.id;
+        rep->files = (uint64_t)cur.files;
+        rep->bytes_total = (uint64_t)cur.bytes;
+        rep->symbols = (uint64_t)cur.symbols;
+        rep->chunks = (uint64_t)cur.chunks;
+        rep->merkle = cur.merkle;
+        rep->partial = cur.partial;
+    }
+    /* Test hook: a crash between the last write and the commit must lose nothing. */
+    if (getenv("LOUPE_TEST_CRASH_BEFORE_COMMIT"))
+        abort();
+    rc = lp_store_exec(st, "COMMIT", err);
+    in_txn = rc != LP_OK;
+    if (!rc && evidence_changed)
+        lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
+done:
+    if (nthreads) {
+        stop_workers(&b);
+        while ((r = queue_pop(&b)))
+            result_free(r);
+        for (unsigned i = 0; i < nthreads; i++)
+            pthread_join(threads[i], NULL);
+    }
+    pthread_mutex_destroy(&b.mu);
+    pthread_cond_destroy(&b.can_push);
+    pthread_cond_destroy(&b.can_pop);
+    lp_vec_free(&items);
+    if (in_txn && st)
+        lp_store_exec(st, "ROLLBACK", NULL);
+    rep->ms_total = (lp_now_ns() - t0) / 1000000;
+    free(known.slots);
+    free(w.fresh.slots);
+    lp_vec_free(&w.maybe_orphans);
+    lp_vec_free(&w.skips);
+    lp_store_close(st);
+    lp_lease_release(lease);
+    lp_arena_release(&arena);
+    lp_buf_release(&state_dir);
+    lp_log(rc ? LP_LOG_WARN : LP_LOG_INFO, "index.done",
+           "root=%s op=%s status=%s files=%llu parsed=%llu ms=%llu", root,
+           lp_index_op_name(opts->op), lp_status_code(rc), (unsigned long long)rep->files,
+           (unsigned long long)rep->parsed, (unsigned long long)rep->ms_total);
+    return rc;
+}

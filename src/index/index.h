@@ -1,0 +1,111 @@
+/*
+ * index.h: the contract of src/index: building publications (create, sync, reindex) and
+ * reporting a root's state.
+ *
+ * A build: take the root's writer lease, open one write transaction, walk (scan), compare
+ * stat data with the current generation, read and hash only what changed, parse new
+ * content in worker threads, write evidence, collect evidence nothing references, insert
+ * the publication row, commit. Readers see the previous publication until the commit; a
+ * crash or cancel before it changes nothing. A sync that finds no change publishes nothing.
+ */
+#ifndef LP_INDEX_H
+#define LP_INDEX_H
+
+#include "core/core.h"
+#include "scan/scan.h"
+#include "store/store.h"
+
+typedef enum lp_index_op {
+    LP_INDEX_CREATE = 0, /* first build; on an indexed root it behaves as sync */
+    LP_INDEX_SYNC = 1,   /* reprocess only added, changed, deleted or renamed files */
+    LP_INDEX_REINDEX = 2 /* rebuild every piece of evidence (previous stays current) */
+} lp_index_op;
+const char *lp_index_op_name(lp_index_op op);
+
+typedef struct lp_index_progress {
+    const char *phase; /* "scanning", "indexing", "collecting", "publishing" */
+    uint64_t files_done, files_total;
+    uint64_t bytes_done, bytes_total;
+    uint64_t elapsed_ms;
+} lp_index_progress;
+
+typedef void (*lp_index_progress_fn)(void *ctx, const lp_index_progress *p);
+
+typedef struct lp_index_opts {
+    lp_index_op op;
+    bool allow_broad_root;
+    uint64_t max_total_bytes; /* 0: LP_SCAN_MAX_TOTAL_BYTES (LOUPE_MAX_TOTAL_BYTES overrides) */
+    uint64_t max_file_bytes;  /* 0: LP_SCAN_MAX_FILE_BYTES */
+    unsigned threads;         /* parse workers; 0: online CPUs */
+    lp_index_progress_fn progress; /* called from the building thread, a few times a second */
+    void *progress_ctx;
+    const volatile int *cancel; /* non-zero: stop, roll back, LP_ECANCELED */
+} lp_index_opts;
+
+typedef struct lp_index_report {
+    int64_t publication_id; /* the new publication, or the current one when unchanged */
+    bool published;         /* false: nothing changed, nothing published */
+    uint64_t files;         /* files in the publication */
+    uint64_t added, changed, deleted, unchanged, touched; /* touched: stat changed, bytes not */
+    uint64_t parsed;        /* new evidence built (content never seen before) */
+    uint64_t reused;        /* content already indexed (renames, copies, reverts) */
+    uint64_t collected;     /* evidence no longer referenced, removed */
+    uint64_t bytes_read, bytes_total;
+    uint64_t symbols, chunks; /* in the publication */
+    uint64_t skip_counts[LP_SKIP_COUNT];
+    bool partial; /* limit_reached */
+    lp_hash128 merkle;
+    uint64_t ms_scan, ms_total;
+} lp_index_report;
+
+/* Resolve a user-given path to a root: realpath, must be a folder, broad-root check. */
+lp_status lp_index_resolve_root(const char *path, bool allow_broad_root, lp_buf *root_out,
+                                lp_error *err);
+
+/* Resolve a user-given file path to (indexed root, normalized relative path), failing
+ * closed: LP_EPATH for NUL bytes, overlong paths, any ".." component, paths into the state
+ * folder, and anything whose real path (symlinks resolved) is outside every indexed root;
+ * LP_ENOENT when it does not exist. A relative path is taken from base (NULL: refused). */
+lp_status lp_index_resolve_file(const char *path, const char *base, lp_buf *root_out,
+                                lp_buf *rel_out, lp_error *err);
+
+/* Build a publication for root (absolute real path from lp_index_resolve_root). */
+lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_report *rep,
+                       lp_error *err);
+
+/* Reading a file of the publication by line range. */
+typedef struct lp_read_info {
+    uint32_t start_line, end_line; /* the lines returned (1-based, inclusive) */
+    uint32_t total_lines;          /* in the text read */
+    bool truncated;                /* the requested range was cut to the limits */
+    bool stale;                    /* the file on disk differs from the publication */
+    bool from_publication;         /* text came from the publication (disk unreadable or
+                                      prefer_publication) rather than from disk */
+    int64_t publication_id;
+} lp_read_info;
+
+/* Read lines [start, end] (end 0 = to the end) of root/rel into out, numbered "N| text",
+ * at most max_lines lines and max_bytes bytes. The file must be in the pinned publication
+ * of st (LP_ENOENT otherwise, saying to sync when it is new). Text comes from disk when it
+ * still matches the publication or prefer_publication is false; stale says when it differs. */
+lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t end,
+                              uint32_t max_lines, size_t max_bytes, bool prefer_publication,
+                              lp_buf *out, lp_read_info *info, lp_error *err);
+
+/* State of a root as an agent should see it. */
+typedef struct lp_index_status {
+    lp_index_state state;   /* not_indexed, indexing (a writer is live), ready, stale,
+                               requires_reindex */
+    lp_publication pub;     /* id 0 when none */
+    lp_lease_info lease;    /* the live writer, when state is indexing */
+    bool freshness_checked; /* changed/added/deleted below are meaningful */
+    uint64_t changed, added, deleted; /* on disk since the publication, by stat */
+    char sample_changed[256]; /* one changed path, for messages */
+    uint64_t skip_counts[LP_SKIP_COUNT];
+} lp_index_status;
+
+/* check_fresh walks the root and compares stat data with the publication (no hashing). */
+lp_status lp_index_status_get(const char *root, bool check_fresh, lp_index_status *out,
+                              lp_error *err);
+
+#endif

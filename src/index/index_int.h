@@ -1,0 +1,44 @@
+/*
+ * index_int.h: internals shared by the files of src/index.
+ */
+#ifndef LP_INDEX_INT_H
+#define LP_INDEX_INT_H
+
+#include "index/index.h"
+#include "lang/lang.h"
+
+/* evidence.c: content-keyed evidence rows (blobs, contents, symbols, chunks, FTS). */
+
+/* Insert the evidence of one new blob; *bid_out is its id. */
+lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str content,
+                             const lp_parse_result *pr, int64_t *bid_out, lp_error *err);
+/* Remove blob bid and everything keyed by it. The contentless FTS index needs the original
+ * column values to delete, so the stored content is parsed again (deterministic for one
+ * fingerprint). */
+lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err);
+/* Remove all evidence and files (reindex starts from nothing inside its transaction). */
+lp_status lp_evidence_reset_all(lp_store *st, lp_error *err);
+/* The FTS column values of chunk i: owner name, breadcrumbs, doc text (body is the chunk
+ * text itself). */
+void lp_evidence_columns(const lp_parse_result *pr, lp_str content, size_t i, lp_buf *name,
+                         lp_buf *crumbs, lp_buf *doc);
+
+/* A file of the current generation, as loaded for stat-first comparison. */
+typedef struct lp_stored_file {
+    const char *path;
+    int64_t fid, bid;
+    uint64_t size;
+    int64_t mtime_ns;
+    uint64_t ino;
+    uint32_t mode;
+    lp_hash128 hash;
+    lp_lang lang;
+} lp_stored_file;
+
+/* Load the files table sorted by path (bytewise, as scan sorts). Arena-owned. */
+lp_status lp_index_load_files(lp_store *st, lp_arena *arena, lp_stored_file **out, size_t *n,
+                              lp_error *err);
+/* Same stat data: the file is unchanged without reading it. */
+bool lp_index_stat_same(const lp_stored_file *f, const lp_scan_entry *e);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * read.c: bounded reads of published files, with freshness.
+ */
+#include "index/index_int.h"
+
+static const char SQL_FILE_BLOB[] =
+    "SELECT b.hash, c.data FROM files f JOIN blobs b USING(bid) JOIN contents c USING(bid)"
+    " WHERE f.path = ?1";
+
+lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t end,
+                              uint32_t max_lines, size_t max_bytes, bool prefer_publication,
+                              lp_buf *out, lp_read_info *info, lp_error *err)
+{
+    memset(info, 0, sizeof *info);
+    lp_buf_reset(out);
+    lp_buf disk;
+    lp_buf_init(&disk, 0);
+    lp_buf pubtext;
+    lp_buf_init(&pubtext, 0);
+    lp_publication pub;
+    lp_status rc = lp_store_current(st, &pub, err);
+    if (rc)
+        goto done;
+    info->publication_id = pub.id;
+    sqlite3_stmt *s;
+    if ((rc = lp_store_prepare(st, SQL_FILE_BLOB, &s, err)))
+        goto done;
+    sqlite3_bind_text(s, 1, rel, -1, SQLITE_STATIC);
+    int step = sqlite3_step(s);
+    if (step != SQLITE_ROW) {
+        sqlite3_reset(s);
+        rc = step == SQLITE_DONE
+                 ? lp_error_set(err, LP_ENOENT,
+                                "%s is not in the index (publication %lld): it is new, ignored "
+                                "or skipped; run 'loupe sync' if it is new",
+                                rel, (long long)pub.id)
+                 : lp_store_sql_error(st, "reading a file", err);
+        goto done;
+    }
+    lp_hash128 pub_hash = {0, 0};
+    if (sqlite3_column_bytes(s, 0) == 16)
+        pub_hash = lp_hash128_from_bytes(sqlite3_column_blob(s, 0));
+    lp_buf_append(&pubtext, sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1));
+    sqlite3_reset(s);
+
+    lp_skip_reason skip = LP_SKIP_NONE;
+    lp_error rerr;
+    lp_str text = lp_buf_str(&pubtext);
+    info->from_publication = true;
+    if (lp_scan_read(lp_store_root(st), rel, LP_SCAN_MAX_FILE_BYTES, &disk, &skip, &rerr) ==
+            LP_OK &&
+        skip == LP_SKIP_NONE) {
+        info->stale = !lp_hash128_eq(lp_hash128_of(disk.ptr, disk.len), pub_hash);
+        if (!info->stale || !prefer_publication) {
+            text = lp_buf_str(&disk);
+            info->from_publication = false;
+        }
+    } else {
+        info->stale = true; /* deleted, unreadable or now binary on disk */
+    }
+
+    /* Walk lines. */
+    if (start == 0)
+        start = 1;
+    uint32_t line = 1;
+    size_t i = 0;
+    while (line < start && i < text.len) {
+        const char *nl = memchr(text.ptr + i, '\n', text.len - i);
+        if (!nl) {
+            i = text.len;
+            break;
+        }
+        i = (size_t)(nl - text.ptr) + 1;
+        line++;
+    }
+    info->start_line = start;
+    uint32_t emitted = 0;
+    while (i < text.len && (end == 0 || line <= end)) {
+        if (emitted >= max_lines) {
+            info->truncated = true;
+            break;
+        }
+        const char *nl = memchr(text.ptr + i, '\n', text.len - i);
+        size_t e = nl ? (size_t)(nl - text.ptr) : text.len;
+        size_t before = out->len;
+        lp_buf_printf(out, "%u| ", line);
+        lp_buf_append(out, text.ptr + i, e - i);
+        lp_buf_putc(out, '\n');
+        if (out->len > max_bytes) {
+            lp_buf_truncate(out, before);
+            info->truncated = true;
+            break;
+        }
+        emitted++;
+        line++;
+        i = nl ? e + 1 : text.len;
+    }
+    info->end_line = emitted ? start + emitted - 1 : start - 1;
+    /* Count the remaining lines for total_lines. */
+    uint32_t total = line - 1;
+    for (size_t k = i; k < text.len; k++)
+        if (text.ptr[k] == '\n' || k == text.len - 1)
+            total++;
+    info->total_lines = total;
+    if (start > total && total > 0)
+        rc = lp_error_set(err, LP_EINVAL, "%s has %u lines; line %u is past its end", rel, total,
+                          start);
+done:
+    lp_buf_release(&disk);
+    lp_buf_release(&pubtext);
+    return rc;
+}

@@ -8,6 +8,8 @@
 #   make lint       clang-tidy over the sources
 #   make bench      benchmarks (never part of make test); QUICK=1 for the short run
 #   make install    install the binary under PREFIX (default /usr/local)
+#   make model      install the corpus packages, extract pairs, train models/loupe-static-v1.bin
+#                   and models/MANIFEST.json (about an hour on 2 cores; never part of make test)
 #
 # Third-party code is never committed: Debian packages come through apt-get, tree-sitter
 # sources through `npm ci --ignore-scripts` from package-lock.json, compiled here.
@@ -117,11 +119,16 @@ LDLIBS_ALL   = $(TS_LIB) $(PKG_LIBS) -lpthread -lm
 SRC_ALL  := $(sort $(wildcard src/*/*.c))
 SRC_LIB  := $(filter-out src/main.c,$(SRC_ALL))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+# The embedding trainer (tools/train): its library part is linked into unit-tests too.
+TRAIN_SRC := $(filter-out tools/train/main.c,$(sort $(wildcard tools/train/*.c)))
+# The built-in embedding model (src/embed/model_blob.c .incbin's it when present).
+MODEL_BIN := models/loupe-static-v1.bin
 
 # variant rules: $(1) = name, $(2) = compiler, $(3) = cflags, $(4) = extra ldflags
 define VARIANT_RULES
 $(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/main.o
-$(1)_UOBJ := $$(patsubst tests/unit/%.c,$(B)/$(1)/obj/tests/%.o,$$(UNIT_SRC))
+$(1)_UOBJ := $$(patsubst tests/unit/%.c,$(B)/$(1)/obj/tests/%.o,$$(UNIT_SRC)) \
+             $$(patsubst tools/train/%.c,$(B)/$(1)/obj/train/%.o,$$(TRAIN_SRC))
 
 # The flags are part of the build: a change of WERROR or CFLAGS rebuilds everything.
 $(1)_FLAGS_STAMP := $(B)/$(1)/.flags-$$(shell echo '$(2) $(3)' | md5sum | cut -c1-12)
@@ -139,7 +146,12 @@ $(B)/$(1)/obj/main.o: src/main.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAM
 $(B)/$(1)/obj/tests/%.o: tests/unit/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
-	@$(2) $(3) -Itests/unit $$(PKG_CFLAGS) -c $$< -o $$@
+	@$(2) $(3) -Itests/unit -Itools/train $$(PKG_CFLAGS) -c $$< -o $$@
+$(B)/$(1)/obj/train/%.o: tools/train/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	@echo "CC[$(1)] $$<"
+	@$(2) $(3) -Itools/train $$(PKG_CFLAGS) -c $$< -o $$@
+$(B)/$(1)/obj/embed/model_blob.o: $(wildcard $(MODEL_BIN))
 
 $(B)/$(1)/loupe: $$($(1)_OBJ) $(TS_LIB)
 	@echo "LD[$(1)] $$@"
@@ -156,6 +168,17 @@ $(eval $(call VARIANT_RULES,asan,$(CLANG),$(ASAN_CFLAGS),$(ASAN_LDFLAGS)))
 $(B)/loupe: $(B)/rel/loupe
 	@cp $< $@
 
+# loupe-train: the trainer (tools/train), -O3, without the built-in model (it makes it).
+TRAIN_OBJ := $(patsubst tools/train/%.c,$(B)/train/obj/%.o,$(TRAIN_SRC) tools/train/main.c)
+$(B)/train/obj/%.o: tools/train/%.c $(NPM_STAMP) $(rel_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "CC[train] $<"
+	@$(CC) $(REL_CFLAGS) -O3 -Itools/train $(PKG_CFLAGS) -c $< -o $@
+-include $(patsubst %.o,%.d,$(TRAIN_OBJ))
+$(B)/loupe-train: $(filter-out %/main.o %/model_blob.o,$(rel_OBJ)) $(TRAIN_OBJ) $(TS_LIB)
+	@echo "LD[train] $@"
+	@$(CC) $(REL_CFLAGS) $^ $(LDLIBS_ALL) -o $@
+
 .PHONY: all asan unit
 all: $(B)/loupe
 asan: $(B)/asan/loupe $(B)/asan/unit-tests
@@ -164,7 +187,7 @@ unit: $(B)/rel/unit-tests
 # ---------------------------------------------------------------------------
 # Everyday targets.
 
-.PHONY: run test format lint bench install clean distclean
+.PHONY: run test format lint bench install clean distclean model
 run: $(B)/loupe
 	@tools/run-demo $(B)/loupe
 
@@ -185,6 +208,9 @@ bench: $(B)/loupe
 install: $(B)/loupe
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(B)/loupe $(DESTDIR)$(PREFIX)/bin/loupe
+
+model: $(B)/loupe-train
+	@tools/train/make-model.sh $(B)/loupe-train
 
 clean:
 	rm -rf $(B)/rel $(B)/asan $(B)/loupe

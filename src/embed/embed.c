@@ -1,0 +1,258 @@
+/*
+ * embed.c: text -> features -> weighted mean of int8 rows -> L2-normalized vector.
+ *
+ * Featurization (lp_embed_featurize) is shared with the trainer, so the table is used at run
+ * time exactly as it was trained. Work is linear in the text (capped at LP_EMBED_TEXT_MAX
+ * bytes) and allocation-free after the first few calls (the feature vector is reused).
+ */
+#include "embed/embed_int.h"
+
+#include <math.h>
+
+const float *lp_embed_model_scales_(const lp_embed_model *m);
+const float *lp_embed_model_weights_(const lp_embed_model *m);
+const int8_t *lp_embed_model_rows_(const lp_embed_model *m);
+const lp_embed_header *lp_embed_model_header_(const lp_embed_model *m);
+
+/* ------------------------------------------------------------------------------------------
+ * Featurization. */
+
+uint32_t lp_embed_ngram_row(const lp_embed_featurizer *f, const char *gram, size_t len)
+{
+    uint64_t h = lp_hash64_seeded(gram, len, 0x6e6772616dull /* "ngram" */);
+    return f->vocab + (uint32_t)(h % f->buckets);
+}
+
+typedef struct feat_ctx {
+    const lp_embed_featurizer *f;
+    lp_embed_features *out;
+    size_t ntok;
+} feat_ctx;
+
+static int feat_token(void *vctx, const lp_text_token *tok)
+{
+    feat_ctx *c = vctx;
+    const lp_embed_featurizer *f = c->f;
+    uint32_t row = f->lookup(f->ctx, tok->text, tok->len);
+    if (row != UINT32_MAX) {
+        lp_vec_push(c->out, ((lp_embed_feature){row, f->weight(f->ctx, row)}));
+        c->ntok++;
+        return 0;
+    }
+    /* Outside the vocabulary: a whole identifier is covered by its parts, and a number
+     * carries no meaning in its digits. Other tokens fall back to their n-grams. */
+    if ((tok->flags & (LP_TEXT_TOK_WHOLE | LP_TEXT_TOK_NUMBER)) || !f->buckets)
+        return 0;
+    char padded[LP_TEXT_TOKEN_MAX + 2];
+    size_t n = tok->len + 2;
+    padded[0] = '<';
+    memcpy(padded + 1, tok->text, tok->len);
+    padded[n - 1] = '>';
+    size_t first = c->out->len, grams = 0;
+    for (uint32_t g = f->ngram_min; g <= f->ngram_max && g <= n; g++) {
+        for (size_t i = 0; i + g <= n; i++) {
+            lp_vec_push(c->out, ((lp_embed_feature){lp_embed_ngram_row(f, padded + i, g), 0.0f}));
+            grams++;
+        }
+    }
+    if (!grams)
+        return 0;
+    float w = f->oov_weight / (float)grams;
+    for (size_t i = first; i < c->out->len; i++)
+        c->out->items[i].weight = w;
+    c->ntok++;
+    return 0;
+}
+
+size_t lp_embed_featurize(const lp_embed_featurizer *f, lp_text_tokenizer *tk, lp_str text,
+                          lp_embed_features *out)
+{
+    if (text.len > LP_EMBED_TEXT_MAX)
+        text.len = LP_EMBED_TEXT_MAX;
+    feat_ctx c = {f, out, 0};
+    lp_text_tokenize(tk, text, feat_token, &c);
+    return c.ntok;
+}
+
+/* acc += s * q, the hot loop. Every level does the same per-element float operations
+ * (convert, multiply, add; no fused multiply-add), so results are identical. */
+static void axpy_i8_portable(float *restrict acc, float s, const int8_t *restrict q, uint32_t dim)
+{
+    for (uint32_t j = 0; j < dim; j++)
+        acc[j] += s * (float)q[j];
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void axpy_i8_avx2(float *restrict acc, float s,
+                                                          const int8_t *restrict q, uint32_t dim)
+{
+    __m256 vs = _mm256_set1_ps(s);
+    uint32_t j = 0;
+    for (; j + 8 <= dim; j += 8) {
+        __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(q + j));
+        __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+        __m256 a = _mm256_loadu_ps(acc + j);
+        _mm256_storeu_ps(acc + j, _mm256_add_ps(a, _mm256_mul_ps(vs, x)));
+    }
+    for (; j < dim; j++)
+        acc[j] += s * (float)q[j];
+}
+
+__attribute__((target("sse4.1"))) static void axpy_i8_sse41(float *restrict acc, float s,
+                                                             const int8_t *restrict q, uint32_t dim)
+{
+    __m128 vs = _mm_set1_ps(s);
+    uint32_t j = 0;
+    for (; j + 4 <= dim; j += 4) {
+        int32_t w;
+        memcpy(&w, q + j, 4);
+        __m128 x = _mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(w)));
+        __m128 a = _mm_loadu_ps(acc + j);
+        _mm_storeu_ps(acc + j, _mm_add_ps(a, _mm_mul_ps(vs, x)));
+    }
+    for (; j < dim; j++)
+        acc[j] += s * (float)q[j];
+}
+#endif
+
+typedef void (*axpy_fn)(float *restrict, float, const int8_t *restrict, uint32_t);
+
+static axpy_fn pick_axpy(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    switch (lp_embed_simd_best()) {
+    case LP_SIMD_AVX2:
+        return axpy_i8_avx2;
+    case LP_SIMD_SSE41:
+        return axpy_i8_sse41;
+    default:
+        break;
+    }
+#endif
+    return axpy_i8_portable;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The embedder. */
+struct lp_embedder {
+    const lp_embed_model *m;
+    lp_text_tokenizer *tk;
+    axpy_fn axpy;
+    lp_embed_featurizer f;
+    lp_embed_features feats;
+    float *acc;
+};
+
+static uint32_t model_lookup(const void *ctx, const char *tok, size_t len)
+{
+    return lp_embed_model_lookup(ctx, tok, len);
+}
+
+static float model_weight(const void *ctx, uint32_t row)
+{
+    return lp_embed_model_weights_(ctx)[row];
+}
+
+lp_embedder *lp_embedder_new(const lp_embed_model *m)
+{
+    const lp_embed_header *h = lp_embed_model_header_(m);
+    lp_embedder *e = lp_xcalloc(1, sizeof *e);
+    e->m = m;
+    e->tk = lp_text_tokenizer_new(h->tok_options);
+    e->axpy = pick_axpy();
+    e->f = (lp_embed_featurizer){.lookup = model_lookup,
+                                 .weight = model_weight,
+                                 .ctx = m,
+                                 .vocab = h->vocab,
+                                 .buckets = h->buckets,
+                                 .ngram_min = h->ngram_min,
+                                 .ngram_max = h->ngram_max,
+                                 .oov_weight = h->oov_weight};
+    e->acc = lp_xcalloc(h->dim, sizeof(float));
+    return e;
+}
+
+void lp_embedder_free(lp_embedder *e)
+{
+    if (!e)
+        return;
+    lp_text_tokenizer_free(e->tk);
+    lp_vec_free(&e->feats);
+    free(e->acc);
+    free(e);
+}
+
+uint32_t lp_embedder_dim(const lp_embedder *e) { return lp_embed_model_header_(e->m)->dim; }
+
+bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
+{
+    uint32_t dim = lp_embed_model_header_(e->m)->dim;
+    const float *scales = lp_embed_model_scales_(e->m);
+    const int8_t *rows = lp_embed_model_rows_(e->m);
+    e->feats.len = 0;
+    lp_embed_featurize(&e->f, e->tk, text, &e->feats);
+    memset(out, 0, dim * sizeof(float));
+    for (size_t i = 0; i < e->feats.len; i++) {
+        const lp_embed_feature *ft = &e->feats.items[i];
+        float s = ft->weight * scales[ft->row];
+        if (s != 0.0f)
+            e->axpy(out, s, rows + (size_t)ft->row * dim, dim);
+    }
+    double norm = 0.0;
+    for (uint32_t j = 0; j < dim; j++)
+        norm += (double)out[j] * out[j];
+    if (!(norm > 1e-20)) {
+        memset(out, 0, dim * sizeof(float));
+        return false;
+    }
+    float inv = (float)(1.0 / sqrt(norm));
+    for (uint32_t j = 0; j < dim; j++)
+        out[j] *= inv;
+    return true;
+}
+
+void lp_embed_quantize(const float *v, uint32_t dim, uint8_t *out)
+{
+    float mx = 0.0f;
+    for (uint32_t j = 0; j < dim; j++) {
+        float a = fabsf(v[j]);
+        if (a > mx)
+            mx = a;
+    }
+    int8_t *q = (int8_t *)out;
+    float scale = 0.0f;
+    if (mx > 0.0f) {
+        float inv = 127.0f / mx;
+        for (uint32_t j = 0; j < dim; j++) {
+            long r = lroundf(v[j] * inv);
+            q[j] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+        }
+        scale = mx / 127.0f;
+    } else {
+        memset(q, 0, dim);
+    }
+    memcpy(out + dim, &scale, 4);
+}
+
+float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim)
+{
+    float s;
+    memcpy(&s, stored + dim, 4);
+    return s;
+}
+
+bool lp_embed_text_q(lp_embedder *e, lp_str text, uint8_t *out)
+{
+    bool ok = lp_embed_text(e, text, e->acc);
+    lp_embed_quantize(e->acc, lp_embed_model_header_(e->m)->dim, out);
+    return ok;
+}
+
+size_t lp_embed_batch_q(lp_embedder *e, const lp_str *texts, size_t n, uint8_t *out)
+{
+    size_t stride = LP_EMBED_VEC_BYTES(lp_embed_model_header_(e->m)->dim), nonzero = 0;
+    for (size_t i = 0; i < n; i++)
+        nonzero += lp_embed_text_q(e, texts[i], out + i * stride);
+    return nonzero;
+}

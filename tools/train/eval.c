@@ -234,6 +234,36 @@ static void ranks_to_metrics(const float *scores, size_t n, double *mrr, double 
     *r10 = n ? h10 / (double)n : 0;
 }
 
+/* Reciprocal-rank fusion (k = 60) of two score matrices: what the search layer does with
+ * the lexical and dense channels. Writes fused scores into out. */
+static const float *sort_scores;
+static int idx_by_score(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    if (sort_scores[a] != sort_scores[b])
+        return sort_scores[a] > sort_scores[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static void rrf(const float *s1, const float *s2, size_t n, float *out)
+{
+    uint32_t *idx = lp_xmalloc(sizeof(uint32_t) * n);
+    for (size_t q = 0; q < n; q++) {
+        float *o = out + q * n;
+        memset(o, 0, sizeof(float) * n);
+        const float *src[2] = {s1 + q * n, s2 + q * n};
+        for (int m = 0; m < 2; m++) {
+            for (size_t i = 0; i < n; i++)
+                idx[i] = (uint32_t)i;
+            sort_scores = src[m];
+            qsort(idx, n, sizeof *idx, idx_by_score);
+            for (size_t r = 0; r < n; r++)
+                o[idx[r]] += 1.0f / (60.0f + (float)r + 1.0f);
+        }
+    }
+    free(idx);
+}
+
 size_t lp_train_eval(const lp_pairs *pairs, const uint8_t *model, size_t model_len,
                      uint32_t max_candidates, uint32_t min_pairs, unsigned threads,
                      lp_eval_result *out, size_t cap, lp_error *err)
@@ -252,15 +282,21 @@ size_t lp_train_eval(const lp_pairs *pairs, const uint8_t *model, size_t model_l
             continue;
         }
         float *sc = lp_xmalloc(sizeof(float) * s.n * s.n);
+        float *sb = lp_xmalloc(sizeof(float) * s.n * s.n);
+        float *sf = lp_xmalloc(sizeof(float) * s.n * s.n);
         lp_eval_result *r = &out[nout++];
         memset(r, 0, sizeof *r);
         r->lang = lang;
         r->queries = (uint32_t)s.n;
         model_scores(&s, m, sc);
         ranks_to_metrics(sc, s.n, &r->mrr_model, &r->r1_model, &r->r10_model);
-        bm25_scores(&s, info.tok_options, sc);
-        ranks_to_metrics(sc, s.n, &r->mrr_bm25, &r->r1_bm25, &r->r10_bm25);
+        bm25_scores(&s, info.tok_options, sb);
+        ranks_to_metrics(sb, s.n, &r->mrr_bm25, &r->r1_bm25, &r->r10_bm25);
+        rrf(sc, sb, s.n, sf);
+        ranks_to_metrics(sf, s.n, &r->mrr_fused, &r->r1_fused, &r->r10_fused);
         free(sc);
+        free(sb);
+        free(sf);
         free(s.p);
     }
     lp_embed_model_free(m);

@@ -110,16 +110,20 @@ static json_t *eval_json(const lp_eval_result *r, size_t n)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
         json_array_append_new(
-            a, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "language",
+            a, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "language",
                          r[i].lang == LP_LANG_COUNT ? "all" : lp_lang_name((lp_lang)r[i].lang),
                          "candidates", (int)r[i].queries, "mrr_model", r[i].mrr_model,
                          "mrr_bm25", r[i].mrr_bm25, "recall1_model", r[i].r1_model,
                          "recall1_bm25", r[i].r1_bm25, "recall10_model", r[i].r10_model,
-                         "recall10_bm25", r[i].r10_bm25));
-        fprintf(stderr, "eval: %-10s n=%4u  MRR model %.3f  bm25 %.3f   R@1 %.3f / %.3f   R@10 %.3f / %.3f\n",
+                         "recall10_bm25", r[i].r10_bm25, "mrr_fused_rrf", r[i].mrr_fused,
+                         "recall1_fused_rrf", r[i].r1_fused, "recall10_fused_rrf",
+                         r[i].r10_fused));
+        fprintf(stderr,
+                "eval: %-10s n=%4u  MRR model %.3f bm25 %.3f fused %.3f  R@1 %.3f/%.3f/%.3f  "
+                "R@10 %.3f/%.3f/%.3f\n",
                 r[i].lang == LP_LANG_COUNT ? "all" : lp_lang_name((lp_lang)r[i].lang),
-                r[i].queries, r[i].mrr_model, r[i].mrr_bm25, r[i].r1_model, r[i].r1_bm25,
-                r[i].r10_model, r[i].r10_bm25);
+                r[i].queries, r[i].mrr_model, r[i].mrr_bm25, r[i].mrr_fused, r[i].r1_model,
+                r[i].r1_bm25, r[i].r1_fused, r[i].r10_model, r[i].r10_bm25, r[i].r10_fused);
     }
     return a;
 }
@@ -185,6 +189,11 @@ static int cmd_train(int argc, char **argv)
     const char *lr = arg_value(argc, argv, "--lr");
     if (lr)
         o.lr = strtod(lr, NULL);
+    if (arg_flag(argc, argv, "--fixed-weights"))
+        o.learn_weights = false;
+    const char *sa = arg_value(argc, argv, "--sif-a");
+    if (sa)
+        o.sif_a = strtod(sa, NULL);
     const char *temp = arg_value(argc, argv, "--temperature");
     if (temp)
         o.temperature = strtod(temp, NULL);

@@ -31,13 +31,21 @@ PY=(
   python3-networkx=2.8.8-1 python3-twisted=22.4.0-4+deb12u1 python3-sklearn=1.2.1+dfsg-1
   python3-sqlalchemy=1.4.46+ds1-1 python3-jinja2=3.1.2-1+deb12u3 python3-docutils=0.19+dfsg-6
   python3-pygments=2.14.0+dfsg-1 python3-matplotlib=3.6.3-1+b1 python3-nltk=3.8-1
-  python3-pandas=1.5.3+dfsg-2
+  python3-pandas=1.5.3+dfsg-2 python3-mypy=1.0.1-1 python3-tornado=6.2.0-3+deb12u4
+  python3-hypothesis=6.67.1-1 python3-sphinx=5.3.0-4 python3-babel=2.10.3-1
+  python3-paramiko=2.12.0-2 python3-cryptography=38.0.4-3+deb12u1 python3-jedi=0.18.2-1
+  python3-aiohttp=3.8.4-1+deb12u2 python3-urllib3=1.26.12-1+deb12u4 python3-git=3.1.30-1+deb12u3
+  python3-astropy=5.2.1-2+deb12u1
 )
 GO=(
   golang-golang-x-tools-dev=1:0.5.0+ds-1 golang-google-grpc-dev=1.33.3-2
   golang-github-prometheus-client-golang-dev=1.14.0-3 golang-golang-x-net-dev=1:0.7.0+dfsg-1
   golang-golang-x-crypto-dev=1:0.4.0-1 golang-github-docker-docker-dev=20.10.24+dfsg1-1+deb12u1
-  golang-github-spf13-cobra-dev=1.6.1-1
+  golang-github-spf13-cobra-dev=1.6.1-1 golang-google-protobuf-dev=1.28.1-3
+  golang-github-gogo-protobuf-dev=1.3.2-3 golang-github-gin-gonic-gin-dev=1.8.1-1
+  golang-etcd-server-dev=3.4.23-4 golang-github-containerd-containerd-dev=1.6.20~ds1-1+deb12u3
+  golang-github-minio-minio-go-v7-dev=7.0.46-1 golang-github-go-git-go-git-dev=5.4.2-3
+  golang-github-hashicorp-hcl-v2-dev=2.14.1-2
 )
 RS=(
   librust-tokio-dev=1.24.2-1 librust-futures-util-dev=0.3.21-1 librust-rayon-dev=1.6.1-1
@@ -53,13 +61,16 @@ RS=(
 JS=(
   node-lodash=4.17.21+dfsg+~cs8.31.198.20210220-9+deb12u1 node-express=4.18.2+~4.17.14-1
   node-yargs=16.2.0+~16.0.4-7 node-acorn=8.8.1+ds+~cs25.17.7-2 node-typescript=4.8.4+ds1-2
-  node-moment=2.29.4+ds-1
+  node-moment=2.29.4+ds-1 node-babel7=7.20.15+ds1+~cs214.269.168-3+deb12u2
+  node-jquery=3.6.1+dfsg+~3.5.14-1 node-underscore=1.13.4~dfsg+~1.11.4-3 node-commander=9.4.1-1
+  node-uglify-js=3.17.4-2 node-terser=5.16.5-2 node-less=3.13.0+dfsg-11 node-ajv=6.12.6-3
+  node-d3=5.16.0-10
 )
 JAVA=(openjdk-17-source=17.0.21.1+2-1~deb12u1)
 C=(glibc-source=2.36-9+deb12u14)
 
 # Held out for evaluation (never trained on): one unit per language.
-HELDOUT="python3-networkx,golang-github-prometheus-client-golang-dev,librust-itertools-dev,node-yargs,openjdk-17-source:java.sql,glibc-source:stdlib"
+HELDOUT="python3-networkx,golang-github-prometheus-client-golang-dev,librust-itertools-dev,node-underscore,openjdk-17-source:java.sql,glibc-source:elf"
 # The quality benchmark's development corpora (never used here).
 EXCLUDED="golang-1.19-src python3-requests python3-flask python3-click python3-django librust-regex-dev librust-regex-syntax-dev librust-clap-dev npm:zod npm:rxjs openjdk-17-source:java.base linux-source-6.1"
 

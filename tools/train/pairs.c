@@ -320,8 +320,7 @@ size_t lp_train_pairs_from_parse(lp_pairs *p, uint32_t unit, lp_str content,
     lp_buf_init(&code, 0);
     for (size_t i = 0; i < pr->nsymbols; i++) {
         const lp_symbol *s = &pr->symbols[i];
-        if (!s->doc.start_line || !kind_wanted(s->kind) ||
-            (s->flags & (LP_SYMF_TEST | LP_SYMF_DECLARATION)))
+        if (!s->doc.start_line || !kind_wanted(s->kind) || (s->flags & LP_SYMF_TEST))
             continue;
         lp_buf_reset(&desc);
         size_t words = lp_train_clean_doc(clamp_span(content, s->doc.start_byte, s->doc.end_byte),
@@ -329,6 +328,12 @@ size_t lp_train_pairs_from_parse(lp_pairs *p, uint32_t unit, lp_str content,
         if (words < 3 || lp_train_doc_is_boilerplate(lp_buf_str(&desc)))
             continue;
         lp_buf_reset(&code);
+        /* As the index embeds a chunk: the qualified name first (lp_embed_chunk_text). */
+        if (s->qname) {
+            lp_buf_puts(&code, s->qname);
+            lp_buf_putc(&code, '\n');
+        }
+        size_t head = code.len;
         lp_str span = clamp_span(content, s->span.start_byte, s->span.end_byte);
         uint32_t ds = s->doc.start_byte, de = s->doc.end_byte;
         if (ds >= s->span.start_byte && de <= s->span.end_byte && de > ds) {
@@ -344,8 +349,8 @@ size_t lp_train_pairs_from_parse(lp_pairs *p, uint32_t unit, lp_str content,
                 cut--;
             lp_buf_truncate(&code, cut ? cut : LP_PAIR_CODE_MAX);
         }
-        /* A body of one line says too little to learn from (and is often a declaration). */
-        if (memchr(code.ptr, '\n', code.len) == NULL && code.len < 80)
+        /* A tiny definition says too little to learn from. */
+        if (code.len - head < 40)
             continue;
         lp_pairs_add(p, unit, pr->lang, lp_buf_str(&desc), lp_buf_str(&code));
         added++;

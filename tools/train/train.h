@@ -59,9 +59,10 @@ size_t lp_train_clean_doc(lp_str doc, lp_buf *out);
 bool lp_train_doc_is_boilerplate(lp_str desc);
 
 /* Pairs of one parsed file: every documented definition (function, method, constructor,
- * class-like, macro, type alias) that is not a test and has a body. Code is the symbol's
- * span with the doc removed when it lies inside (Python docstrings), cut at
- * LP_PAIR_CODE_MAX bytes on a line end. Returns the number added. */
+ * class-like, macro, type alias; declarations too) that is not a test. Code is the
+ * qualified name, a newline, then the symbol's span with the doc removed when it lies
+ * inside (Python docstrings), cut at LP_PAIR_CODE_MAX bytes on a line end; spans under 40
+ * bytes are skipped. Returns the number added. */
 size_t lp_train_pairs_from_parse(lp_pairs *p, uint32_t unit, lp_str content,
                                  const lp_parse_result *pr);
 
@@ -91,6 +92,7 @@ typedef struct lp_train_opts {
     double lr;
     double temperature;
     unsigned tok_options;
+    bool learn_weights; /* learn each token's pooling weight (initialized from SIF) */
     bool quiet;
 } lp_train_opts;
 
@@ -116,6 +118,7 @@ typedef struct lp_eval_result {
     double mrr_model, mrr_bm25;
     double r1_model, r1_bm25; /* recall@1 */
     double r10_model, r10_bm25;
+    double mrr_fused, r1_fused, r10_fused; /* reciprocal-rank fusion of the two (k = 60) */
 } lp_eval_result;
 
 /* Evaluate model (serialized bytes) on the held-out pairs: per language with at least

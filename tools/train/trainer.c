@@ -32,6 +32,7 @@ void lp_train_opts_default(lp_train_opts *o)
                          .batch = 512,
                          .lr = 2e-3,
                          .temperature = 0.05,
+                         .learn_weights = true,
                          .tok_options = LP_TEXT_CODE | LP_TEXT_STEM | LP_TEXT_STOPWORDS};
 }
 
@@ -338,6 +339,8 @@ typedef struct trainer {
     const corpus *c;
     uint32_t dim, rows;
     float *V, *M, *S2, *G; /* table, Adam moments, gradient accumulator */
+    uint32_t vocab;        /* rows below this have a learned pooling weight */
+    float *W, *WM, *WS, *WG; /* per-row pooling weights (vocab rows), Adam moments, gradient */
     uint32_t *touched_at;  /* step + 1 when the row was last touched */
     unsigned T;
     /* per step */
@@ -363,6 +366,13 @@ static inline const uint32_t *text_range(const trainer *tr, uint32_t t, uint64_t
     return tr->c->row;
 }
 
+/* A vocabulary token's weight is learned (W); an n-gram's share is fixed. */
+static inline float feat_w(const trainer *tr, uint64_t f)
+{
+    uint32_t r = tr->c->row[f];
+    return r < tr->vocab ? tr->W[r] : tr->c->w[f];
+}
+
 static void ph_forward(void *ctx, unsigned k, unsigned T)
 {
     trainer *tr = ctx;
@@ -373,7 +383,7 @@ static void ph_forward(void *ctx, unsigned k, unsigned T)
         uint64_t a, b;
         text_range(tr, t, &a, &b);
         for (uint64_t f = a; f < b; f++)
-            axpy(e, tr->c->w[f], tr->V + (size_t)tr->c->row[f] * d, d);
+            axpy(e, feat_w(tr, f), tr->V + (size_t)tr->c->row[f] * d, d);
         double s = dot8(e, e, d);
         if (s < 1e-20) {
             tr->inv[t] = 0.0f;
@@ -492,8 +502,12 @@ static void ph_update(void *ctx, unsigned k, unsigned T)
                 tr->touched_at[r] = mark;
                 lp_vec_push(&tr->touched[k], r);
                 memset(tr->G + (size_t)r * d, 0, sizeof(float) * d);
+                if (r < tr->vocab)
+                    tr->WG[r] = 0.0f;
             }
-            axpy(tr->G + (size_t)r * d, tr->c->w[f], g, d);
+            axpy(tr->G + (size_t)r * d, feat_w(tr, f), g, d);
+            if (r < tr->vocab) /* d loss / d w_r = g . V_r (V before this step's update) */
+                tr->WG[r] += dot8(g, tr->V + (size_t)r * d, d);
         }
     }
     const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
@@ -508,6 +522,14 @@ static void ph_update(void *ctx, unsigned k, unsigned T)
             M[j] = b1 * M[j] + (1 - b1) * g;
             S2[j] = b2 * S2[j] + (1 - b2) * g * g;
             V[j] -= lr * (M[j] * c1) / (sqrtf(S2[j] * c2) + eps);
+        }
+        uint32_t r = tr->touched[k].items[i];
+        if (r < tr->vocab && tr->o->learn_weights) {
+            float g = tr->WG[r];
+            tr->WM[r] = b1 * tr->WM[r] + (1 - b1) * g;
+            tr->WS[r] = b2 * tr->WS[r] + (1 - b2) * g * g;
+            float w = tr->W[r] - lr * (tr->WM[r] * c1) / (sqrtf(tr->WS[r] * c2) + eps);
+            tr->W[r] = w < 0.0f ? 0.0f : w;
         }
     }
 }
@@ -623,6 +645,12 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *o, lp_buf *mo
     tr.S2 = lp_xcalloc(cells, sizeof(float));
     tr.G = lp_xmalloc(cells * sizeof(float));
     tr.touched_at = lp_xcalloc(tr.rows, sizeof(uint32_t));
+    tr.vocab = v.n;
+    tr.W = lp_xmalloc(sizeof(float) * v.n);
+    memcpy(tr.W, v.weights, sizeof(float) * v.n);
+    tr.WM = lp_xcalloc(v.n, sizeof(float));
+    tr.WS = lp_xcalloc(v.n, sizeof(float));
+    tr.WG = lp_xcalloc(v.n, sizeof(float));
     uint64_t rng = o->seed;
     float r = (float)sqrt(3.0 / tr.dim);
     for (size_t i = 0; i < cells; i++)
@@ -695,7 +723,7 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *o, lp_buf *mo
                                 .tok_options = o->tok_options,
                                 .oov_weight = fz.oov_weight,
                                 .tokens = toks,
-                                .weights = v.weights,
+                                .weights = tr.W,
                                 .rows = tr.V};
     rc = lp_embed_model_serialize(&spec, model_out, err);
     free(toks);
@@ -706,6 +734,10 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *o, lp_buf *mo
     free(tr.S2);
     free(tr.G);
     free(tr.touched_at);
+    free(tr.W);
+    free(tr.WM);
+    free(tr.WS);
+    free(tr.WG);
     free(tr.E);
     free(tr.gE);
     free(tr.inv);

@@ -191,6 +191,12 @@ static int cmd_train(int argc, char **argv)
         o.lr = strtod(lr, NULL);
     if (arg_flag(argc, argv, "--fixed-weights"))
         o.learn_weights = false;
+    const char *an = arg_value(argc, argv, "--anchor");
+    if (an)
+        o.anchor = strtod(an, NULL);
+    const char *dr = arg_value(argc, argv, "--dropout");
+    if (dr)
+        o.dropout = strtod(dr, NULL);
     const char *sa = arg_value(argc, argv, "--sif-a");
     if (sa)
         o.sif_a = strtod(sa, NULL);
@@ -231,11 +237,11 @@ static int cmd_train(int argc, char **argv)
                                                 (int)info.format_version));
     json_object_set_new(
         man, "hyperparameters",
-        json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:i,s:s,s:s,s:s}", "seed",
+        json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:i,s:s,s:s,s:s}", "seed",
                   (json_int_t)o.seed, "dim", (int)o.dim, "vocab_max", (int)o.vocab_max,
                   "min_count", (int)o.min_count, "buckets", (int)o.buckets, "ngram_min",
                   (int)o.ngram_min, "ngram_max", (int)o.ngram_max, "epochs", (int)o.epochs,
-                  "lr", o.lr, "temperature", o.temperature, "sif_a", o.sif_a, "batch",
+                  "lr", o.lr, "temperature", o.temperature, "sif_a", o.sif_a, "dropout", o.dropout, "anchor", o.anchor, "batch",
                   (int)o.batch, "tokenizer", "LP_TEXT_CODE|LP_TEXT_STEM|LP_TEXT_STOPWORDS",
                   "objective", "symmetric InfoNCE, in-batch negatives, language-grouped batches",
                   "optimizer", "lazy Adam, linear decay to 10%"));
@@ -252,6 +258,9 @@ static int cmd_train(int argc, char **argv)
         goto done;
     }
     json_object_set_new(man, "packages", pk);
+    const char *xn = arg_value(argc, argv, "--extractor");
+    if (xn)
+        json_object_set_new(man, "extractor", json_string(xn));
     const char *ex = arg_value(argc, argv, "--excluded");
     if (ex)
         json_object_set_new(man, "excluded_dev_corpora", json_string(ex));

@@ -66,17 +66,20 @@ JS=(
   node-uglify-js=3.17.4-2 node-terser=5.16.5-2 node-less=3.13.0+dfsg-11 node-ajv=6.12.6-3
   node-d3=5.16.0-10
 )
+# npm packages with JS/TS sources (fetched with `npm pack`, pinned, unpacked locally).
+NPM=(ramda@0.32.0 luxon@3.7.2 fp-ts@2.16.11 immer@11.2.13 date-fns@4.4.0 mobx@7.1.3
+     typeorm@1.1.1 @nestjs/common@12.5.1)
 JAVA=(openjdk-17-source=17.0.21.1+2-1~deb12u1)
 C=(glibc-source=2.36-9+deb12u14)
 
 # Held out for evaluation (never trained on): one unit per language.
-HELDOUT="python3-networkx,golang-github-prometheus-client-golang-dev,librust-itertools-dev,node-underscore,openjdk-17-source:java.sql,glibc-source:elf"
+HELDOUT="python3-networkx,golang-github-prometheus-client-golang-dev,librust-itertools-dev,node-commander,node-acorn,node-terser,node-d3,node-yargs,node-less,node-moment,node-ajv,npm:luxon@3.7.2,openjdk-17-source:java.sql,glibc-source:elf"
 # The quality benchmark's development corpora (never used here).
 EXCLUDED="golang-1.19-src python3-requests python3-flask python3-click python3-django librust-regex-dev librust-regex-syntax-dev librust-clap-dev npm:zod npm:rxjs openjdk-17-source:java.base linux-source-6.1"
 
 if [ "${QUICK:-}" = 1 ]; then
   PY=(python3-jinja2=3.1.2-1+deb12u3 python3-networkx=2.8.8-1); GO=(golang-github-spf13-cobra-dev=1.6.1-1)
-  RS=(librust-itertools-dev=0.10.3-1 librust-bytes-dev=1.2.1-1); JS=(); JAVA=(); C=()
+  RS=(librust-itertools-dev=0.10.3-1 librust-bytes-dev=1.2.1-1); JS=(); NPM=(); JAVA=(); C=()
   HELDOUT="python3-networkx,librust-itertools-dev"
 fi
 
@@ -109,6 +112,19 @@ for pv in "${PY[@]}"; do n="${pv%%=*}"; add_pkg "$n" "$n" '\.py$'; done
 for pv in "${GO[@]}"; do n="${pv%%=*}"; add_pkg "$n" "$n" '\.go$'; done
 for pv in "${RS[@]}"; do n="${pv%%=*}"; add_pkg "$n" "$n" '\.rs$'; done
 for pv in "${JS[@]}"; do n="${pv%%=*}"; add_pkg "$n" "$n" '\.(js|mjs|cjs|ts)$'; done
+for nv in "${NPM[@]}"; do
+  for x in $EXCLUDED; do [ "npm:${nv%@*}" = "$x" ] && { echo "make-model: npm ${nv%@*} is a development corpus" >&2; exit 1; }; done
+  dir="$work/corpus/npm/${nv//\//_}"
+  if [ ! -f "$dir/.done" ]; then
+    rm -rf "$dir"; mkdir -p "$dir"
+    tgz="$(cd "$dir" && npm pack --silent "$nv" 2>/dev/null | tail -1)"
+    [ -n "$tgz" ] && [ -f "$dir/$tgz" ] || { echo "make-model: npm pack $nv failed" >&2; exit 1; }
+    tar -xzf "$dir/$tgz" -C "$dir" && rm -f "$dir/$tgz" && touch "$dir/.done"
+  fi
+  find "$dir/package" -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.cjs' -o -name '*.ts' \) \
+    ! -name '*.min.js' ! -path '*/node_modules/*' | LC_ALL=C sort | sed "s|^|npm:$nv\t|" >> "$list"
+  printf '%s\t%s\t%s\n' "npm:${nv%@*}" "${nv##*@}" "training" >> "$pkgs"
+done
 if [ ${#JAVA[@]} -gt 0 ]; then
   jdk="$work/corpus/jdk"
   if [ ! -f "$jdk/.done" ]; then
@@ -149,5 +165,6 @@ extra=()
 "$train" train --pairs "$work/pairs.bin" --out "$out_dir/loupe-static-v1.bin" \
   --manifest "$out_dir/MANIFEST.json" --packages "$pkgs" --extract-stats "$work/extract.json" \
   --excluded "$EXCLUDED; held out for evaluation: $HELDOUT" \
+  --extractor "lp_parse of src/lang${EXTRACTOR_NOTE:+ ($EXTRACTOR_NOTE)}" \
   --seed "${SEED:-1}" --threads "${THREADS:-2}" "${extra[@]}"
 echo "make-model: wrote $out_dir/loupe-static-v1.bin and $out_dir/MANIFEST.json" >&2

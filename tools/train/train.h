@@ -93,6 +93,8 @@ typedef struct lp_train_opts {
     double temperature;
     unsigned tok_options;
     bool learn_weights; /* learn each token's pooling weight (initialized from SIF) */
+    double dropout;     /* fraction of features dropped per training step */
+    double anchor;      /* decoupled decay of each row toward its initial value (per lr) */
     bool quiet;
 } lp_train_opts;
 

@@ -28,11 +28,13 @@ void lp_train_opts_default(lp_train_opts *o)
                          .ngram_min = 3,
                          .ngram_max = 5,
                          .sif_a = 1e-3,
-                         .epochs = 6,
+                         .epochs = 4,
                          .batch = 512,
-                         .lr = 2e-3,
+                         .lr = 4e-3,
                          .temperature = 0.05,
                          .learn_weights = true,
+                         .dropout = 0.0,
+                         .anchor = 0.0,
                          .tok_options = LP_TEXT_CODE | LP_TEXT_STEM | LP_TEXT_STOPWORDS};
 }
 
@@ -340,6 +342,7 @@ typedef struct trainer {
     uint32_t dim, rows;
     float *V, *M, *S2, *G; /* table, Adam moments, gradient accumulator */
     uint32_t vocab;        /* rows below this have a learned pooling weight */
+    uint32_t drop_threshold; /* feature dropout: dropped when a 32-bit hash is below this */
     float *W, *WM, *WS, *WG; /* per-row pooling weights (vocab rows), Adam moments, gradient */
     uint32_t *touched_at;  /* step + 1 when the row was last touched */
     unsigned T;
@@ -357,6 +360,16 @@ typedef struct trainer {
     LP_VEC(uint32_t) touched[16];
 } trainer;
 
+/* The initial value of a row: uniform in +-sqrt(3/d) (unit expected norm), from a generator
+ * seeded by (seed, row), so it can be regenerated for the decay toward it. */
+static void init_row(const trainer *tr, uint32_t row, float *out)
+{
+    uint64_t s = tr->o->seed ^ ((uint64_t)row * 0xA24BAED4963EE407ull);
+    float r = (float)sqrt(3.0 / tr->dim);
+    for (uint32_t j = 0; j < tr->dim; j++)
+        out[j] = (float)((unit_rand(&s) * 2.0 - 1.0) * r);
+}
+
 static inline const uint32_t *text_range(const trainer *tr, uint32_t t, uint64_t *a, uint64_t *b)
 {
     uint32_t pair = tr->batch[t % tr->B];
@@ -364,6 +377,20 @@ static inline const uint32_t *text_range(const trainer *tr, uint32_t t, uint64_t
     *a = tr->c->off[text];
     *b = tr->c->off[text + 1];
     return tr->c->row;
+}
+
+/* Feature dropout: a deterministic coin per (seed, step, feature) so the forward and the
+ * backward pass drop the same features. */
+static inline bool dropped(const trainer *tr, uint64_t f)
+{
+    if (tr->drop_threshold == 0)
+        return false;
+    uint64_t z = tr->o->seed * 0x9E3779B97F4A7C15ull ^ (tr->step + 1) * 0xBF58476D1CE4E5B9ull ^
+                 f * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    z *= 0xD6E8FEB86659FD93ull;
+    z ^= z >> 32;
+    return (uint32_t)z < tr->drop_threshold;
 }
 
 /* A vocabulary token's weight is learned (W); an n-gram's share is fixed. */
@@ -383,7 +410,8 @@ static void ph_forward(void *ctx, unsigned k, unsigned T)
         uint64_t a, b;
         text_range(tr, t, &a, &b);
         for (uint64_t f = a; f < b; f++)
-            axpy(e, feat_w(tr, f), tr->V + (size_t)tr->c->row[f] * d, d);
+            if (!dropped(tr, f))
+                axpy(e, feat_w(tr, f), tr->V + (size_t)tr->c->row[f] * d, d);
         double s = dot8(e, e, d);
         if (s < 1e-20) {
             tr->inv[t] = 0.0f;
@@ -496,7 +524,7 @@ static void ph_update(void *ctx, unsigned k, unsigned T)
         text_range(tr, t, &a, &b);
         for (uint64_t f = a; f < b; f++) {
             uint32_t r = tr->c->row[f];
-            if (r % T != k)
+            if (r % T != k || dropped(tr, f))
                 continue;
             if (tr->touched_at[r] != mark) {
                 tr->touched_at[r] = mark;
@@ -514,9 +542,16 @@ static void ph_update(void *ctx, unsigned k, unsigned T)
     double t1 = (double)tr->step + 1;
     float c1 = (float)(1.0 / (1.0 - pow(b1, t1))), c2 = (float)(1.0 / (1.0 - pow(b2, t1)));
     float lr = tr->lr;
+    float decay = (float)tr->o->anchor; /* decoupled decay toward the initial row */
+    float *init = decay > 0 ? lp_xmalloc(sizeof(float) * d) : NULL;
     for (size_t i = 0; i < tr->touched[k].len; i++) {
         size_t base = (size_t)tr->touched[k].items[i] * d;
         float *V = tr->V + base, *M = tr->M + base, *S2 = tr->S2 + base, *G = tr->G + base;
+        if (init) {
+            init_row(tr, tr->touched[k].items[i], init);
+            for (uint32_t j = 0; j < d; j++)
+                V[j] -= lr * decay * (V[j] - init[j]);
+        }
         for (uint32_t j = 0; j < d; j++) {
             float g = G[j];
             M[j] = b1 * M[j] + (1 - b1) * g;
@@ -532,6 +567,7 @@ static void ph_update(void *ctx, unsigned k, unsigned T)
             tr->W[r] = w < 0.0f ? 0.0f : w;
         }
     }
+    free(init);
 }
 
 /* Batches: a seeded shuffle, grouped by language, cut into batches, batch order shuffled. */
@@ -646,15 +682,15 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *o, lp_buf *mo
     tr.G = lp_xmalloc(cells * sizeof(float));
     tr.touched_at = lp_xcalloc(tr.rows, sizeof(uint32_t));
     tr.vocab = v.n;
+    tr.drop_threshold = (uint32_t)(o->dropout * 4294967295.0);
     tr.W = lp_xmalloc(sizeof(float) * v.n);
     memcpy(tr.W, v.weights, sizeof(float) * v.n);
     tr.WM = lp_xcalloc(v.n, sizeof(float));
     tr.WS = lp_xcalloc(v.n, sizeof(float));
     tr.WG = lp_xcalloc(v.n, sizeof(float));
     uint64_t rng = o->seed;
-    float r = (float)sqrt(3.0 / tr.dim);
-    for (size_t i = 0; i < cells; i++)
-        tr.V[i] = (float)((unit_rand(&rng) * 2.0 - 1.0) * r);
+    for (uint32_t row = 0; row < tr.rows; row++)
+        init_row(&tr, row, tr.V + (size_t)row * tr.dim);
     uint32_t Bmax = o->batch + o->batch / 4 + 1;
     tr.E = lp_xmalloc(sizeof(float) * 2 * Bmax * tr.dim);
     tr.gE = lp_xmalloc(sizeof(float) * 2 * Bmax * tr.dim);

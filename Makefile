@@ -209,6 +209,11 @@ install: $(B)/loupe
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(B)/loupe $(DESTDIR)$(PREFIX)/bin/loupe
 
+# The dense channel's benchmark (bench/embed.sh writes bench/RESULTS-embed.md).
+$(B)/embed-bench: bench/embed_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB)
+	@echo "LD[bench] $@"
+	@$(CC) $(REL_CFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS_ALL) -o $@
+
 model: $(B)/loupe-train
 	@tools/train/make-model.sh $(B)/loupe-train
 

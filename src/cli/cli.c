@@ -4,11 +4,12 @@
 #include "cli/cli.h"
 
 #include "cli/cli_int.h"
+#include "embed/embed.h"
 
 #include <unistd.h>
 
 extern const lp_cli_cmd lp_cmd_version, lp_cmd_index, lp_cmd_sync, lp_cmd_reindex,
-    lp_cmd_status, lp_cmd_list, lp_cmd_clear, lp_cmd_read, lp_cmd_search;
+    lp_cmd_status, lp_cmd_list, lp_cmd_clear, lp_cmd_read, lp_cmd_search, lp_cmd_embed;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -21,6 +22,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_search,
     &lp_cmd_read,
     &lp_cmd_version,
+    &lp_cmd_embed,
 };
 
 int lp_cli_exit_code(lp_status s)
@@ -120,6 +122,7 @@ static int usage(FILE *out)
 int lp_cli_main(int argc, char **argv)
 {
     lp_log_init_from_env();
+    lp_embed_register_fingerprint(); /* the model's identity enters the fingerprint */
     if (argc < 2)
         return usage(stderr);
     const char *name = argv[1];

@@ -12,6 +12,8 @@
  */
 #include "index/index_int.h"
 
+#include "embed/embed.h"
+
 #include <pthread.h>
 #include <unistd.h>
 
@@ -107,6 +109,7 @@ typedef struct result {
     lp_buf content;      /* RES_NEW */
     lp_arena arena;      /* RES_NEW: parse output */
     lp_parse_result pr;  /* RES_NEW */
+    lp_buf vecs;         /* RES_NEW: one stored vector per chunk (empty without a model) */
     struct result *next; /* queue link */
 } result;
 
@@ -117,6 +120,7 @@ typedef struct build {
     work_item *items;
     size_t nitems;
     const blob_map *known;
+    const lp_embed_model *model; /* NULL: no dense vectors */
 
     pthread_mutex_t mu;
     pthread_cond_t can_push, can_pop;
@@ -136,11 +140,18 @@ static void result_free(result *r)
     if (!r)
         return;
     lp_buf_release(&r->content);
+    lp_buf_release(&r->vecs);
     lp_arena_release(&r->arena);
     free(r);
 }
 
-static void process_item(build *b, size_t idx, result *r)
+/* Per-worker embedding state: embedding runs here, in parallel, not in the writer. */
+typedef struct worker_embed {
+    lp_embedder *em;
+    lp_buf scratch;
+} worker_embed;
+
+static void process_item(build *b, size_t idx, result *r, worker_embed *we)
 {
     const work_item *it = &b->items[idx];
     lp_error err;
@@ -187,11 +198,15 @@ static void process_item(build *b, size_t idx, result *r)
             r->pr.lang = LP_LANG_TEXT;
         }
     }
+    if (we->em)
+        lp_embed_chunks(we->em, &r->pr, lp_buf_str(&r->content), &we->scratch, &r->vecs);
 }
 
 static void *worker_main(void *arg)
 {
     build *b = arg;
+    worker_embed we = {b->model ? lp_embedder_new(b->model) : NULL, {0}};
+    lp_buf_init(&we.scratch, 0);
     for (;;) {
         pthread_mutex_lock(&b->mu);
         if (b->stop || b->next_item >= b->nitems) {
@@ -205,8 +220,9 @@ static void *worker_main(void *arg)
 
         result *r = lp_xcalloc(1, sizeof *r);
         lp_buf_init(&r->content, 0);
+        lp_buf_init(&r->vecs, 0);
         lp_arena_init(&r->arena, 0);
-        process_item(b, idx, r);
+        process_item(b, idx, r, &we);
 
         pthread_mutex_lock(&b->mu);
         while (!b->stop && (b->queued >= QUEUE_MAX_ITEMS ||
@@ -227,6 +243,8 @@ static void *worker_main(void *arg)
         pthread_cond_signal(&b->can_pop);
         pthread_mutex_unlock(&b->mu);
     }
+    lp_embedder_free(we.em);
+    lp_buf_release(&we.scratch);
     lp_lang_thread_release();
     return NULL;
 }
@@ -349,8 +367,11 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     if (r->kind == RES_NEW) {
         bid = blob_map_get(&w->fresh, r->hash, (uint32_t)r->lang);
         if (!bid) {
+            uint32_t dim = b->model ? lp_embed_model_dim(b->model) : 0;
+            bool have = dim && r->vecs.len == r->pr.nchunks * LP_EMBED_VEC_BYTES(dim);
             lp_status rc = lp_evidence_insert(w->st, r->hash, r->lang, lp_buf_str(&r->content),
-                                              &r->pr, &bid, err);
+                                              &r->pr, have ? (const uint8_t *)r->vecs.ptr : NULL,
+                                              dim, &bid, err);
             if (rc) {
                 lp_error_prefix(err, "%s", e->path);
                 return rc;
@@ -610,6 +631,9 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     if ((rc = lp_store_exec(st, "BEGIN IMMEDIATE", err)))
         goto done;
     in_txn = true;
+    /* Databases made before the vectors table existed get it here (same transaction). */
+    if ((rc = lp_embed_store_ensure(st, err)))
+        goto done;
     w = (writer){.st = st, .opts = opts, .rep = rep, .lease = lease, .start_ns = t0};
     report_progress(&w, "scanning", 0, 0, 0, 0, true);
 
@@ -681,6 +705,16 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     b.items = items.items;
     b.nitems = items.len;
     b.known = &known;
+    {
+        /* The dense channel's vectors: only when the model is the one in the fingerprint
+         * (lp_embed_register_fingerprint at start-up). Without a model, no vectors. */
+        lp_error merr = {0};
+        const char *id = lp_embed_default_identity();
+        if (id && lp_embed_default(&b.model, &merr) != LP_OK) {
+            lp_log(LP_LOG_WARN, "embed.model_unavailable", "error=\"%s\"", merr.msg);
+            b.model = NULL;
+        }
+    }
     unsigned want = worker_count(opts);
     if (want > items.len)
         want = items.len ? (unsigned)items.len : 0;

@@ -6,6 +6,8 @@
  */
 #include "index/index_int.h"
 
+#include "embed/embed.h"
+
 static const char SQL_BLOB_INSERT[] =
     "INSERT INTO blobs(hash, lang, size, lines, flags, nsymbols, nchunks)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -80,7 +82,8 @@ static lp_status step_done(lp_store *st, sqlite3_stmt *s, const char *what, lp_e
 }
 
 lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str content,
-                             const lp_parse_result *pr, int64_t *bid_out, lp_error *err)
+                             const lp_parse_result *pr, const uint8_t *vecs, uint32_t dim,
+                             int64_t *bid_out, lp_error *err)
 {
     sqlite3_stmt *s;
     lp_status rc;
@@ -168,6 +171,9 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
     lp_buf_release(&name);
     lp_buf_release(&crumbs);
     lp_buf_release(&doc);
+    /* Dense vectors (embedded by the worker that parsed the file). */
+    if (!rc && vecs && dim)
+        rc = lp_embed_store_insert(st, bid, vecs, pr->nchunks, dim, err);
     return rc;
 }
 
@@ -222,6 +228,8 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
     } else {
         sqlite3_reset(s);
     }
+    if (!rc)
+        rc = lp_embed_store_delete(st, bid, err);
     if (rc)
         goto done;
     static const char *const deletes[] = {
@@ -247,6 +255,7 @@ lp_status lp_evidence_reset_all(lp_store *st, lp_error *err)
     return lp_store_exec(st,
                          "DELETE FROM files; DELETE FROM skipped; DELETE FROM chunks;"
                          "DELETE FROM symbols; DELETE FROM contents; DELETE FROM blobs;"
+                         "DELETE FROM vectors;"
                          "INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all');",
                          err);
 }

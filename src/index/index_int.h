@@ -9,9 +9,11 @@
 
 /* evidence.c: content-keyed evidence rows (blobs, contents, symbols, chunks, FTS). */
 
-/* Insert the evidence of one new blob; *bid_out is its id. */
+/* Insert the evidence of one new blob; *bid_out is its id. vecs (may be NULL: no model)
+ * holds pr->nchunks stored vectors of dimension dim, made by a worker (lp_embed_chunks). */
 lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str content,
-                             const lp_parse_result *pr, int64_t *bid_out, lp_error *err);
+                             const lp_parse_result *pr, const uint8_t *vecs, uint32_t dim,
+                             int64_t *bid_out, lp_error *err);
 /* Remove blob bid and everything keyed by it. The contentless FTS index needs the original
  * column values to delete, so the stored content is parsed again (deterministic for one
  * fingerprint). */

@@ -39,6 +39,10 @@ static const char *const schema_v1 =
     "  start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,"
     "  start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL);"
     "CREATE INDEX chunks_bid ON chunks(bid, ord);"
+    /* Dense vectors of chunks (src/embed), keyed like chunks; LP_EMBED_VEC_BYTES(dim) bytes
+     * each. Which model made them is in the publication fingerprint. */
+    "CREATE TABLE vectors(bid INTEGER NOT NULL, ord INTEGER NOT NULL, v BLOB NOT NULL,"
+    "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"
     "CREATE VIRTUAL TABLE chunk_fts USING fts5(name, crumbs, doc, body, content='',"
     "  tokenize='unicode61 remove_diacritics 2');"
     /* The current generation: path -> blob, with the stat data for stat-first sync. */

@@ -392,3 +392,104 @@ T_TEST(embed_default_model)
     T_CHECK_MSG(ab > ac, "network query: socket code %f, mean code %f", ab, ac);
 done:;
 }
+
+/* Stored vectors through a real store: insert, dense index per publication (cached, rebuilt
+ * for a new publication), deletion with the blob, and lp_dense_search end to end. */
+T_TEST(embed_store_vectors_and_dense_index)
+{
+    lp_error err = {0};
+    lp_store *st = NULL;
+    const lp_dense_index *ix = NULL, *ix2 = NULL;
+    lp_buf home, root;
+    lp_buf_init(&home, 0);
+    lp_buf_init(&root, 0);
+    lp_buf_printf(&home, "%s/state", t->tmpdir);
+    lp_buf_printf(&root, "%s/repo", t->tmpdir);
+    char *old_home = getenv("LOUPE_HOME") ? lp_xstrdup(getenv("LOUPE_HOME")) : NULL;
+    setenv("LOUPE_HOME", home.ptr, 1);
+    T_CHECK(lp_t_sh("mkdir -p %s", root.ptr) == 0);
+    T_CHECK_OK(lp_store_open(root.ptr, LP_STORE_WRITE, &st, &err), &err);
+    T_CHECK_OK(lp_embed_store_ensure(st, &err), &err); /* idempotent with the schema's table */
+    /* Two blobs' chunks: blob 1 has chunks 0..2, blob 2 has chunk 0. */
+    T_CHECK_OK(lp_store_exec(st,
+                             "INSERT INTO chunks(bid, ord, owner, kind, start_line, end_line,"
+                             " start_byte, end_byte) VALUES(1,0,-1,3,1,2,0,1),(1,1,-1,3,3,4,0,1),"
+                             "(1,2,-1,3,5,6,0,1),(2,0,-1,3,1,2,0,1)",
+                             &err),
+               &err);
+    uint32_t dim = 32;
+    size_t stride = LP_EMBED_VEC_BYTES(dim);
+    uint8_t vecs[4 * LP_EMBED_VEC_BYTES(32)];
+    float v[32];
+    for (int c = 0; c < 4; c++) {
+        for (uint32_t j = 0; j < dim; j++)
+            v[j] = (float)((j == (uint32_t)c) ? 1.0 : 0.01 * j);
+        lp_embed_quantize(v, dim, vecs + (size_t)c * stride);
+    }
+    memset(vecs + 2 * stride, 0, stride); /* chunk (1,2) has no vector: not stored */
+    T_CHECK_OK(lp_embed_store_insert(st, 1, vecs, 3, dim, &err), &err);
+    T_CHECK_OK(lp_embed_store_insert(st, 2, vecs + 3 * stride, 1, dim, &err), &err);
+    sqlite3_stmt *s = NULL;
+    T_CHECK(sqlite3_prepare_v2(lp_store_db(st), "SELECT count(*) FROM vectors", -1, &s, NULL) ==
+            SQLITE_OK);
+    T_CHECK(sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 3);
+    sqlite3_finalize(s);
+    s = NULL;
+    /* The dense index needs the default model's dimension; only check it when it matches. */
+    const lp_embed_model *m = NULL;
+    if (lp_embed_default(&m, &err) == LP_OK && lp_embed_model_dim(m) == dim) {
+        T_CHECK_OK(lp_dense_index_get(st, 7, &ix, &err), &err);
+        T_CHECK_INT(ix->n, 3);
+    }
+    /* Deleting a blob's vectors. */
+    T_CHECK_OK(lp_embed_store_delete(st, 1, &err), &err);
+    T_CHECK(sqlite3_prepare_v2(lp_store_db(st), "SELECT count(*) FROM vectors", -1, &s, NULL) ==
+            SQLITE_OK);
+    T_CHECK(sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1);
+    sqlite3_finalize(s);
+    s = NULL;
+    if (m) {
+        /* With the real model: vectors made by it are found by lp_dense_search, best first,
+         * and a second publication id gets a fresh (not stale cached) index. */
+        uint32_t md = lp_embed_model_dim(m);
+        size_t ms = LP_EMBED_VEC_BYTES(md);
+        uint8_t *mv = lp_xmalloc(ms * 3);
+        lp_embedder *e = lp_embedder_new(m);
+        lp_embed_text_q(e, LP_STR("func dialTCP(addr string) net.Conn { return net.Dial(addr) }"), mv);
+        lp_embed_text_q(e, LP_STR("def mean(values): return sum(values) / len(values)"), mv + ms);
+        lp_embed_text_q(e, LP_STR("class HtmlTemplate: def render(self, context): ..."), mv + 2 * ms);
+        lp_embedder_free(e);
+        T_CHECK_OK(lp_store_exec(st, "DELETE FROM vectors", &err), &err);
+        T_CHECK_OK(lp_embed_store_insert(st, 1, mv, 3, md, &err), &err);
+        free(mv);
+        T_CHECK_OK(lp_dense_index_get(st, 8, &ix2, &err), &err);
+        T_CHECK_INT(ix2->n, 3);
+        T_CHECK_INT(ix2->cids[0], 1);
+        lp_dense_hit hits[5];
+        size_t n = 0;
+        T_CHECK_OK(lp_dense_search(st, 8, LP_STR("compute the average of a list of numbers"), 5,
+                                   hits, &n, &err),
+                   &err);
+        T_CHECK_INT(n, 3);
+        T_CHECK_MSG(hits[0].cid == 2, "best chunk %lld", (long long)hits[0].cid);
+        T_CHECK(hits[0].score >= hits[1].score && hits[1].score >= hits[2].score);
+        /* A query with no known token: no hits, no error. */
+        T_CHECK_OK(lp_dense_search(st, 8, LP_STR(" ;;; "), 5, hits, &n, &err), &err);
+        T_CHECK_INT(n, 0);
+    }
+done:
+    if (s)
+        sqlite3_finalize(s);
+    lp_dense_index_release(ix);
+    lp_dense_index_release(ix2);
+    lp_dense_cache_clear();
+    lp_store_close(st);
+    if (old_home) {
+        setenv("LOUPE_HOME", old_home, 1);
+        free(old_home);
+    } else {
+        unsetenv("LOUPE_HOME");
+    }
+    lp_buf_release(&home);
+    lp_buf_release(&root);
+}

@@ -399,6 +399,7 @@ T_TEST(embed_store_vectors_and_dense_index)
 {
     lp_error err = {0};
     lp_store *st = NULL;
+    sqlite3_stmt *s = NULL;
     const lp_dense_index *ix = NULL, *ix2 = NULL;
     lp_buf home, root;
     lp_buf_init(&home, 0);
@@ -429,7 +430,6 @@ T_TEST(embed_store_vectors_and_dense_index)
     memset(vecs + 2 * stride, 0, stride); /* chunk (1,2) has no vector: not stored */
     T_CHECK_OK(lp_embed_store_insert(st, 1, vecs, 3, dim, &err), &err);
     T_CHECK_OK(lp_embed_store_insert(st, 2, vecs + 3 * stride, 1, dim, &err), &err);
-    sqlite3_stmt *s = NULL;
     T_CHECK(sqlite3_prepare_v2(lp_store_db(st), "SELECT count(*) FROM vectors", -1, &s, NULL) ==
             SQLITE_OK);
     T_CHECK(sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 3);

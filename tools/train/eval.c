@@ -39,7 +39,8 @@ static eval_set pick(const lp_pairs *pairs, uint32_t lang, uint32_t max)
             continue;
         lp_vec_push(&v, ((hp){lp_hash64_seeded(x->code, x->code_len, lang), x}));
     }
-    qsort(v.items, v.len, sizeof *v.items, hp_cmp);
+    if (v.len)
+        qsort(v.items, v.len, sizeof *v.items, hp_cmp);
     eval_set s = {NULL, LP_MIN(v.len, (size_t)max)};
     s.p = lp_xmalloc(sizeof *s.p * (s.n ? s.n : 1));
     for (size_t i = 0; i < s.n; i++)
@@ -134,7 +135,8 @@ static void bm25_scores(const eval_set *s, unsigned tok_options, float *scores)
     for (size_t d = 0; d < n; d++) {
         tok_collect c = {&m, true, {0}};
         lp_text_tokenize(tk, lp_str_n(s->p[d]->code, s->p[d]->code_len), collect_tok, &c);
-        qsort(c.ids.items, c.ids.len, sizeof(uint32_t), u32_cmp);
+        if (c.ids.len)
+            qsort(c.ids.items, c.ids.len, sizeof(uint32_t), u32_cmp);
         terms[d] = c.ids.items;
         nterms[d] = c.ids.len;
         avgdl += (double)c.ids.len;
@@ -149,7 +151,8 @@ static void bm25_scores(const eval_set *s, unsigned tok_options, float *scores)
     for (size_t q = 0; q < n; q++) {
         tok_collect c = {&m, false, {0}};
         lp_text_tokenize(tk, lp_str_n(s->p[q]->desc, s->p[q]->desc_len), collect_tok, &c);
-        qsort(c.ids.items, c.ids.len, sizeof(uint32_t), u32_cmp);
+        if (c.ids.len)
+            qsort(c.ids.items, c.ids.len, sizeof(uint32_t), u32_cmp);
         for (size_t d = 0; d < n; d++) {
             double sc = 0;
             for (size_t i = 0; i < c.ids.len; i++) {

@@ -217,7 +217,8 @@ static void vocab_build(const lp_pairs *pairs, const lp_train_opts *o, vocab *v)
     lp_text_tokenizer_free(tk);
     for (size_t i = 0; i < v->map.toks.len; i++)
         v->total += v->map.toks.items[i].count;
-    qsort(v->map.toks.items, v->map.toks.len, sizeof(vtok), vtok_cmp);
+    if (v->map.toks.len)
+        qsort(v->map.toks.items, v->map.toks.len, sizeof(vtok), vtok_cmp);
     size_t keep = 0;
     while (keep < v->map.toks.len && keep < o->vocab_max &&
            v->map.toks.items[keep].count >= o->min_count)

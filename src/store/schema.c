@@ -40,7 +40,7 @@ static const char *const schema_v1 =
     "  start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL);"
     "CREATE INDEX chunks_bid ON chunks(bid, ord);"
     "CREATE VIRTUAL TABLE chunk_fts USING fts5(name, crumbs, doc, body, content='',"
-    "  tokenize='unicode61 remove_diacritics 2');"
+    "  tokenize='loupe stem');"
     /* The current generation: path -> blob, with the stat data for stat-first sync. */
     "CREATE TABLE files(fid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
     "  bid INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,"

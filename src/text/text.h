@@ -159,4 +159,11 @@ size_t lp_text_edit_distance(lp_str a, lp_str b, size_t max);
  * kept. Returns the number of trigrams (len - 2, or 0), writing at most cap. */
 size_t lp_text_trigrams(lp_str term, uint32_t *out, size_t cap);
 
+/* ------------------------------------------------------------------------------------------
+ * SQLite FTS5: register the "loupe" tokenizer on a connection (call once per connection,
+ * before touching an FTS5 table that uses it). Options: tokenize='loupe' or 'loupe stem'
+ * (stemmed forms colocated with the literal ones). Returns an SQLite result code. */
+struct sqlite3;
+int lp_text_fts5_register(struct sqlite3 *db);
+
 #endif

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 extern const lp_cli_cmd lp_cmd_version, lp_cmd_index, lp_cmd_sync, lp_cmd_reindex,
-    lp_cmd_status, lp_cmd_list, lp_cmd_clear, lp_cmd_read, lp_cmd_search;
+    lp_cmd_status, lp_cmd_list, lp_cmd_clear, lp_cmd_read, lp_cmd_search, lp_cmd_outline, lp_cmd_symbol;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -20,6 +20,8 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_clear,
     &lp_cmd_search,
     &lp_cmd_read,
+    &lp_cmd_outline,
+    &lp_cmd_symbol,
     &lp_cmd_version,
 };
 

@@ -110,9 +110,8 @@ static void print_text(const scan_run *r, bool hash, bool list)
             printf("skip\t%s\t%s\n", lp_skip_reason_name(r->res.skipped[i].reason),
                    r->res.skipped[i].path);
     }
-    printf("root: %s\nfiles: %zu\nbytes: %llu\ndirs: %llu\nskipped:", r->root,
-           r->res.nentries, (unsigned long long)r->res.bytes,
-           (unsigned long long)r->res.dirs_walked);
+    printf("root: %s\nfiles: %zu\nbytes: %llu\ndirs: %llu\nskipped:", r->root, r->res.nentries,
+           (unsigned long long)r->res.bytes, (unsigned long long)r->res.dirs_walked);
     for (int k = 1; k < LP_SKIP_COUNT; k++)
         printf(" %s=%llu", lp_skip_reason_name((lp_skip_reason)k),
                (unsigned long long)r->res.skip_counts[k]);
@@ -122,9 +121,37 @@ static void print_text(const scan_run *r, bool hash, bool list)
         lp_hash128_hex(r->merkle, hex);
         printf("hashed_files: %llu\nhashed_bytes: %llu\nhash_ms: %.2f\nmb_per_s: %.1f\n"
                "merkle: %s\n",
-               (unsigned long long)r->hashed_files, (unsigned long long)r->hashed_bytes,
-               r->hash_ms, mb_per_s(r), hex);
+               (unsigned long long)r->hashed_files, (unsigned long long)r->hashed_bytes, r->hash_ms,
+               mb_per_s(r), hex);
     }
+}
+
+/* File names are bytes; JSON strings are UTF-8. A name that is not valid UTF-8 is shown
+ * with its bytes >= 0x80 written as \xNN (this is a debug listing, not an identity). */
+static json_t *jpath(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x80)
+            lp_buf_putc(&b, (char)*p);
+        else
+            lp_buf_printf(&b, "\\x%02x", *p);
+    }
+    j = json_string(b.ptr);
+    lp_buf_release(&b);
+    return j;
+}
+
+static json_t *skip_json(const char *path, lp_skip_reason r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "path", jpath(path));
+    json_object_set_new(o, "reason", json_string(lp_skip_reason_name(r)));
+    return o;
 }
 
 static json_t *list_json(const scan_run *r)
@@ -134,20 +161,22 @@ static json_t *list_json(const scan_run *r)
         const lp_scan_entry *e = &r->res.entries[i];
         lp_skip_reason s = r->read_skip ? r->read_skip[i] : LP_SKIP_NONE;
         if (s != LP_SKIP_NONE) {
-            json_array_append_new(skipped, json_pack("{s:s, s:s}", "path", e->path, "reason",
-                                                     lp_skip_reason_name(s)));
+            json_array_append_new(skipped, skip_json(e->path, s));
             continue;
         }
-        json_t *f = json_pack("{s:s, s:I}", "path", e->path, "size", (json_int_t)e->size);
+        json_t *f = json_object();
+        json_object_set_new(f, "path", jpath(e->path));
+        json_object_set_new(f, "size", json_integer((json_int_t)e->size));
         if (e->target)
-            json_object_set_new(f, "target", json_string(e->target));
+            json_object_set_new(f, "target", jpath(e->target));
         json_array_append_new(files, f);
     }
     for (size_t i = 0; i < r->res.nskipped; i++)
-        json_array_append_new(skipped,
-                              json_pack("{s:s, s:s}", "path", r->res.skipped[i].path, "reason",
-                                        lp_skip_reason_name(r->res.skipped[i].reason)));
-    return json_pack("{s:o, s:o}", "entries", files, "skipped", skipped);
+        json_array_append_new(skipped, skip_json(r->res.skipped[i].path, r->res.skipped[i].reason));
+    json_t *o = json_object();
+    json_object_set_new(o, "entries", files);
+    json_object_set_new(o, "skipped", skipped);
+    return o;
 }
 
 static void print_json(const scan_run *r, bool hash, bool list)
@@ -156,10 +185,13 @@ static void print_json(const scan_run *r, bool hash, bool list)
     for (int k = 1; k < LP_SKIP_COUNT; k++)
         json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)k),
                             json_integer((json_int_t)r->res.skip_counts[k]));
-    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:o, s:f}", "root", r->root, "files",
-                          (json_int_t)r->res.nentries, "bytes", (json_int_t)r->res.bytes,
-                          "dirs", (json_int_t)r->res.dirs_walked, "skip_counts", skips, "walk_ms",
-                          r->walk_ms);
+    json_t *o = json_object();
+    json_object_set_new(o, "root", jpath(r->root));
+    json_object_set_new(o, "files", json_integer((json_int_t)r->res.nentries));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)r->res.bytes));
+    json_object_set_new(o, "dirs", json_integer((json_int_t)r->res.dirs_walked));
+    json_object_set_new(o, "skip_counts", skips);
+    json_object_set_new(o, "walk_ms", json_real(r->walk_ms));
     if (hash) {
         char hex[LP_HASH_HEX];
         lp_hash128_hex(r->merkle, hex);

@@ -409,8 +409,7 @@ static void push_by_path(lp_ignore *ig, const char *rel, size_t len)
     int fd = -1;
     if (!path.err)
         fd = open(path.ptr, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    lp_ignore_push(ig, (lp_str){rel, len}, fd,
-                   LP_IGN_HAVE_GITIGNORE | LP_IGN_HAVE_LOUPEIGNORE);
+    lp_ignore_push(ig, (lp_str){rel, len}, fd, LP_IGN_HAVE_GITIGNORE | LP_IGN_HAVE_LOUPEIGNORE);
     if (fd >= 0)
         close(fd);
     lp_buf_release(&path);
@@ -567,8 +566,8 @@ static void load_repo_rules(lp_ignore *ig)
         lp_buf_puts(&path, "/.gitignore");
         ign_list *l = path.err ? NULL : load_rules_at(ig, AT_FDCWD, path.ptr);
         if (l) {
-            l->outer = lp_arena_printf(&ig->arena, "%.*s/", (int)(rootrel.len - cut),
-                                       rootrel.ptr + cut);
+            l->outer =
+                lp_arena_printf(&ig->arena, "%.*s/", (int)(rootrel.len - cut), rootrel.ptr + cut);
             l->outerlen = (uint32_t)strlen(l->outer);
             lp_vec_push(&ig->outer, l);
         }

@@ -80,8 +80,7 @@ static int cmp_folder(const void *a, const void *b)
     return strcmp(((const lp_merkle_folder *)a)->path, ((const lp_merkle_folder *)b)->path);
 }
 
-static lp_hash128 run(const char *const *paths, const lp_hash128 *hashes, size_t n,
-                      builder *bd)
+static lp_hash128 run(const char *const *paths, const lp_hash128 *hashes, size_t n, builder *bd)
 {
     pair *items = lp_xmalloc(lp_mul_size(n ? n : 1, sizeof(pair)));
     for (size_t i = 0; i < n; i++)

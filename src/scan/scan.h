@@ -18,7 +18,8 @@
  *   4. `.gitignore` files, deepest first (a folder's own .gitignore does not apply to the
  *      folder itself, as in git); when root is below the top of a git repository (root has
  *      no .git but an ancestor below $HOME has), the .gitignore files of the folders from
- *      that top down to root's parent apply too, after root's own;
+ *      that top down to root's parent apply too, after root's own (root itself is never
+ *      excluded: the caller chose it);
  *   5. `$GIT_DIR/info/exclude` of the repository (worktrees: of the common git folder).
  * A path inside an excluded folder is excluded (a file cannot be re-included below an
  * excluded parent folder). Matching is case-sensitive; .gitignore/.loupeignore files that
@@ -37,14 +38,14 @@
 /* Why a path is not indexed. Stored and reported: append only. */
 typedef enum lp_skip_reason {
     LP_SKIP_NONE = 0,
-    LP_SKIP_BINARY = 1,           /* NUL in the first 8 KiB */
-    LP_SKIP_TOO_LARGE = 2,        /* over max_file_bytes */
-    LP_SKIP_LIMIT_REACHED = 3,    /* past max_total_bytes for the publication */
-    LP_SKIP_UNREADABLE = 4,       /* permission or I/O error (file or folder) */
-    LP_SKIP_SYMLINK_OUTSIDE = 5,  /* symlink that leads out of the root (or dangling) */
-    LP_SKIP_SPECIAL = 6,          /* fifo, socket, device */
-    LP_SKIP_IGNORED = 7,          /* matched ignore rules (counted, not listed) */
-    LP_SKIP_SYMLINK_DIR = 8,      /* symlinked folder: not followed (cycles) */
+    LP_SKIP_BINARY = 1,          /* NUL in the first 8 KiB */
+    LP_SKIP_TOO_LARGE = 2,       /* over max_file_bytes */
+    LP_SKIP_LIMIT_REACHED = 3,   /* past max_total_bytes for the publication */
+    LP_SKIP_UNREADABLE = 4,      /* permission or I/O error (file or folder) */
+    LP_SKIP_SYMLINK_OUTSIDE = 5, /* symlink that leads out of the root (or dangling) */
+    LP_SKIP_SPECIAL = 6,         /* fifo, socket, device */
+    LP_SKIP_IGNORED = 7,         /* matched ignore rules (counted, not listed) */
+    LP_SKIP_SYMLINK_DIR = 8,     /* symlinked folder: not followed (cycles) */
     LP_SKIP_COUNT
 } lp_skip_reason;
 
@@ -81,14 +82,14 @@ typedef struct lp_scan_result {
                                that passed ignore rules and the size limit, sorted bytewise
                                by path */
     size_t nentries;
-    lp_scan_skip *skipped;  /* every skip except LP_SKIP_IGNORED, sorted bytewise by path */
+    lp_scan_skip *skipped; /* every skip except LP_SKIP_IGNORED, sorted bytewise by path */
     size_t nskipped;
     uint64_t skip_counts[LP_SKIP_COUNT]; /* includes ignored: one per ignored file or folder
                                             (the contents of an ignored folder are not
                                             walked, so not counted); the state folder
                                             counts as ignored */
-    uint64_t dirs_walked;   /* folders listed, the root included */
-    uint64_t bytes;         /* sum of entries[].size */
+    uint64_t dirs_walked;                /* folders listed, the root included */
+    uint64_t bytes;                      /* sum of entries[].size */
 } lp_scan_result;
 
 /* Refuse roots that are too broad to index: exactly "/", $HOME (compared after realpath)
@@ -107,8 +108,8 @@ lp_status lp_scan_check_root(const char *root, const char *state_dir, lp_error *
  * into the state folder is LP_SKIP_SYMLINK_OUTSIDE; a symlink to a folder inside the root
  * is LP_SKIP_SYMLINK_DIR and is not followed. Fifos, sockets and devices are
  * LP_SKIP_SPECIAL. Ignore rules see a symlink as a file (as git does); the ignore status
- * of a symlink's target is not consulted. Paths longer than LP_PATH_MAX are
- * LP_SKIP_UNREADABLE. */
+ * of a symlink's target is not consulted. A path longer than LP_PATH_MAX is counted as
+ * LP_SKIP_UNREADABLE (and logged) but not listed, since it does not fit a path. */
 lp_status lp_scan_walk(const char *root, const lp_scan_opts *opts, lp_arena *arena,
                        lp_scan_result *out, lp_error *err);
 

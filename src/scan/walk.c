@@ -28,7 +28,6 @@ typedef struct child {
     const char *name;
     size_t len;
     unsigned char type; /* DT_* (DT_UNKNOWN resolved with fstatat) */
-    uint64_t ino;
 } child;
 
 typedef struct walker {
@@ -53,8 +52,8 @@ typedef struct walker {
 const char *lp_skip_reason_name(lp_skip_reason r)
 {
     static const char *const names[LP_SKIP_COUNT] = {
-        "none",        "binary",  "too_large", "limit_reached", "unreadable",
-        "symlink_outside_root", "special", "ignored",   "symlink_dir",
+        "none",    "binary",  "too_large",   "limit_reached", "unreadable", "symlink_outside_root",
+        "special", "ignored", "symlink_dir",
     };
     return (unsigned)r < LP_SKIP_COUNT ? names[r] : "unknown";
 }
@@ -116,18 +115,18 @@ static int cmp_child(const void *pa, const void *pb)
     return ca - cb;
 }
 
-/* Read every entry of fd into the scratch arena. False when the listing failed (what was
- * read is still returned). */
-static bool list_folder(walker *w, int fd, child **out, size_t *n, unsigned *have)
+/* Read every entry of fd into the scratch arena. Returns 0, or the errno of a failed
+ * listing (what was read is still returned). */
+static int list_folder(walker *w, int fd, child **out, size_t *n, unsigned *have)
 {
     LP_VEC(child) kids = {0};
-    bool ok = true;
+    int failed = 0;
     for (;;) {
         ssize_t got = getdents64(fd, w->dents, DENTS_BUF);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) {
-            ok = got == 0;
+            failed = got < 0 ? errno : 0;
             break;
         }
         for (ssize_t off = 0; off < got;) {
@@ -136,7 +135,7 @@ static bool list_folder(walker *w, int fd, child **out, size_t *n, unsigned *hav
             const char *nm = d->d_name;
             if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
                 continue;
-            child c = {NULL, strlen(nm), d->d_type, (uint64_t)d->d_ino};
+            child c = {NULL, strlen(nm), d->d_type};
             c.name = lp_arena_strndup(&w->tmp, nm, c.len);
             if (c.type == DT_UNKNOWN) {
                 struct stat st;
@@ -157,7 +156,7 @@ static bool list_folder(walker *w, int fd, child **out, size_t *n, unsigned *hav
         memcpy(*out, kids.items, sizeof(child) * kids.len);
     lp_vec_free(&kids);
     qsort(*out, *n, sizeof(child), cmp_child);
-    return ok;
+    return failed;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -165,18 +164,18 @@ static bool list_folder(walker *w, int fd, child **out, size_t *n, unsigned *hav
 
 static void walk_folder(walker *w, int fd);
 
-static bool is_state_dir(walker *w, int parent, const child *c)
+/* Compared on the opened folder (d_ino from the listing is not reliable on every file
+ * system, e.g. overlayfs). */
+static bool is_state_dir(const walker *w, int fd)
 {
-    if (!w->have_state || c->ino != (uint64_t)w->state_ino)
-        return false;
     struct stat st;
-    return fstatat(parent, c->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-           st.st_dev == w->state_dev && st.st_ino == w->state_ino;
+    return w->have_state && fstat(fd, &st) == 0 && st.st_dev == w->state_dev &&
+           st.st_ino == w->state_ino;
 }
 
 static void visit_folder(walker *w, int parent, const child *c)
 {
-    if (lp_ignore_match(w->ig, (lp_str){w->path, w->plen}, true) || is_state_dir(w, parent, c)) {
+    if (lp_ignore_match(w->ig, (lp_str){w->path, w->plen}, true)) {
         add_skip(w, LP_SKIP_IGNORED);
         return;
     }
@@ -186,7 +185,10 @@ static void visit_folder(walker *w, int parent, const child *c)
             add_skip(w, errno == ELOOP ? LP_SKIP_SYMLINK_DIR : LP_SKIP_UNREADABLE);
         return;
     }
-    walk_folder(w, fd);
+    if (is_state_dir(w, fd))
+        add_skip(w, LP_SKIP_IGNORED);
+    else
+        walk_folder(w, fd);
     close(fd);
 }
 
@@ -203,8 +205,8 @@ static void visit_file(walker *w, int parent, const child *c)
         return;
     }
     if (!S_ISREG(st.st_mode)) /* changed type since the listing */
-        add_skip(w, S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) ? LP_SKIP_UNREADABLE
-                                                               : LP_SKIP_SPECIAL);
+        add_skip(w,
+                 S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) ? LP_SKIP_UNREADABLE : LP_SKIP_SPECIAL);
     else
         add_entry(w, &st, NULL, 0);
 }
@@ -230,8 +232,7 @@ static void visit_link(walker *w, const child *c)
         /* Dangling or looping links lead nowhere inside the root. */
         add_skip(w, e == EACCES ? LP_SKIP_UNREADABLE : LP_SKIP_SYMLINK_OUTSIDE);
     } else if (!lp_path_under((lp_str){w->root, w->rootlen}, lp_str_c(real), &rel) ||
-               (w->state_real && lp_path_under(lp_str_c(w->state_real), lp_str_c(real),
-                                               &unused))) {
+               (w->state_real && lp_path_under(lp_str_c(w->state_real), lp_str_c(real), &unused))) {
         add_skip(w, LP_SKIP_SYMLINK_OUTSIDE);
     } else if (stat(real, &st) != 0) {
         add_skip(w, LP_SKIP_SYMLINK_OUTSIDE);
@@ -251,8 +252,8 @@ static void visit(walker *w, int parent, const child *c)
     size_t saved = w->plen;
     size_t need = saved + (saved ? 1 : 0) + c->len;
     if (need > LP_PATH_MAX) {
-        lp_log(LP_LOG_WARN, "scan.path_too_long", "folder=\"%.*s\" name_bytes=%zu",
-               (int)saved, w->path, c->len);
+        lp_log(LP_LOG_WARN, "scan.path_too_long", "folder=\"%.*s\" name_bytes=%zu", (int)saved,
+               w->path, c->len);
         w->res->skip_counts[LP_SKIP_UNREADABLE]++;
         return;
     }
@@ -288,9 +289,10 @@ static void walk_folder(walker *w, int fd)
     size_t n;
     unsigned have = 0;
     w->res->dirs_walked++;
-    if (!list_folder(w, fd, &kids, &n, &have)) {
+    int e = list_folder(w, fd, &kids, &n, &have);
+    if (e) {
         lp_log(LP_LOG_WARN, "scan.folder_unreadable", "folder=\"%s\" error=\"%s\"", w->path,
-               strerror(errno));
+               strerror(e));
         add_skip(w, LP_SKIP_UNREADABLE);
     }
     lp_ignore_push(w->ig, (lp_str){w->path, w->plen}, fd, have);
@@ -369,14 +371,15 @@ lp_status lp_scan_walk(const char *root, const lp_scan_opts *opts, lp_arena *are
     fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        rc = lp_error_set(err, e == ENOENT ? LP_ENOENT : LP_EIO, "cannot open root %s: %s",
-                          root, strerror(e));
+        rc = lp_error_set(err, e == ENOENT ? LP_ENOENT : LP_EIO, "cannot open root %s: %s", root,
+                          strerror(e));
         goto done;
     }
     w->dents = lp_xmalloc(DENTS_BUF);
     w->ig = lp_ignore_new(root, opts->use_default_ignores);
     walk_folder(w, fd);
-    qsort(w->skips.items, w->skips.len, sizeof(lp_scan_skip), cmp_skip);
+    if (w->skips.len > 1)
+        qsort(w->skips.items, w->skips.len, sizeof(lp_scan_skip), cmp_skip);
     out->entries = copy_to_arena(arena, w->entries.items, w->entries.len, sizeof(lp_scan_entry));
     out->nentries = w->entries.len;
     out->skipped = copy_to_arena(arena, w->skips.items, w->skips.len, sizeof(lp_scan_skip));

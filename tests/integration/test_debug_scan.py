@@ -39,6 +39,15 @@ def test_debug_scan_reports_files_and_skips(ctx):
     assert again["files"] == 4 and again["dirs"] == 2, again
 
 
+def test_debug_scan_json_survives_non_utf8_names(ctx):
+    root = ctx.path("bytes")
+    os.makedirs(root)
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "wb") as f:
+        f.write(b"latin-1 name\n")
+    j = ctx.ok("debug-scan", root, "--json", "--list").json()
+    assert [e["path"] for e in j["entries"]] == ["caf\\xe9.txt"], j
+
+
 def test_debug_scan_text_output_and_no_defaults(ctx):
     root = _fixture(ctx)
     r = ctx.ok("debug-scan", root, "--no-default-ignores")

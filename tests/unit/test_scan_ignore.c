@@ -17,48 +17,47 @@ typedef struct ign_case {
     bool ignored; /* what git says (checked against git at run time) */
 } ign_case;
 
-static const char root_gitignore[] =
-    "# a comment line\n"
-    "\\#hash.txt\n"
-    "\\!bang.txt\n"
-    "*.log\n"
-    "!keep.log\n"
-    "/rootonly.txt\n"
-    "build/\n"
-    "doc/*.pdf\n"
-    "**/deep/target.txt\n"
-    "logs/**\n"
-    "!logs/important/\n"
-    "a/**/z.txt\n"
-    "trail1.txt   \n"
-    "trail2.txt\\ \n"
-    "[abc]x.c\n"
-    "[!0-9]y.c\n"
-    "[a-c][[:digit:]]w.c\n"
-    "?q.md\n"
-    "excluded_dir/\n"
-    "!excluded_dir/reinc.txt\n"
-    "star*/\n"
-    "*.tmp\n"
-    "nested/override.txt\n"
-    "dironly/\n"
-    "**/cache/\n"
-    "\\*lit.txt\n"
-    "crlf.txt\r\n"
-    "!keep.excl\n"
-    "foo**bar\n"
-    "mid/*/end.txt\n"
-    "nested/anch.txt\n"
-    "nested/*/deep2.txt\n"
-    "/rootdir/\n"
-    "last-wins.txt\n"
-    "!last-wins.txt\n"
-    "flip.txt\n"
-    "!flip.txt\n"
-    "flip.txt\n"
-    "inseg/a**b\n"
-    "q/x**/y.txt\n"
-    "no-newline-at-end.md";
+static const char root_gitignore[] = "# a comment line\n"
+                                     "\\#hash.txt\n"
+                                     "\\!bang.txt\n"
+                                     "*.log\n"
+                                     "!keep.log\n"
+                                     "/rootonly.txt\n"
+                                     "build/\n"
+                                     "doc/*.pdf\n"
+                                     "**/deep/target.txt\n"
+                                     "logs/**\n"
+                                     "!logs/important/\n"
+                                     "a/**/z.txt\n"
+                                     "trail1.txt   \n"
+                                     "trail2.txt\\ \n"
+                                     "[abc]x.c\n"
+                                     "[!0-9]y.c\n"
+                                     "[a-c][[:digit:]]w.c\n"
+                                     "?q.md\n"
+                                     "excluded_dir/\n"
+                                     "!excluded_dir/reinc.txt\n"
+                                     "star*/\n"
+                                     "*.tmp\n"
+                                     "nested/override.txt\n"
+                                     "dironly/\n"
+                                     "**/cache/\n"
+                                     "\\*lit.txt\n"
+                                     "crlf.txt\r\n"
+                                     "!keep.excl\n"
+                                     "foo**bar\n"
+                                     "mid/*/end.txt\n"
+                                     "nested/anch.txt\n"
+                                     "nested/*/deep2.txt\n"
+                                     "/rootdir/\n"
+                                     "last-wins.txt\n"
+                                     "!last-wins.txt\n"
+                                     "flip.txt\n"
+                                     "!flip.txt\n"
+                                     "flip.txt\n"
+                                     "inseg/a**b\n"
+                                     "q/x**/y.txt\n"
+                                     "no-newline-at-end.md";
 
 static const char nested_gitignore[] = "!override.txt\n"
                                        "/local.txt\n"
@@ -67,7 +66,7 @@ static const char nested_gitignore[] = "!override.txt\n"
                                        "sub/\n";
 
 static const char inner_gitignore[] = "!x.tmp\n";
-static const char build_gitignore[] = "!*\n";       /* never read: build/ is excluded */
+static const char build_gitignore[] = "!*\n";        /* never read: build/ is excluded */
 static const char excluded_gitignore[] = "!*.txt\n"; /* never read either */
 static const char info_exclude[] = "*.excl\nsecret/\n";
 
@@ -225,8 +224,8 @@ static bool ask_git(lp_t *t, const char *repo, bool *ignored)
     if (write_bytes(path.ptr, in.ptr, in.len) != LP_OK)
         goto done;
     /* Exit status 1 means "nothing ignored": fine; 128 is an error. */
-    int st = lp_t_sh("cd '%s' && %s git check-ignore --no-index -z --stdin < '%s' > '%s.out'",
-                     repo, git_env, path.ptr, path.ptr);
+    int st = lp_t_sh("cd '%s' && %s git check-ignore --no-index -z --stdin < '%s' > '%s.out'", repo,
+                     git_env, path.ptr, path.ptr);
     if (st != 0 && st != 1)
         goto done;
     lp_buf_puts(&path, ".out");

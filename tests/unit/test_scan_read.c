@@ -27,8 +27,7 @@ static lp_status write_n(lp_t *t, const char *rel, size_t n, char fill, size_t n
     return ok ? LP_OK : LP_EIO;
 }
 
-static lp_skip_reason read_skip(lp_t *t, const char *rel, uint64_t max, lp_buf *b,
-                                lp_status *rc)
+static lp_skip_reason read_skip(lp_t *t, const char *rel, uint64_t max, lp_buf *b, lp_status *rc)
 {
     lp_skip_reason s = LP_SKIP_COUNT;
     lp_error err = {0};
@@ -371,8 +370,8 @@ T_TEST(scan_merkle_folders_localize_a_change)
     for (size_t i = 0; i < 4; i++) {
         T_CHECK_STR(before[i].path, want[i]);
         T_CHECK_STR(after[i].path, want[i]);
-        T_CHECK_MSG(lp_hash128_eq(before[i].hash, after[i].hash) != changed[i],
-                    "folder \"%s\"", want[i]);
+        T_CHECK_MSG(lp_hash128_eq(before[i].hash, after[i].hash) != changed[i], "folder \"%s\"",
+                    want[i]);
     }
 done:
     lp_arena_release(&a);

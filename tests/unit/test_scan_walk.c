@@ -51,8 +51,8 @@ static lp_status walk(lp_t *t, const char *sub, const lp_scan_opts *o, lp_arena 
 T_TEST(scan_walk_sorted_bytewise_with_stat_data)
 {
     static const char *const want[] = {
-        ".hidden", "B.txt", "a-b.txt", "a.txt", "a/x.txt", "a/y/z.txt", "a0", "ab/c.txt",
-        "\xc3\xa9.txt",
+        ".hidden",   "B.txt", "a-b.txt",  "a.txt",        "a/x.txt",
+        "a/y/z.txt", "a0",    "ab/c.txt", "\xc3\xa9.txt",
     };
     lp_arena a;
     lp_arena_init(&a, 0);
@@ -105,8 +105,8 @@ T_TEST(scan_walk_each_skip_reason)
     snprintf(outside, sizeof outside, "%s/outside", t->tmpdir);
     T_CHECK(lp_t_write(t, "outside/secret.txt", "secret\n") == LP_OK);
     T_CHECK(lp_t_write(t, "r/.gitignore", "*.o\n") == LP_OK);
-    T_CHECK(lp_t_write(t, "r/big.txt", "12345678901") == LP_OK);  /* 11 bytes */
-    T_CHECK(lp_t_write(t, "r/edge.txt", "1234567890") == LP_OK);  /* exactly 10 */
+    T_CHECK(lp_t_write(t, "r/big.txt", "12345678901") == LP_OK); /* 11 bytes */
+    T_CHECK(lp_t_write(t, "r/edge.txt", "1234567890") == LP_OK); /* exactly 10 */
     T_CHECK(lp_t_write(t, "r/main.o", "obj") == LP_OK);
     T_CHECK(lp_t_write(t, "r/dir/real.txt", "real\n") == LP_OK);
     T_CHECK(lp_t_sh("cd '%s/r' && mkfifo fifo && ln -s dir/real.txt link-in && "
@@ -132,7 +132,7 @@ T_TEST(scan_walk_each_skip_reason)
     T_CHECK_INT(find_skip(&r, "loop1"), LP_SKIP_SYMLINK_OUTSIDE);
     T_CHECK_INT(find_skip(&r, "link-dir"), LP_SKIP_SYMLINK_DIR);
     T_CHECK_INT(find_skip(&r, "link-self"), LP_SKIP_SYMLINK_DIR); /* the root itself */
-    T_CHECK_INT(find_skip(&r, "main.o"), LP_SKIP_NONE); /* ignored: counted, not listed */
+    T_CHECK_INT(find_skip(&r, "main.o"), LP_SKIP_NONE);           /* ignored: counted, not listed */
     const lp_scan_entry *e = find_entry(&r, "link-in");
     T_CHECK(e != NULL && e->target != NULL);
     T_CHECK_STR(e->target, "dir/real.txt");
@@ -158,22 +158,28 @@ T_TEST(scan_walk_defaults_loupeignore_and_git_folder)
     lp_error err = {0};
     lp_scan_result r;
     static const char *const files[] = {
-        "src/app.py",          "node_modules/dep/index.js", "web/node_modules/x.js",
-        ".venv/lib/site.py",   "src/__pycache__/app.pyc",   ".git/HEAD",
-        "sub/.git",            ".mypy_cache/x.json",        ".cache/y",
-        "keep/node_modules/k.js", "keep/gen.out",           "keep/private.txt",
+        "src/app.py",
+        "node_modules/dep/index.js",
+        "web/node_modules/x.js",
+        ".venv/lib/site.py",
+        "src/__pycache__/app.pyc",
+        ".git/HEAD",
+        "sub/.git",
+        ".mypy_cache/x.json",
+        ".cache/y",
+        "keep/node_modules/k.js",
+        "keep/gen.out",
+        "keep/private.txt",
         "gen.out",
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(files); i++)
         T_CHECK(lp_t_write(t, files[i], "x\n") == LP_OK);
     T_CHECK(lp_t_write(t, ".gitignore", "*.out\n") == LP_OK);
-    T_CHECK(lp_t_write(t, "keep/.loupeignore", "!node_modules/\n!*.out\nprivate.txt\n") ==
-            LP_OK);
+    T_CHECK(lp_t_write(t, "keep/.loupeignore", "!node_modules/\n!*.out\nprivate.txt\n") == LP_OK);
     lp_scan_opts o = {.use_default_ignores = true};
     T_CHECK_OK(walk(t, NULL, &o, &a, &r, &err), &err);
     static const char *const want[] = {
-        ".gitignore", "keep/.loupeignore", "keep/gen.out", "keep/node_modules/k.js",
-        "src/app.py",
+        ".gitignore", "keep/.loupeignore", "keep/gen.out", "keep/node_modules/k.js", "src/app.py",
     };
     T_CHECK_INT(r.nentries, LP_ARRAY_LEN(want));
     for (size_t i = 0; i < LP_ARRAY_LEN(want); i++)
@@ -207,8 +213,7 @@ T_TEST(scan_walk_never_enters_state_folder)
     T_CHECK(lp_t_write(t, "proj/.local/state/loupe/db.sqlite", "SQLite") == LP_OK);
     T_CHECK(lp_t_write(t, "proj/.local/state/other.txt", "o\n") == LP_OK);
     T_CHECK(lp_t_write(t, "proj/main.c", "int main;\n") == LP_OK);
-    T_CHECK(lp_t_sh("cd '%s/proj' && ln -s .local/state/loupe/db.sqlite db-link", t->tmpdir) ==
-            0);
+    T_CHECK(lp_t_sh("cd '%s/proj' && ln -s .local/state/loupe/db.sqlite db-link", t->tmpdir) == 0);
     lp_scan_opts o = {.state_dir = state, .use_default_ignores = true};
     T_CHECK_OK(walk(t, "proj", &o, &a, &r, &err), &err);
     T_CHECK_INT(r.nentries, 2);

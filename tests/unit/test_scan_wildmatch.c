@@ -75,7 +75,7 @@ static const wm_case cases[] = {
     {"[[:xdigit:]]", "g", P, false},
     {"[[:lower:]]", "G", P, false},
     {"[[:alnum:]]", "\xc3", P, false}, /* ASCII classes only */
-    {"[[:nope:]]", "n", P, false},      /* unknown class: matches nothing */
+    {"[[:nope:]]", "n", P, false},     /* unknown class: matches nothing */
     {"[a-c[:digit:]x-z]", "5", P, true},
     {"[a-c[:digit:]x-z]", "y", P, true},
     {"[a-c[:digit:]x-z]", "q", P, false},

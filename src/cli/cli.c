@@ -7,8 +7,19 @@
 
 #include <unistd.h>
 
-extern const lp_cli_cmd lp_cmd_version, lp_cmd_index, lp_cmd_sync, lp_cmd_reindex,
-    lp_cmd_status, lp_cmd_list, lp_cmd_clear, lp_cmd_read, lp_cmd_search, lp_cmd_outline, lp_cmd_symbol;
+/* One declaration per line (parallel work adds lines, never edits them). */
+extern const lp_cli_cmd lp_cmd_version;
+extern const lp_cli_cmd lp_cmd_index;
+extern const lp_cli_cmd lp_cmd_sync;
+extern const lp_cli_cmd lp_cmd_reindex;
+extern const lp_cli_cmd lp_cmd_status;
+extern const lp_cli_cmd lp_cmd_list;
+extern const lp_cli_cmd lp_cmd_clear;
+extern const lp_cli_cmd lp_cmd_read;
+extern const lp_cli_cmd lp_cmd_search;
+extern const lp_cli_cmd lp_cmd_outline;
+extern const lp_cli_cmd lp_cmd_symbol;
+extern const lp_cli_cmd lp_cmd_debug_scan;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -23,6 +34,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_outline,
     &lp_cmd_symbol,
     &lp_cmd_version,
+    &lp_cmd_debug_scan,
 };
 
 int lp_cli_exit_code(lp_status s)

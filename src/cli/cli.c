@@ -9,11 +9,17 @@
 
 extern const lp_cli_cmd lp_cmd_version;
 extern const lp_cli_cmd lp_cmd_mcp;
+extern const lp_cli_cmd lp_cmd_install;
+extern const lp_cli_cmd lp_cmd_uninstall;
+extern const lp_cli_cmd lp_cmd_doctor;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
     &lp_cmd_version,
     &lp_cmd_mcp,
+    &lp_cmd_install,
+    &lp_cmd_uninstall,
+    &lp_cmd_doctor,
 };
 
 int lp_cli_exit_code(lp_status s)

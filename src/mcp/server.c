@@ -716,7 +716,7 @@ static void handle_line(lp_mcp_server *s, const char *line, size_t len)
     if (blank(line, len))
         return;
     json_error_t jerr;
-    json_t *msg = json_loadb(line, len, 0, &jerr);
+    json_t *msg = json_loadb(line, len, JSON_DECODE_ANY, &jerr);
     if (!msg) {
         send_error(s, NULL, LP_RPC_PARSE_ERROR, NULL,
                    "Parse error at column %d: %s; send one JSON-RPC 2.0 message per line as "

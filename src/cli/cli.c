@@ -20,6 +20,10 @@ extern const lp_cli_cmd lp_cmd_search;
 extern const lp_cli_cmd lp_cmd_outline;
 extern const lp_cli_cmd lp_cmd_symbol;
 extern const lp_cli_cmd lp_cmd_debug_scan;
+extern const lp_cli_cmd lp_cmd_mcp;
+extern const lp_cli_cmd lp_cmd_install;
+extern const lp_cli_cmd lp_cmd_uninstall;
+extern const lp_cli_cmd lp_cmd_doctor;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -33,6 +37,10 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_read,
     &lp_cmd_outline,
     &lp_cmd_symbol,
+    &lp_cmd_mcp,
+    &lp_cmd_install,
+    &lp_cmd_uninstall,
+    &lp_cmd_doctor,
     &lp_cmd_version,
     &lp_cmd_debug_scan,
 };

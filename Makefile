@@ -153,8 +153,9 @@ endef
 $(eval $(call VARIANT_RULES,rel,$(CC),$(REL_CFLAGS),))
 $(eval $(call VARIANT_RULES,asan,$(CLANG),$(ASAN_CFLAGS),$(ASAN_LDFLAGS)))
 
+# Copy then rename: replacing a binary that is running fails with "text file busy".
 $(B)/loupe: $(B)/rel/loupe
-	@cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 
 .PHONY: all asan unit
 all: $(B)/loupe

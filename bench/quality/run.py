@@ -399,8 +399,9 @@ def render_markdown(run):
     L.append("")
     L.append("- date: %s" % run["date"])
     L.append("- machine: %d cores, %s" % (run["cores"], run["platform"]))
-    L.append("- loupe: %s (checkout at commit %s; binary built %s)" % (
-        run["loupe"] or "not run", run["commit"], run.get("built") or "-"))
+    L.append("- loupe: %s (checkout at commit %s; binary built %s, sha256 %s)" % (
+        run["loupe"] or "not run", run["commit"], run.get("built") or "-",
+        run.get("sha256") or "-"))
     L.append("- channels: %s; channels named in the answers: %s" % (
         run["channels"] or "default (LOUPE_SEARCH_CHANNELS unset)",
         ", ".join(sorted(run["channels_seen"])) or "-"))
@@ -682,15 +683,23 @@ def main():
         sys.exit(1 if bad else 0)
 
     loupe = None
-    binary = None
+    binary = pinned = None
     if not args.no_loupe:
         binary = os.path.abspath(args.loupe or os.path.join(TOP, "build", "loupe"))
         if not os.access(binary, os.X_OK):
             die("no loupe binary at %s; build it with 'make' or pass --loupe PATH" % binary)
+        # Measure a private copy: a binary rebuilt in the middle of a run would mix versions.
+        with open(binary, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()[:12]
+        pinned = os.path.join(WORK, "bin", "loupe-" + digest)
+        if not os.path.exists(pinned):
+            os.makedirs(os.path.dirname(pinned), exist_ok=True)
+            shutil.copy2(binary, pinned + ".tmp")
+            os.replace(pinned + ".tmp", pinned)
         if args.fresh and os.path.isdir(args.home):
             shutil.rmtree(args.home)
         os.makedirs(args.home, exist_ok=True)
-        loupe = Loupe(binary, os.path.abspath(args.home), args.channels)
+        loupe = Loupe(pinned, os.path.abspath(args.home), args.channels)
     elif args.no_baseline:
         die("--no-loupe with --no-baseline leaves nothing to measure")
 
@@ -701,6 +710,7 @@ def main():
                                           platform.python_version()),
         "loupe": os.path.relpath(binary, TOP) if binary and binary.startswith(TOP) else binary,
         "commit": git_commit(binary) if binary else "-",
+        "sha256": os.path.basename(pinned)[len("loupe-"):] if binary else None,
         "built": (datetime.datetime.fromtimestamp(os.path.getmtime(binary), datetime.timezone.utc)
                   .strftime("%Y-%m-%d %H:%M UTC") if binary else None),
         "channels": args.channels if loupe else None,

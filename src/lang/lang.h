@@ -148,6 +148,10 @@ lp_lang lp_lang_detect(lp_str relpath, lp_str head);
 lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_arena *arena,
                    lp_parse_result *out, lp_error *err);
 
+/* Debugging aid: the tree-sitter syntax tree of content as an S-expression with byte
+ * ranges, one node per line, appended to out. LP_EUNSUPPORTED for text and docs. */
+lp_status lp_parse_tree_dump(lp_lang lang, lp_str content, lp_buf *out, lp_error *err);
+
 /* Version numbers that enter the publication fingerprint: bump when output changes. */
 #define LP_PARSER_VERSION 1
 #define LP_EXTRACTOR_VERSION 1

@@ -31,6 +31,8 @@ typedef struct walk_state {
     LP_VEC(open_entry) open;
 } walk_state;
 
+static void sync_open(lx_ctx *cx, walk_state *ws);
+
 /* ------------------------------------------------------------------------------------------
  * Helpers shared with the hooks. */
 
@@ -342,16 +344,68 @@ static uint32_t trim_back(const char *src, uint32_t from, uint32_t to)
 /* ------------------------------------------------------------------------------------------
  * Matches at one node. */
 
-static bool collect_def(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, lx_def *d)
+typedef struct found_def {
+    lx_def d;
+    uint32_t pattern; /* the lowest pattern index that matched: its kind wins */
+    bool root;
+} found_def;
+
+typedef LP_VEC(found_def) found_vec;
+
+static void merge_node(TSNode *into, TSNode from, bool override)
 {
-    memset(d, 0, sizeof(*d));
-    bool have = false;
+    if (!ts_node_is_null(from) && (override || ts_node_is_null(*into)))
+        *into = from;
+}
+
+/* Run the query on `node` alone and gather its definitions: at most one rooted at the
+ * node (it may contain others) and any number of leaf definitions below it (enum members
+ * captured from their list). Matches of several patterns for one node are merged. */
+static found_def *find_found(found_vec *out, TSNode n)
+{
+    for (size_t k = out->len; k-- > 0 && k + 4 >= out->len;)
+        if (ts_node_eq(out->items[k].d.node, n))
+            return &out->items[k];
+    if (out->len && out->items[0].root && ts_node_eq(out->items[0].d.node, n))
+        return &out->items[0];
+    return NULL;
+}
+
+static void merge_found(found_vec *out, const lx_def *cur, uint32_t pattern, bool root)
+{
+    found_def *f = find_found(out, cur->node);
+    if (!f) {
+        f = lp_vec_push_zero(out);
+        f->d = *cur;
+        f->pattern = pattern;
+        f->root = root;
+        return;
+    }
+    bool better = pattern < f->pattern;
+    if (better) {
+        f->pattern = pattern;
+        f->d.kind = cur->kind;
+        f->d.scope = cur->scope;
+    }
+    merge_node(&f->d.name, cur->name, better);
+    merge_node(&f->d.body, cur->body, better);
+    merge_node(&f->d.value, cur->value, better);
+    merge_node(&f->d.qualifier, cur->qualifier, better);
+}
+
+/* Run the query on `node` alone and gather its definitions: at most one rooted at the
+ * node (it may contain others) and any number of leaf definitions below it (enum members
+ * listed in their body, `X, Y int` names; a leaf is its own name). Matches of several
+ * patterns for one node are merged. */
+static void collect_defs(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, found_vec *out)
+{
+    out->len = 0;
     ts_query_cursor_exec(qc, rt->query, node);
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
-        bool is_def = false;
-        lx_def cur;
-        memset(&cur, 0, sizeof(cur));
+        lx_def shared;
+        memset(&shared, 0, sizeof(shared));
+        bool root_def = false, any_leaf = false;
         for (uint16_t i = 0; i < m.capture_count; i++) {
             TSNode n = m.captures[i].node;
             uint32_t id = m.captures[i].index;
@@ -359,58 +413,61 @@ static bool collect_def(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, lx
             case LX_CAP_DEF:
             case LX_CAP_SCOPE:
                 if (ts_node_eq(n, node)) {
-                    is_def = true;
-                    cur.scope = rt->capture_role[id] == LX_CAP_SCOPE;
-                    cur.kind = rt->capture_kind[id];
+                    root_def = true;
+                    shared.scope = rt->capture_role[id] == LX_CAP_SCOPE;
+                    shared.kind = rt->capture_kind[id];
+                } else {
+                    any_leaf = true;
                 }
                 break;
             case LX_CAP_NAME:
-                if (ts_node_is_null(cur.name))
-                    cur.name = n;
+                merge_node(&shared.name, n, false);
                 break;
             case LX_CAP_BODY:
-                if (ts_node_is_null(cur.body))
-                    cur.body = n;
+                merge_node(&shared.body, n, false);
                 break;
             case LX_CAP_VALUE:
-                if (ts_node_is_null(cur.value))
-                    cur.value = n;
+                merge_node(&shared.value, n, false);
                 break;
             case LX_CAP_QUALIFIER:
-                if (ts_node_is_null(cur.qualifier))
-                    cur.qualifier = n;
+                merge_node(&shared.qualifier, n, false);
                 break;
             default:
                 break;
             }
         }
-        if (!is_def)
+        if (root_def) {
+            shared.node = node;
+            merge_found(out, &shared, m.pattern_index, true);
+        }
+        if (!any_leaf)
             continue;
-        if (!have) {
-            *d = cur;
-            d->node = node;
-            have = true;
-        } else { /* later patterns fill what the first left out */
-            if (ts_node_is_null(d->name))
-                d->name = cur.name;
-            if (ts_node_is_null(d->body))
-                d->body = cur.body;
-            if (ts_node_is_null(d->value))
-                d->value = cur.value;
-            if (ts_node_is_null(d->qualifier))
-                d->qualifier = cur.qualifier;
+        for (uint16_t i = 0; i < m.capture_count; i++) {
+            TSNode n = m.captures[i].node;
+            uint32_t id = m.captures[i].index;
+            if (rt->capture_role[id] != LX_CAP_DEF || ts_node_eq(n, node))
+                continue;
+            lx_def leaf;
+            memset(&leaf, 0, sizeof(leaf));
+            leaf.node = n;
+            leaf.name = n;
+            leaf.kind = rt->capture_kind[id];
+            leaf.value = shared.value;
+            merge_found(out, &leaf, m.pattern_index, false);
         }
     }
-    return have;
 }
 
-static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d)
+static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
 {
     const lx_lang_rt *rt = cx->rt;
     lx_sym s;
     memset(&s, 0, sizeof(s));
     s.kind = d->kind;
     s.name = lx_text(cx, d->name);
+    s.node = d->node;
+    s.span_start = UINT32_MAX;
+    s.lead_start = UINT32_MAX;
     s.outer = d->node;
     s.container = cx->container;
     s.parent = cx->container;
@@ -425,8 +482,7 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d)
     if (s.name.len == 0 && !s.prefix)
         s.name = LP_STR("<anonymous>");
     uint32_t outer_start = ts_node_start_byte(s.outer);
-    if (!s.start)
-        s.start = s.span_start ? s.span_start : span_start_of(rt, s.outer);
+    s.start = s.span_start != UINT32_MAX ? s.span_start : span_start_of(rt, s.outer);
     if (!s.end)
         s.end = ts_node_end_byte(s.outer);
     if (s.end > cx->len)
@@ -451,16 +507,27 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d)
         s.sig_end = trim_back(cx->src, s.start, sig_end);
     if (s.sig_end <= s.start) /* body at the very start (a bare block): keep the first line */
         s.sig_end = s.end;
-    if (!s.has_doc && s.doc_start == 0 && rt->spec->comment_types) {
+    if (!s.has_doc && rt->spec->comment_types) {
         uint32_t ds = 0, de = 0;
-        if (find_doc(cx, ws, s.outer_start, &ds, &de)) {
+        if (find_doc(cx, ws, s.outer_start, &ds, &de) ||
+            (s.lead_start < s.outer_start && find_doc(cx, ws, s.lead_start, &ds, &de))) {
             s.has_doc = true;
             s.doc_start = ds;
             s.doc_end = de;
         }
     }
+    if (s.lead_start < s.outer_start)
+        s.outer_start = s.lead_start;
+    /* several names declared by one statement (`X, Y int`): the first owns the text */
+    if (cx->syms.len) {
+        const lx_sym *prev = &cx->syms.items[cx->syms.len - 1];
+        if (prev->container == s.container && prev->start == s.start && prev->end == s.end &&
+            ts_node_eq(prev->outer, s.outer))
+            s.no_chunk = true;
+    }
     lp_vec_push(&cx->syms, s);
-    lp_vec_push(&ws->open, ((open_entry){cx->depth, (int32_t)(cx->syms.len - 1), -1}));
+    if (!leaf)
+        lp_vec_push(&ws->open, ((open_entry){cx->depth, (int32_t)(cx->syms.len - 1), -1}));
 }
 
 static void add_scope(lx_ctx *cx, walk_state *ws, const lx_def *d)
@@ -476,10 +543,9 @@ static void add_scope(lx_ctx *cx, walk_state *ws, const lx_def *d)
     lp_vec_push(&ws->open, ((open_entry){cx->depth, -1, (int32_t)(cx->scopes.len - 1)}));
 }
 
+/* The innermost open symbol and scope (the walk pops what it leaves). */
 static void sync_open(lx_ctx *cx, walk_state *ws)
 {
-    while (ws->open.len && ws->open.items[ws->open.len - 1].depth >= cx->depth)
-        ws->open.len--;
     cx->container = -1;
     cx->scope = -1;
     for (size_t i = ws->open.len; i-- > 0;) {
@@ -688,6 +754,8 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     TSNode root = ts_tree_root_node(tree);
     *partial = ts_node_has_error(root);
 
+    found_vec found;
+    memset(&found, 0, sizeof(found));
     size_t anc_cap = 64;
     cx.anc = lp_xmalloc(anc_cap * sizeof(TSNode));
     TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -709,14 +777,23 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
             if (f & LX_SYMF_ATTRIBUTE)
                 lp_vec_push(&ws.attrs, ((range){ts_node_start_byte(node), ts_node_end_byte(node)}));
             if (f & LX_SYMF_ROOT) {
-                lx_def d;
                 sync_open(&cx, &ws);
-                if (collect_def(rt, qc, node, &d)) {
-                    if (d.scope)
-                        add_scope(&cx, &ws, &d);
+                collect_defs(rt, qc, node, &found);
+                /* the definition rooted here first: it contains the leaves */
+                for (size_t k = 0; k < found.len; k++) {
+                    if (!found.items[k].root)
+                        continue;
+                    if (found.items[k].d.scope)
+                        add_scope(&cx, &ws, &found.items[k].d);
                     else
-                        add_symbol(&cx, &ws, &d);
+                        add_symbol(&cx, &ws, &found.items[k].d, false);
+                    sync_open(&cx, &ws);
                 }
+                cx.leaf = true;
+                for (size_t k = 0; k < found.len; k++)
+                    if (!found.items[k].root && !found.items[k].d.scope)
+                        add_symbol(&cx, &ws, &found.items[k].d, true);
+                cx.leaf = false;
             }
         }
         if (depth < LX_MAX_DEPTH && !(f & LX_SYMF_COMMENT) &&
@@ -740,6 +817,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     }
 walked:
     ts_tree_cursor_delete(&cur);
+    lp_vec_free(&found);
 
     qualify(&cx);
     *syms_out = cx.syms.items;

@@ -31,8 +31,11 @@
  *                       before a multi-line value)
  *   @qualifier          a node naming the logical owner (Go receiver type)
  * Other capture names are ignored by the definition extractor (reserved for references).
- * The @definition/@scope capture must be on the pattern's root node; patterns may not be
- * rooted at a wildcard.
+ * A @definition capture is normally the pattern's root node (it may then contain other
+ * definitions); one below the root is a leaf definition (enum members listed in their
+ * body) that never contains others. Patterns may not be rooted at a wildcard. When several
+ * patterns match one node, the kind of the first pattern in the file wins and the others
+ * fill in captures it lacks.
  */
 #ifndef LP_LANG_INT_H
 #define LP_LANG_INT_H
@@ -69,10 +72,14 @@ typedef struct lx_sym {
     lp_symkind kind;
     lp_str name;      /* default: text of @name; "" means anonymous (the hook names it) */
     lp_str qualifier; /* logical owner written in the syntax, '.'-joined ("Foo", "ns.Foo") */
+    TSNode node;      /* the definition node (the @definition capture) */
     TSNode outer;     /* the node whose bytes are the definition, wrappers included
                          (export statement, decorated definition); default: the root */
-    uint32_t span_start; /* 0 = computed: outer start after leading decorations */
+    uint32_t span_start; /* UINT32_MAX = computed: outer start after leading decorations */
     uint32_t outer_start; /* set by generic code: start of decorations/attributes */
+    uint32_t lead_start;  /* UINT32_MAX, or where leading text that belongs to this symbol
+                             starts (a group opener: Go `const (`): the doc comment is
+                             looked up above it and the chunk includes it */
     uint32_t start, end;
     uint32_t sig_end;
     uint32_t body_start, body_end; /* has_body */
@@ -167,6 +174,8 @@ struct lx_ctx {
     uint32_t depth;
     int32_t container; /* innermost open symbol, -1 */
     int32_t scope;     /* innermost open scope within the container, -1 */
+    bool leaf;         /* refining a leaf definition captured below the pattern root
+                          (anc[depth] is then the root, not the definition) */
     LP_VEC(lx_sym) syms;
     LP_VEC(lx_scope) scopes;
 };

@@ -518,6 +518,8 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
     }
     if (s.lead_start < s.outer_start)
         s.outer_start = s.lead_start;
+    if (rt->spec->finish)
+        rt->spec->finish(cx, &s);
     /* several names declared by one statement (`X, Y int`): the first owns the text */
     if (cx->syms.len) {
         const lx_sym *prev = &cx->syms.items[cx->syms.len - 1];

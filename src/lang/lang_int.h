@@ -120,6 +120,9 @@ typedef struct lp_lang_spec {
     /* Fill in or correct a symbol; return false to drop the match. d->scope entries are
      * passed with s == NULL and scope set. May be NULL. */
     bool (*refine)(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope);
+    /* Called once the geometry is known (outer_start covers attributes above the item,
+     * doc found): last chance to set flags from attribute text. May be NULL. */
+    void (*finish)(lx_ctx *cx, lx_sym *s);
 } lp_lang_spec;
 
 const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */

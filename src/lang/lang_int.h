@@ -214,6 +214,16 @@ lp_str lx_dup(lx_ctx *cx, lp_str s);
 /* Strip generic arguments and pointer/reference marks from a type's text ("*Foo[T]" ->
  * "Foo", "Foo<T>" -> "Foo", "&'a mut Foo" -> "Foo"); "::" becomes '.'. */
 lp_str lx_clean_type_name(lx_ctx *cx, lp_str s);
+/* C and C++ (lang_c.c): the name inside a declarator chain (pointer, array, function,
+ * parenthesized, init and attributed declarators); *is_function is set when the chain
+ * declares a function (not a pointer to one). Null when there is no name. */
+TSNode lx_c_declarator_name(TSNode declarator, bool *is_function);
+/* Does node have a storage class specifier / type qualifier child with this text? */
+bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word);
+/* Shared refine for the C constructs of C and C++ (functions, prototypes, variables,
+ * structs/unions/enums, typedefs, fields, macros). */
+bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s);
+
 /* Kind predicates. */
 bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, record, union,
                                        object */

@@ -24,6 +24,7 @@ static const char usage_text[] =
     "Debug command: parse files with loupe's language layer and print what the index\n"
     "would store. The outline lists one symbol per line:\n"
     "  KIND QNAME[#ORDINAL] LINES [BYTES) vis=V [flags=F] [doc=LINES] [^PARENT] | SIGNATURE\n"
+    "(the signature on one line, whitespace collapsed, at most 120 bytes)\n"
     "indented by nesting. --chunks adds one line per chunk, --chunk-text their text too.\n"
     "--tree prints tree-sitter's syntax tree first.\n"
     "--stats parses every file (LIST: one path per line) and prints bytes, time and MB/s\n"
@@ -57,23 +58,33 @@ static void flags_str(uint32_t f, lp_buf *b)
         }
 }
 
-/* First line of a span's text, trimmed, at most 100 bytes (cut at a UTF-8 boundary). */
-static lp_str first_line(lp_str content, lp_span sp)
+/* A span's text on one line: whitespace runs collapsed, at most 120 bytes (cut at a UTF-8
+ * boundary). Signatures spanning lines (template<...>, long parameter lists) stay whole. */
+static lp_str one_line(lp_str content, lp_span sp, char *buf, size_t cap)
 {
-    if (sp.end_byte > content.len || sp.start_byte > sp.end_byte)
+    if (sp.end_byte > content.len || sp.start_byte > sp.end_byte || cap < 8)
         return LP_STR("");
-    lp_str t = lp_str_sub(content, sp.start_byte, sp.end_byte);
-    size_t nl = lp_str_find_char(t, '\n', 0);
-    if (nl != SIZE_MAX)
-        t.len = nl;
-    t = lp_str_trim(t);
-    if (t.len > 100) {
-        size_t n = 100;
-        while (n > 0 && ((unsigned char)t.ptr[n] & 0xC0) == 0x80)
-            n--;
-        t.len = n;
+    lp_str t = lp_str_trim(lp_str_sub(content, sp.start_byte, sp.end_byte));
+    size_t n = 0;
+    bool space = false;
+    for (size_t i = 0; i < t.len && n + 1 < cap; i++) {
+        char c = t.ptr[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            space = true;
+            continue;
+        }
+        if (space && n + 2 < cap)
+            buf[n++] = ' ';
+        space = false;
+        buf[n++] = c;
     }
-    return t;
+    if (n > 120) {
+        n = 120;
+        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80)
+            n--;
+    }
+    buf[n] = 0;
+    return (lp_str){buf, n};
 }
 
 static int depth_of(const lp_parse_result *r, size_t i)
@@ -106,7 +117,8 @@ static void print_outline(FILE *out, const char *path, lp_str content, const lp_
             fprintf(out, " doc=%u-%u", s->doc.start_line, s->doc.end_line);
         if (s->parent >= 0)
             fprintf(out, " ^%s", r->symbols[s->parent].qname);
-        lp_str sig = first_line(content, s->sig);
+        char sigbuf[512];
+        lp_str sig = one_line(content, s->sig, sigbuf, sizeof(sigbuf));
         fprintf(out, " | " LP_STR_FMT "\n", LP_STR_ARG(sig));
     }
     lp_buf_release(&fl);
@@ -148,7 +160,8 @@ static json_t *result_json(const char *path, lp_str content, const lp_parse_resu
         const lp_symbol *s = &r->symbols[i];
         lp_buf_reset(&fl);
         flags_str(s->flags, &fl);
-        lp_str sig = first_line(content, s->sig);
+        char sigbuf[512];
+        lp_str sig = one_line(content, s->sig, sigbuf, sizeof(sigbuf));
         json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:o,s:o,s:s%,s:I,s:s,s:s}", "kind",
                               lp_symkind_name(s->kind), "name", s->name, "qname", s->qname,
                               "ordinal", (json_int_t)s->ordinal, "span", span_json(s->span), "sig",

@@ -200,6 +200,12 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         }
         return s->name.len > 0;
     }
+    if (!strcmp(rtype, "preproc_function_def")) {
+        /* the signature is `#define NAME(params)`: the replacement is the body */
+        TSNode params = ts_node_child_by_field_name(root, "parameters", 10);
+        if (!ts_node_is_null(params))
+            s->sig_end = ts_node_end_byte(params);
+    }
     return true; /* enumerators, macros */
 }
 

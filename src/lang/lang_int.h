@@ -93,6 +93,10 @@ typedef struct lx_sym {
     int32_t parent;    /* logical parent */
     int32_t scope;     /* innermost enclosing @scope entry inside the container, or -1 */
     const char *qname;
+    /* scratch a hook may keep on a container while its members are refined (C++ access
+     * sections: how far the body was scanned and the access in force there) */
+    uint32_t hook_pos;
+    int hook_state;
 } lx_sym;
 
 /* A @scope entry (Rust impl block). */

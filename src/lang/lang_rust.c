@@ -78,6 +78,13 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         if (!s->has_body)
             s->flags |= LP_SYMF_DECLARATION;
         break;
+    case LP_SYM_MACRO: {
+        /* the signature is `macro_rules! name`: the rules are the body */
+        uint32_t e = ts_node_end_byte(d->name);
+        if (e > ts_node_start_byte(d->node))
+            s->sig_end = e;
+        break;
+    }
     case LP_SYM_TYPE_ALIAS:
         if (!strcmp(type, "associated_type"))
             s->flags |= LP_SYMF_DECLARATION;

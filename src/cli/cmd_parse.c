@@ -13,13 +13,13 @@
 typedef struct parse_args {
     const char *lang;
     const char *files_from;
-    bool json, chunks, chunk_text, stats, tree;
+    bool json, chunks, chunk_text, stats, tree, parse_only;
     LP_VEC(const char *) files;
 } parse_args;
 
 static const char usage_text[] =
     "usage: loupe parse FILE... [--lang L] [--json] [--chunks] [--chunk-text]\n"
-    "       loupe parse --stats [--lang L] [--files-from LIST] [FILE...]\n"
+    "       loupe parse --stats [--parse-only] [--lang L] [--files-from LIST] [FILE...]\n"
     "\n"
     "Debug command: parse files with loupe's language layer and print what the index\n"
     "would store. The outline lists one symbol per line:\n"
@@ -27,6 +27,7 @@ static const char usage_text[] =
     "(the signature on one line, whitespace collapsed, at most 120 bytes)\n"
     "indented by nesting. --chunks adds one line per chunk, --chunk-text their text too.\n"
     "--tree prints tree-sitter's syntax tree first.\n"
+    "--stats --parse-only times tree-sitter's parse alone (the benchmark's baseline).\n"
     "--stats parses every file (LIST: one path per line) and prints bytes, time and MB/s\n"
     "per language instead of outlines. --lang forces a language (python, js, ts, tsx, go,\n"
     "rust, java, c, cpp, cs, scala, markdown, rst, text); otherwise it is detected.\n";
@@ -213,8 +214,14 @@ static lp_status parse_one(const char *path, const parse_args *a, lang_stats *st
         lang = lp_lang_detect(lp_str_c(path), head);
     }
     lp_parse_result r;
+    memset(&r, 0, sizeof(r));
     uint64_t t0 = lp_now_ns();
-    rc = lp_parse(lang, lp_buf_str(&content), NULL, &arena, &r, err);
+    if (a->parse_only && a->stats)
+        rc = lp_lang_has_symbols(lang) && lang != LP_LANG_MARKDOWN && lang != LP_LANG_RST
+                 ? lp_parse_tree_dump(lang, lp_buf_str(&content), NULL, err)
+                 : LP_OK;
+    else
+        rc = lp_parse(lang, lp_buf_str(&content), NULL, &arena, &r, err);
     uint64_t t1 = lp_now_ns();
     if (rc) {
         lp_error_prefix(err, "%s", path);
@@ -328,6 +335,8 @@ static int run(int argc, char **argv)
             a.chunk_text = true;
         else if (!strcmp(s, "--tree"))
             a.tree = true;
+        else if (!strcmp(s, "--parse-only"))
+            a.parse_only = true;
         else if (!strcmp(s, "--stats"))
             a.stats = true;
         else if (!strcmp(s, "--lang") || !strcmp(s, "--files-from")) {

@@ -102,12 +102,22 @@ static void add_marker(chunker *c, uint32_t a, uint32_t b)
     lp_vec_push(&c->pieces, p);
 }
 
-/* Piece holding text offset t (t < text.len); `hint` makes sequential lookups O(1). */
+/* Piece holding text offset t (t < text.len). `hint` makes forward lookups O(1); a lookup
+ * behind the hint (window overlap) binary-searches, so the cost stays logarithmic. */
 static const piece *piece_at(const chunker *c, uint32_t t, size_t *hint)
 {
     size_t i = *hint < c->pieces.len ? *hint : 0;
-    if (c->pieces.items[i].toff > t)
-        i = 0;
+    if (c->pieces.items[i].toff > t) {
+        size_t lo = 0, hi = i;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (c->pieces.items[mid].toff <= t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo ? lo - 1 : 0;
+    }
     while (i + 1 < c->pieces.len && c->pieces.items[i + 1].toff <= t)
         i++;
     *hint = i;
@@ -258,15 +268,14 @@ static int cmp_key(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-void lx_chunk(lp_str content, const lx_owner *owners, size_t n, lp_chunk_kind module_kind,
-              const lx_chunk_opts *o, lp_arena *arena, lp_chunk **chunks, size_t *nchunks)
+void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, size_t n,
+              lp_chunk_kind module_kind, const lx_chunk_opts *o, lp_arena *arena,
+              lp_chunk **chunks, size_t *nchunks)
 {
     chunker c;
     memset(&c, 0, sizeof(c));
-    lx_lines lines;
-    lx_lines_build(content, arena, &lines);
     c.src = content;
-    c.lines = &lines;
+    c.lines = lines;
     c.o = o;
     c.arena = arena;
     lp_buf_init(&c.text, 0);

@@ -323,8 +323,8 @@ static uint32_t trim_end(lp_str s, uint32_t from, uint32_t end)
     return e;
 }
 
-void lx_doc_sections(lp_lang lang, lp_str content, lp_arena *arena, lp_symbol **syms_out,
-                     uint32_t **own_end_out, size_t *nsyms)
+void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lt, lp_arena *arena,
+                     lp_symbol **syms_out, uint32_t **own_end_out, size_t *nsyms)
 {
     line_vec lines = {0};
     heading_vec hs = {0};
@@ -337,8 +337,6 @@ void lx_doc_sections(lp_lang lang, lp_str content, lp_arena *arena, lp_symbol **
     size_t n = hs.len;
     lp_symbol *syms = lp_arena_zalloc(arena, (n ? n : 1) * sizeof(lp_symbol));
     uint32_t *own_end = lp_arena_zalloc(arena, (n ? n : 1) * sizeof(uint32_t));
-    lx_lines lt;
-    lx_lines_build(content, arena, &lt);
     /* Open headings by level: a heading closes the subtrees of every open heading of its
      * level or deeper, so their spans end where it starts. */
     int32_t *stack = lp_xmalloc((n ? n : 1) * sizeof(int32_t));
@@ -357,7 +355,7 @@ void lx_doc_sections(lp_lang lang, lp_str content, lp_arena *arena, lp_symbol **
         s->name = lp_arena_strndup(arena, content.ptr + h->title_start, h->title_end - h->title_start);
         s->qname = parent >= 0 ? lp_arena_printf(arena, "%s > %s", syms[parent].qname, s->name)
                                : s->name;
-        s->sig = lx_make_span(&lt, h->start, h->sig_end);
+        s->sig = lx_make_span(lt, h->start, h->sig_end);
         s->parent = parent;
         s->vis = LP_VIS_UNKNOWN;
         uint32_t next = i + 1 < n ? hs.items[i + 1].start : (uint32_t)content.len;
@@ -366,7 +364,7 @@ void lx_doc_sections(lp_lang lang, lp_str content, lp_arena *arena, lp_symbol **
         tmp[i].kind = LP_SYM_SECTION;
     }
     for (size_t i = 0; i < n; i++)
-        syms[i].span = lx_make_span(&lt, hs.items[i].start,
+        syms[i].span = lx_make_span(lt, hs.items[i].start,
                                     trim_end(content, hs.items[i].sig_end, sub_end[i]));
     free(stack);
     free(sub_end);

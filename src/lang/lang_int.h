@@ -258,17 +258,18 @@ typedef struct lx_chunk_opts {
     uint32_t max_lines, max_bytes, overlap_lines;
 } lx_chunk_opts;
 
-/* Cut chunks for `owners` (in source order, containers before their contents) and the
- * module text between top-level owners (chunk kind module_kind, owner -1). */
-void lx_chunk(lp_str content, const lx_owner *owners, size_t nowners,
-              lp_chunk_kind module_kind, const lx_chunk_opts *o, lp_arena *arena,
-              lp_chunk **chunks, size_t *nchunks);
-
 /* Line table: starts of lines, for byte -> line. */
 typedef struct lx_lines {
     const uint32_t *starts;
     uint32_t n;
 } lx_lines;
+
+/* Cut chunks for `owners` (in source order, containers before their contents) and the
+ * module text between top-level owners (chunk kind module_kind, owner -1). `lines` is
+ * content's line table. */
+void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, size_t nowners,
+              lp_chunk_kind module_kind, const lx_chunk_opts *o, lp_arena *arena,
+              lp_chunk **chunks, size_t *nchunks);
 void lx_lines_build(lp_str content, lp_arena *arena, lx_lines *out);
 uint32_t lx_line_of(const lx_lines *l, uint32_t byte); /* 1-based */
 lp_span lx_make_span(const lx_lines *l, uint32_t start, uint32_t end);
@@ -279,7 +280,7 @@ void lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_c
 
 /* Documents (docs.c): headings become LP_SYM_SECTION symbols (arena arrays); own_end[i]
  * is where section i's own text ends (the next heading of any level, or the end). */
-void lx_doc_sections(lp_lang lang, lp_str content, lp_arena *arena, lp_symbol **syms,
-                     uint32_t **own_end, size_t *nsyms);
+void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lines, lp_arena *arena,
+                     lp_symbol **syms, uint32_t **own_end, size_t *nsyms);
 
 #endif

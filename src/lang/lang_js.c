@@ -42,6 +42,8 @@ static bool is_module_level(TSNode holder, TSNode holder_parent)
 
 static void read_member_modifiers(lx_ctx *cx, TSNode n, lx_sym *s)
 {
+    TSNode name = ts_node_child_by_field_name(n, "name", 4);
+    uint32_t name_start = ts_node_is_null(name) ? UINT32_MAX : ts_node_start_byte(name);
     TSTreeCursor c = ts_tree_cursor_new(n);
     if (ts_tree_cursor_goto_first_child(&c)) {
         do {
@@ -68,7 +70,7 @@ static void read_member_modifiers(lx_ctx *cx, TSNode n, lx_sym *s)
                 else if (!strcmp(t, "declare"))
                     s->flags |= LP_SYMF_DECLARATION;
             }
-            if (ts_node_start_byte(ch) >= ts_node_start_byte(ts_node_child_by_field_name(n, "name", 4)))
+            if (ts_node_start_byte(ch) >= name_start)
                 break; /* modifiers come before the name */
         } while (ts_tree_cursor_goto_next_sibling(&c));
     }

@@ -70,7 +70,7 @@ static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o
         w->owns_chunks = !s->no_chunk && (s->container < 0 || s->has_body);
         w->kind = LP_CHUNK_CODE;
     }
-    lx_chunk(content, owners, n, LP_CHUNK_MODULE, o, arena, &out->chunks, &out->nchunks);
+    lx_chunk(content, &lines, owners, n, LP_CHUNK_MODULE, o, arena, &out->chunks, &out->nchunks);
     out->symbols = out_syms;
     out->nsymbols = n;
     out->partial_parse = partial;
@@ -86,7 +86,9 @@ static void parse_doc(lp_lang lang, lp_str content, const lx_chunk_opts *o, lp_a
     lp_symbol *syms = NULL;
     uint32_t *own_end = NULL;
     size_t n = 0;
-    lx_doc_sections(lang, content, arena, &syms, &own_end, &n);
+    lx_lines lines;
+    lx_lines_build(content, arena, &lines);
+    lx_doc_sections(lang, content, &lines, arena, &syms, &own_end, &n);
     lx_owner *owners = lp_xcalloc(n ? n : 1, sizeof(lx_owner));
     for (size_t i = 0; i < n; i++) {
         owners[i].region_start = syms[i].span.start_byte;
@@ -95,7 +97,7 @@ static void parse_doc(lp_lang lang, lp_str content, const lx_chunk_opts *o, lp_a
         owners[i].owns_chunks = true;
         owners[i].kind = LP_CHUNK_SECTION;
     }
-    lx_chunk(content, owners, n, LP_CHUNK_TEXT, o, arena, &out->chunks, &out->nchunks);
+    lx_chunk(content, &lines, owners, n, LP_CHUNK_TEXT, o, arena, &out->chunks, &out->nchunks);
     out->symbols = syms;
     out->nsymbols = n;
     free(owners);
@@ -173,9 +175,11 @@ lp_status lp_parse_tree_dump(lp_lang lang, lp_str content, lp_buf *out, lp_error
     TSTree *t = ts_parser_parse_string(p, NULL, content.ptr ? content.ptr : "", (uint32_t)content.len);
     if (!t)
         return lp_error_set(err, LP_ERROR, "tree-sitter gave no tree");
-    TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(t));
-    dump_node(&c, content, out);
-    ts_tree_cursor_delete(&c);
+    if (out) {
+        TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(t));
+        dump_node(&c, content, out);
+        ts_tree_cursor_delete(&c);
+    }
     ts_tree_delete(t);
     return LP_OK;
 }

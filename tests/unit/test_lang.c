@@ -424,3 +424,43 @@ T_TEST(lang_concurrent_parses)
         T_CHECK_MSG(jobs[i].failures == 0, "job %d failed %d times", i, jobs[i].failures);
 done:;
 }
+
+/* Large flat files: 20,000 documented prototypes at one level, a class with 3,000
+ * methods. Sibling scans or per-window rescans would make these quadratic. */
+T_TEST(lang_large_flat_files_stay_linear)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_parse_result r;
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    for (int i = 0; i < 20000; i++)
+        lp_buf_printf(&b, "/* Does thing %d. */\nint thing_%d(int x);\n", i, i);
+    uint64_t t0 = lp_now_ns();
+    T_CHECK_OK(lp_parse(LP_LANG_C, lp_buf_str(&b), NULL, &a, &r, &err), &err);
+    double secs = (double)(lp_now_ns() - t0) / 1e9;
+    T_CHECK_INT(r.nsymbols, 20000);
+    T_CHECK(r.symbols[19999].doc.start_line == 39999);
+    T_CHECK_MSG(secs < 15.0, "20k prototypes took %.2fs", secs);
+    T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
+
+    lp_buf_reset(&b);
+    lp_buf_puts(&b, "class Big {\npublic:\n");
+    for (int i = 0; i < 3000; i++)
+        lp_buf_printf(&b, "    int m%d(int x) {\n        return x + %d;\n    }\n%s", i, i,
+                      i % 100 == 0 ? "private:\n" : "");
+    lp_buf_puts(&b, "};\n");
+    t0 = lp_now_ns();
+    T_CHECK_OK(lp_parse(LP_LANG_CPP, lp_buf_str(&b), NULL, &a, &r, &err), &err);
+    secs = (double)(lp_now_ns() - t0) / 1e9;
+    T_CHECK_INT(r.nsymbols, 3001);
+    T_CHECK_INT(r.symbols[1].vis, LP_VIS_PUBLIC);  /* m0 */
+    T_CHECK_INT(r.symbols[2].vis, LP_VIS_PRIVATE); /* m1, after the first private: */
+    T_CHECK_MSG(secs < 15.0, "3000 methods took %.2fs", secs);
+    T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
+done:
+    lp_buf_release(&b);
+    lp_arena_release(&a);
+    lp_lang_thread_release();
+}

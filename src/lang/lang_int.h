@@ -31,6 +31,15 @@
  *                       before a multi-line value)
  *   @qualifier          a node naming the logical owner (Go receiver type)
  * Other capture names are ignored by the definition extractor (reserved for references).
+ *
+ * Adding references (calls, imports) for the code graph: write patterns rooted at the call
+ * or import node with captures such as @reference.call / @reference.import (and @name for
+ * the callee) in the language's .scm; give them a capture role in rt_build (lang.c);
+ * gather them in collect_defs (extract.c) the way leaf definitions are gathered, and
+ * attach each to cx->container, the innermost symbol enclosing that point of the walk; a
+ * per-language hook beside refine can clean receivers and qualifiers. The walk visits
+ * every node once and runs the query only at nodes that root a pattern, so each call site
+ * costs one query execution on its own node.
  * A @definition capture is normally the pattern's root node (it may then contain other
  * definitions); one below the root is a leaf definition (enum members listed in their
  * body) that never contains others. Patterns may not be rooted at a wildcard. When several

@@ -461,8 +461,11 @@ static void collect_defs(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, f
 static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
 {
     const lx_lang_rt *rt = cx->rt;
+    if (cx->container >= 0 && cx->syms.items[cx->container].nest + 1 > LX_MAX_NEST)
+        return;
     lx_sym s;
     memset(&s, 0, sizeof(s));
+    s.nest = cx->container >= 0 ? cx->syms.items[cx->container].nest + 1 : 0;
     s.kind = d->kind;
     s.name = lx_text(cx, d->name);
     s.node = d->node;

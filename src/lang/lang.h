@@ -158,7 +158,9 @@ typedef struct lp_parse_result {
     lp_lang lang;
     bool partial_parse; /* the tree had syntax errors; symbols are what could be parsed */
     lp_symbol *symbols; /* in source order of span.start_byte; a symbol's enclosing symbols
-                           precede it (see lp_symbol.parent for by-name parents) */
+                           precede it (see lp_symbol.parent for by-name parents); symbols
+                           nested more than 64 deep are not emitted (their text stays in
+                           the enclosing owner's chunks) */
     size_t nsymbols;
     lp_chunk *chunks; /* in source order */
     size_t nchunks;
@@ -178,8 +180,11 @@ bool lp_lang_has_symbols(lp_lang l); /* true for the ten code languages and docs
 const char *lp_symkind_name(lp_symkind k); /* "function", "type_alias", ... */
 lp_symkind lp_symkind_from_name(lp_str name); /* LP_SYM_KIND_COUNT when unknown */
 
-/* Language of a file from its relative path and its first bytes (a .h file is C unless it
- * holds C++ constructs). Files that are not code or docs are LP_LANG_TEXT. */
+/* Language of a file from its relative path and its first bytes (8 KiB suffice): by
+ * extension; a .h file is C unless its head holds C++ constructs (class X {, namespace,
+ * template<, ::, public:, outside comments, strings and preprocessor lines); a file
+ * without extension by its #! line (python, node, deno). Everything else is
+ * LP_LANG_TEXT. */
 lp_lang lp_lang_detect(lp_str relpath, lp_str head);
 
 /* Parse one file. Never fails on bad syntax (partial_parse is set instead); fails only on

@@ -106,6 +106,7 @@ typedef struct lx_sym {
      * sections: how far the body was scanned and the access in force there) */
     uint32_t hook_pos;
     int hook_state;
+    uint32_t nest; /* number of enclosing symbols */
 } lx_sym;
 
 /* A @scope entry (Rust impl block). */
@@ -179,6 +180,8 @@ TSParser *lp_lang_thread_parser(lp_lang l);
 TSQueryCursor *lp_lang_thread_cursor(void);
 
 #define LX_MAX_DEPTH 4096 /* deeper nodes are not examined (pathological nesting) */
+#define LX_MAX_NEST 64    /* symbols nested deeper than this are not emitted: their text
+                             stays in the enclosing owner (bounds qname lengths) */
 
 struct lx_ctx {
     const lx_lang_rt *rt;

@@ -464,3 +464,33 @@ done:
     lp_arena_release(&a);
     lp_lang_thread_release();
 }
+
+/* 3,000 nested functions: symbols stop at the nesting bound, qnames stay short, the text
+ * of the deeper ones stays searchable in the innermost emitted owner. */
+T_TEST(lang_deep_nesting_bounded)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_parse_result r;
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    for (int i = 0; i < 3000; i++)
+        lp_buf_printf(&b, "function f%d(){", i);
+    for (int i = 0; i < 3000; i++)
+        lp_buf_putc(&b, '}');
+    lp_buf_putc(&b, '\n');
+    T_CHECK_OK(lp_parse(LP_LANG_JAVASCRIPT, lp_buf_str(&b), NULL, &a, &r, &err), &err);
+    T_CHECK_INT(r.nsymbols, 65);
+    for (size_t i = 0; i < r.nsymbols; i++)
+        T_CHECK(strlen(r.symbols[i].qname) < 1024);
+    T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
+    bool found = false; /* f2999 is no symbol but its text is in some chunk */
+    for (size_t i = 0; i < r.nchunks; i++)
+        found = found || strstr(r.chunks[i].text, "function f2999(){") != NULL;
+    T_CHECK(found);
+done:
+    lp_buf_release(&b);
+    lp_arena_release(&a);
+    lp_lang_thread_release();
+}

@@ -303,6 +303,24 @@ void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, siz
         }
     }
 
+    /* A top-level owner's text runs to the end of its last line when nothing else starts
+     * there (a trailing comment after `const X = 1;` is the constant's, not module text). */
+    uint32_t *end = lp_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t next_start = (uint32_t)content.len;
+    for (size_t i = n; i-- > 0;) {
+        end[i] = owners[i].end;
+        if (!owners[i].owns_chunks || eff[i] >= 0)
+            continue;
+        const char *nl = memchr(content.ptr + end[i], '\n', content.len - end[i]);
+        uint32_t eol = nl ? (uint32_t)(nl - content.ptr) : (uint32_t)content.len;
+        while (eol > end[i] && (content.ptr[eol - 1] == ' ' || content.ptr[eol - 1] == '\t' ||
+                                content.ptr[eol - 1] == '\r'))
+            eol--;
+        if (eol > end[i] && eol <= next_start)
+            end[i] = eol;
+        next_start = snap_line_start(content, owners[i].region_start);
+    }
+
     uint32_t module_cur = 0;
     for (size_t i = 0; i < n; i++) {
         const lx_owner *w = &owners[i];
@@ -312,8 +330,8 @@ void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, siz
         if (eff[i] < 0) {
             if (rs > module_cur)
                 module_gap(&c, module_cur, rs, module_kind);
-            if (w->end > module_cur)
-                module_cur = w->end;
+            if (end[i] > module_cur)
+                module_cur = end[i];
         }
         reset_text(&c);
         uint32_t cur = rs;
@@ -335,10 +353,11 @@ void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, siz
                 cur = ch->body_end;
             }
         }
-        add_src(&c, cur, w->end);
+        add_src(&c, cur, end[i]);
         if (c.text.len)
             windows(&c, (int32_t)i, w->kind);
     }
+    free(end);
     if (module_cur < content.len)
         module_gap(&c, module_cur, (uint32_t)content.len, module_kind);
 

@@ -116,9 +116,11 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
     if (!strcmp(rtype, "function_definition")) {
         TSNode decl = ts_node_child_by_field_name(root, "declarator", 10);
         TSNode name = lx_c_declarator_name(decl, &is_fn);
-        if (ts_node_is_null(name))
+        if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
         s->name = lx_text(cx, name);
+        if (!s->name.len)
+            return false;
         bool st = lx_c_has_specifier(cx, root, "static");
         s->vis = st ? LP_VIS_PRIVATE : LP_VIS_PUBLIC;
         if (st)
@@ -129,9 +131,11 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         if (in_function(cx))
             return false;
         TSNode name = lx_c_declarator_name(d->node, &is_fn);
-        if (ts_node_is_null(name))
+        if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
         s->name = lx_text(cx, name);
+        if (!s->name.len)
+            return false;
         s->outer = root;
         bool st = lx_c_has_specifier(cx, root, "static");
         bool ext = lx_c_has_specifier(cx, root, "extern");

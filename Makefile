@@ -144,7 +144,7 @@ $(B)/$(1)/obj/%.o: src/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
 	@$(2) $(3) $$(PKG_CFLAGS) -c $$< -o $$@
-$(B)/$(1)/obj/gen/lang_queries.o: $(GEN_QUERIES) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+$(B)/$(1)/obj/gen/lang_queries.o: $(GEN_QUERIES) $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
 	@$(2) $(3) -c $$< -o $$@

@@ -114,13 +114,25 @@ ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,und
 ASAN_LDFLAGS := -fsanitize=address,undefined
 LDLIBS_ALL   = $(TS_LIB) $(PKG_LIBS) -lpthread -lm
 
+# Query files of src/lang, embedded into the binary by a tiny generator (no Python at
+# build time): one generated C file, compiled in every variant.
+LANG_QUERIES := $(sort $(wildcard src/lang/queries/*.scm))
+GEN_QUERIES  := $(B)/gen/lang_queries.c
+$(B)/tools/embed: tools/embed.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC) -O1 -std=c11 -Wall -Wextra -o $@ $<
+$(GEN_QUERIES): $(B)/tools/embed $(LANG_QUERIES)
+	@mkdir -p $(@D)
+	@$(B)/tools/embed $@ $(LANG_QUERIES)
+
 SRC_ALL  := $(sort $(wildcard src/*/*.c))
 SRC_LIB  := $(filter-out src/main.c,$(SRC_ALL))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 
 # variant rules: $(1) = name, $(2) = compiler, $(3) = cflags, $(4) = extra ldflags
 define VARIANT_RULES
-$(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/main.o
+$(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/gen/lang_queries.o \
+             $(B)/$(1)/obj/main.o
 $(1)_UOBJ := $$(patsubst tests/unit/%.c,$(B)/$(1)/obj/tests/%.o,$$(UNIT_SRC))
 
 # The flags are part of the build: a change of WERROR or CFLAGS rebuilds everything.
@@ -132,6 +144,10 @@ $(B)/$(1)/obj/%.o: src/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
 	@$(2) $(3) $$(PKG_CFLAGS) -c $$< -o $$@
+$(B)/$(1)/obj/gen/lang_queries.o: $(GEN_QUERIES) $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	@echo "CC[$(1)] $$<"
+	@$(2) $(3) -c $$< -o $$@
 $(B)/$(1)/obj/main.o: src/main.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"

@@ -24,6 +24,7 @@ extern const lp_cli_cmd lp_cmd_mcp;
 extern const lp_cli_cmd lp_cmd_install;
 extern const lp_cli_cmd lp_cmd_uninstall;
 extern const lp_cli_cmd lp_cmd_doctor;
+extern const lp_cli_cmd lp_cmd_parse;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -43,6 +44,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_doctor,
     &lp_cmd_version,
     &lp_cmd_debug_scan,
+    &lp_cmd_parse,
 };
 
 int lp_cli_exit_code(lp_status s)

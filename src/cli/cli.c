@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 extern const lp_cli_cmd lp_cmd_version;
+extern const lp_cli_cmd lp_cmd_tools;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
     &lp_cmd_version,
+    &lp_cmd_tools,
 };
 
 int lp_cli_exit_code(lp_status s)

@@ -115,7 +115,8 @@ typedef struct lp_catalog_limits {
     size_t max_schema_nodes;      /* schema nodes visited        4,096        1,000,000 */
     size_t max_schema_text_bytes; /* schema text indexed         16 KiB       1 MiB */
     size_t max_query_bytes;       /* query text                  4 KiB        64 KiB */
-    size_t max_query_terms;       /* distinct query terms used   32           256 */
+    size_t max_query_terms;       /* distinct query words (and   32           256
+                                   * as many identifiers) used */
     size_t max_results;           /* max_tools of one search     100          10,000 */
     size_t max_pins;              /* pinned names of one search  64           1,024 */
 } lp_catalog_limits;

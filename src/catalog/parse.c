@@ -123,16 +123,20 @@ typedef struct frame {
     bool props; /* node is a "properties" map: its keys are property names */
 } frame;
 
+/* Breadth-first, so the top-level properties (the ones that matter most) are read before
+ * a wide or deep subtree exhausts the node budget. The queue holds at most max_schema_nodes
+ * entries. */
 static void schema_walk(prep *p, json_t *root)
 {
     if (!root || !(json_is_object(root) || json_is_array(root)))
         return;
     const lp_catalog_limits *lim = p->ctx->limits;
-    LP_VEC(frame) stack = {0};
-    lp_vec_push(&stack, ((frame){root, 0, false}));
+    LP_VEC(frame) queue = {0};
+    size_t head = 0;
+    lp_vec_push(&queue, ((frame){root, 0, false}));
     p->schema_nodes++;
-    while (stack.len) {
-        frame f = stack.items[--stack.len];
+    while (head < queue.len) {
+        frame f = queue.items[head++];
         if (p->schema.len >= lim->max_schema_text_bytes) {
             p->schema_truncated = true;
             break;
@@ -144,7 +148,7 @@ static void schema_walk(prep *p, json_t *root)
             p->schema_truncated = true;                                                        \
         } else {                                                                               \
             p->schema_nodes++;                                                                 \
-            lp_vec_push(&stack, ((frame){(n), f.depth + 1, (pr)}));                            \
+            lp_vec_push(&queue, ((frame){(n), f.depth + 1, (pr)}));                            \
         }                                                                                      \
     } while (0)
         if (json_is_array(f.node)) {
@@ -152,10 +156,12 @@ static void schema_walk(prep *p, json_t *root)
             json_t *v;
             json_array_foreach(f.node, i, v)
             {
+                if (p->schema_nodes >= lim->max_schema_nodes) {
+                    p->schema_truncated = true;
+                    break; /* nothing more can be queued, and arrays hold no text */
+                }
                 if (json_is_object(v) || json_is_array(v))
                     PUSH(v, false);
-                if (p->schema_truncated && p->schema_nodes >= lim->max_schema_nodes)
-                    break;
             }
             continue;
         }
@@ -165,7 +171,7 @@ static void schema_walk(prep *p, json_t *root)
         {
             if (hostile_key(k))
                 continue;
-            if (p->schema_nodes >= lim->max_schema_nodes) {
+            if (p->schema.len >= lim->max_schema_text_bytes) {
                 p->schema_truncated = true;
                 break;
             }
@@ -208,7 +214,7 @@ static void schema_walk(prep *p, json_t *root)
         }
 #undef PUSH
     }
-    lp_vec_free(&stack);
+    lp_vec_free(&queue);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -678,7 +684,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     /* A UTF-8 byte order mark is tolerated; offsets stay relative to the whole input. */
     size_t base = len >= 3 && !memcmp(json, "\xef\xbb\xbf", 3) ? 3 : 0;
     json_error_t jerr;
-    root = json_loadb(json + base, len - base, JSON_REJECT_DUPLICATES, &jerr);
+    root = json_loadb(json + base, len - base, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
         st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
                          "%s:%d:%d (byte %d): %s; fix the JSON (a catalog file is a tools/list "

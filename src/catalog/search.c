@@ -84,7 +84,10 @@ static int collect_q(void *ctx, const lp_text_token *tok)
         if (q->whole == whole && q->len == tok->len && !memcmp(q->text, tok->text, tok->len))
             return 0;
     }
-    if (c->terms->len >= c->max) {
+    size_t same_kind = 0;
+    for (size_t i = 0; i < c->terms->len; i++)
+        same_kind += c->terms->items[i].whole == whole;
+    if (same_kind >= c->max) {
         c->truncated = true;
         return 0;
     }

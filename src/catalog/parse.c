@@ -756,7 +756,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     c.server = server && *server ? server : NULL;
     c.group = o.group && *o.group ? o.group : c.server ? c.server : source;
     c.code_tk = lp_text_tokenizer_new(LP_TEXT_CODE | LP_TEXT_STEM);
-    c.prose_tk = lp_text_tokenizer_new(LP_TEXT_PROSE);
+    c.prose_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
     b->group = lp_xstrdup(c.group);
     b->source = lp_xstrdup(source);
     if (tools) {

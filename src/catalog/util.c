@@ -137,28 +137,29 @@ lp_status lp_cat_limits_resolve(lp_catalog_limits *l, lp_error *err)
  * Parameters. */
 lp_catalog_params lp_catalog_params_default(void)
 {
+    /* Tuned by coordinate search on the MetaTool development split (bench/catalog). */
     lp_catalog_params p = {
-        .k1 = 1.2,
-        .weight = {[LP_CATALOG_F_NAME] = 3.0,
+        .k1 = 2.5,
+        .weight = {[LP_CATALOG_F_NAME] = 4.0,
                    [LP_CATALOG_F_NAMESPACE] = 1.5,
-                   [LP_CATALOG_F_ALIAS] = 2.0,
+                   [LP_CATALOG_F_ALIAS] = 1.0,
                    [LP_CATALOG_F_TAG] = 1.5,
                    [LP_CATALOG_F_DESCRIPTION] = 1.0,
                    [LP_CATALOG_F_SCHEMA] = 0.4},
-        .b = {[LP_CATALOG_F_NAME] = 0.3,
+        .b = {[LP_CATALOG_F_NAME] = 0.6,
               [LP_CATALOG_F_NAMESPACE] = 0.0,
               [LP_CATALOG_F_ALIAS] = 0.3,
               [LP_CATALOG_F_TAG] = 0.0,
-              [LP_CATALOG_F_DESCRIPTION] = 0.75,
+              [LP_CATALOG_F_DESCRIPTION] = 0.9,
               [LP_CATALOG_F_SCHEMA] = 0.75},
         .prefix_weight = 0.6,
         .fuzzy_weight = 0.5,
         .synonym_scale = 1.0,
         .whole_weight = 1.0,
         .exact_name_bonus = 8.0,
-        .name_term_bonus = 0.2,
+        .name_term_bonus = 0.5,
         .namespace_bonus = 1.0,
-        .coverage_floor = 0.5,
+        .coverage_floor = 0.85,
     };
     return p;
 }

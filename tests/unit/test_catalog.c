@@ -172,7 +172,7 @@ T_TEST(catalog_ranking_literal_synonym_prefix_fuzzy)
     T_CHECK(strstr(top_ids(cat, "fork repo", 3), "github/fork_repository") != NULL);
     /* Fuzzy: one typo, never the whole dictionary. */
     T_CHECK_STR(top1(cat, "serach code"), "github/search_code");
-    T_CHECK_STR(top1(cat, "moveis by genre"), "find_movies");
+    T_CHECK_STR(top1(cat, "movis by genre"), "find_movies");
     /* Nothing matches: no hits. */
     T_CHECK_STR(top_ids(cat, "zzqxv", 5), "");
 done:

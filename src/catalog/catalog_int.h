@@ -41,15 +41,27 @@ typedef LP_VEC(lp_jrange) lp_jrange_vec;
 
 /* Range of the value starting at the first non-space byte at or after pos. */
 bool lp_jscan_value(const char *s, size_t len, size_t pos, lp_jrange *out);
-/* Ranges of the elements of the array at r (which must start with '['). */
+/* Ranges of the elements of the array at r (which must span exactly one array); false if
+ * the skeleton is malformed. */
 bool lp_jscan_array(const char *s, size_t len, lp_jrange r, lp_jrange_vec *out);
 /* Range of the member value with this key in the object at r; false if absent. */
 bool lp_jscan_member(const char *s, size_t len, lp_jrange r, const char *key, lp_jrange *out);
+typedef struct lp_jmember {
+    lp_jrange key; /* the key's string literal, quotes included */
+    lp_jrange value;
+} lp_jmember;
+typedef LP_VEC(lp_jmember) lp_jmember_vec;
+/* Members of the object at r (which must span exactly one object); false if the skeleton
+ * is malformed. */
+bool lp_jscan_object(const char *s, size_t len, lp_jrange r, lp_jmember_vec *out);
+/* Does the member's key decode to key (ASCII keys only)? */
+bool lp_jscan_key_is(const char *s, lp_jmember m, const char *key);
 
 /* ------------------------------------------------------------------------------------------
  * A document: one tool, prepared by parse.c, indexed by index.c. */
 typedef struct lp_cat_pterm {
-    uint32_t off; /* into doc->term_text */
+    uint64_t hash; /* lp_hash64_of(text) */
+    uint32_t off;  /* into doc->term_text */
     uint16_t len;
     uint8_t tf[NF]; /* saturating counts */
 } lp_cat_pterm;
@@ -163,9 +175,12 @@ typedef struct lp_cat_parse_ctx {
     const char *group;
     const char *s; /* the whole document */
     size_t len;
-    size_t index; /* entry number, for messages */
+    size_t index;    /* entry number, for messages */
+    size_t line_off; /* where() has counted lines up to this offset ... */
+    size_t line;     /* ... and this is the line there (1-based) */
     lp_catalog_provider forced; /* LP_CATALOG_GENERIC = detect */
-    lp_text_tokenizer *code_tk, *prose_tk;
+    lp_text_tokenizer *code_tk, *prose_tk, *squash_tk;
+    void *scratch; /* parse.c's per-document scratch buffers */
 } lp_cat_parse_ctx;
 
 #endif

@@ -166,6 +166,18 @@ static size_t term_home(const lp_catalog *cat, lp_str t)
     return (size_t)lp_hash64_of(t.ptr, t.len) & (cat->term_cap - 1);
 }
 
+static uint32_t term_lookup_hashed(const lp_catalog *cat, lp_str text, uint64_t hash)
+{
+    size_t mask = cat->term_cap - 1;
+    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+        uint32_t id = cat->term_table[i];
+        if (id == EMPTY)
+            return EMPTY;
+        if (lp_str_eq(lp_cat_term_text(cat, id), text))
+            return id;
+    }
+}
+
 uint32_t lp_cat_term_lookup(const lp_catalog *cat, lp_str text)
 {
     size_t mask = cat->term_cap - 1;
@@ -219,9 +231,9 @@ static void tri_add(lp_catalog *cat, uint32_t trigram, uint32_t term)
     t->terms[t->n++] = term;
 }
 
-static uint32_t term_intern(lp_catalog *cat, lp_str text)
+static uint32_t term_intern(lp_catalog *cat, lp_str text, uint64_t hash)
 {
-    uint32_t id = lp_cat_term_lookup(cat, text);
+    uint32_t id = term_lookup_hashed(cat, text, hash);
     if (id != EMPTY)
         return id;
     if ((cat->terms.len + 1) * 2 > cat->term_cap) {
@@ -245,7 +257,7 @@ static uint32_t term_intern(lp_catalog *cat, lp_str text)
     memcpy(cat->text.items + cat->text.len, text.ptr, text.len);
     cat->text.len += text.len;
     size_t mask = cat->term_cap - 1;
-    size_t i = term_home(cat, text);
+    size_t i = (size_t)hash & mask;
     while (cat->term_table[i] != EMPTY)
         i = (i + 1) & mask;
     cat->term_table[i] = id;
@@ -291,7 +303,7 @@ static void index_doc(lp_catalog *cat, lp_cat_doc *d)
         d->ndterms = d->npterms;
         for (uint32_t i = 0; i < d->npterms; i++) {
             lp_str text = {d->term_text + d->pterms[i].off, d->pterms[i].len};
-            d->dterms[i].term = term_intern(cat, text);
+            d->dterms[i].term = term_intern(cat, text, d->pterms[i].hash);
             memcpy(d->dterms[i].tf, d->pterms[i].tf, NF);
         }
     }
@@ -446,7 +458,12 @@ done:
 
 lp_status lp_catalog_add(lp_catalog *cat, lp_catalog_batch *batch, lp_error *err)
 {
-    return apply(cat, batch, NULL, err);
+    uint64_t t0 = lp_now_ns();
+    size_t n = batch->docs.len;
+    lp_status st = apply(cat, batch, NULL, err);
+    lp_log(LP_LOG_DEBUG, "catalog.add", "tools=%zu status=%s ms=%.1f", n, lp_status_code(st),
+           (lp_now_ns() - t0) / 1e6);
+    return st;
 }
 
 lp_status lp_catalog_replace(lp_catalog *cat, lp_catalog_batch *batch, lp_error *err)

@@ -2,9 +2,11 @@
  * jscan.c: find the exact byte range of JSON values, so a catalog can hand back each
  * definition byte-for-byte (jansson parses values but does not keep their bytes).
  *
- * The document has been validated by jansson first; this scanner only tracks strings and
- * bracket depth. It is iterative (no recursion, so nesting depth costs nothing) and every
- * read is bounds-checked, so even unvalidated input cannot make it read outside [0, len).
+ * The scanner only tracks strings and bracket depth; it is not a validator. parse.c uses it
+ * for the skeleton of a document (the top-level array or object and its separators) and
+ * has jansson validate every value it locates, so each byte is checked by one or the
+ * other. It is iterative (nesting depth costs nothing) and every read is bounds-checked,
+ * so no input can make it read outside [0, len).
  */
 #include "catalog/catalog_int.h"
 
@@ -85,7 +87,7 @@ bool lp_jscan_array(const char *s, size_t len, lp_jrange r, lp_jrange_vec *out)
         return false;
     size_t i = skip_ws(s, r.end, r.start + 1);
     if (i < r.end && s[i] == ']')
-        return true;
+        return i + 1 == r.end;
     while (i < r.end) {
         lp_jrange e;
         if (!lp_jscan_value(s, r.end, i, &e))
@@ -96,7 +98,7 @@ bool lp_jscan_array(const char *s, size_t len, lp_jrange r, lp_jrange_vec *out)
             i++;
             continue;
         }
-        return i < r.end && s[i] == ']';
+        return i < r.end && s[i] == ']' && i + 1 == r.end;
     }
     return false;
 }
@@ -175,4 +177,38 @@ bool lp_jscan_member(const char *s, size_t len, lp_jrange r, const char *key, lp
             break;
     }
     return false;
+}
+
+bool lp_jscan_object(const char *s, size_t len, lp_jrange r, lp_jmember_vec *out)
+{
+    if (r.end > len || r.start >= r.end || s[r.start] != '{')
+        return false;
+    size_t i = skip_ws(s, r.end, r.start + 1);
+    if (i < r.end && s[i] == '}')
+        return i + 1 == r.end;
+    while (i < r.end) {
+        if (s[i] != '"')
+            return false;
+        lp_jmember m;
+        m.key.start = i;
+        m.key.end = skip_string(s, r.end, i);
+        i = skip_ws(s, r.end, m.key.end);
+        if (i >= r.end || s[i] != ':')
+            return false;
+        if (!lp_jscan_value(s, r.end, i + 1, &m.value))
+            return false;
+        lp_vec_push(out, m);
+        i = skip_ws(s, r.end, m.value.end);
+        if (i < r.end && s[i] == ',') {
+            i = skip_ws(s, r.end, i + 1);
+            continue;
+        }
+        return i < r.end && s[i] == '}' && i + 1 == r.end;
+    }
+    return false;
+}
+
+bool lp_jscan_key_is(const char *s, lp_jmember m, const char *key)
+{
+    return key_equals(s, m.key.start, m.key.end, key);
 }

@@ -13,18 +13,14 @@
 #define MAX_LIST_BYTES 128 /* bytes of one tag or alias */
 #define MAX_ENUM_ITEMS 64  /* enum values indexed per enum */
 
-/* A token occurrence collected while preparing one tool. */
-typedef struct occ {
-    const char *p;
-    uint16_t len;
-    uint8_t field;
-} occ;
-
+/* Per-parse scratch, reused for every tool of a document (reset, not freed). */
 typedef struct prep {
     lp_cat_parse_ctx *ctx;
     LP_VEC(uint32_t) offs; /* token start offsets into text */
     LP_VEC(uint16_t) lens;
     LP_VEC(uint8_t) fields;
+    LP_VEC(uint32_t) table; /* hash -> index into uniq, UINT32_MAX empty */
+    LP_VEC(lp_cat_pterm) uniq;
     lp_buf text;
     lp_buf schema;
     uint32_t flen[NF];
@@ -32,6 +28,27 @@ typedef struct prep {
     bool schema_truncated;
     size_t schema_nodes;
 } prep;
+
+static void prep_reset(prep *p)
+{
+    p->offs.len = p->lens.len = p->fields.len = p->uniq.len = 0;
+    lp_buf_reset(&p->text);
+    lp_buf_reset(&p->schema);
+    memset(p->flen, 0, sizeof p->flen);
+    p->schema_truncated = false;
+    p->schema_nodes = 0;
+}
+
+static void prep_release(prep *p)
+{
+    lp_vec_free(&p->offs);
+    lp_vec_free(&p->lens);
+    lp_vec_free(&p->fields);
+    lp_vec_free(&p->table);
+    lp_vec_free(&p->uniq);
+    lp_buf_release(&p->text);
+    lp_buf_release(&p->schema);
+}
 
 static int collect_token(void *ctx, const lp_text_token *tok)
 {
@@ -52,47 +69,55 @@ static void index_text(prep *p, int field, lp_str s, bool prose)
     lp_text_tokenize(prose ? p->ctx->prose_tk : p->ctx->code_tk, s, collect_token, p);
 }
 
-static int occ_cmp(const void *a, const void *b)
-{
-    const occ *x = a, *y = b;
-    size_t n = LP_MIN(x->len, y->len);
-    int c = memcmp(x->p, y->p, n);
-    if (c)
-        return c;
-    return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
-}
-
-/* Merge collected tokens into the doc's unique terms with per-field counts. */
+/* Merge collected tokens into the doc's unique terms with per-field counts (a hash table
+ * over the token texts; terms keep first-occurrence order and their hash, which the index
+ * reuses). */
 static void finish_terms(prep *p, lp_cat_doc *d)
 {
-    size_t n = p->offs.len;
-    occ *o = lp_xmalloc(lp_mul_size(n ? n : 1, sizeof *o));
-    for (size_t i = 0; i < n; i++)
-        o[i] = (occ){p->text.ptr + p->offs.items[i], p->lens.items[i], p->fields.items[i]};
-    qsort(o, n, sizeof *o, occ_cmp);
-    size_t uniq = 0, bytes = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || occ_cmp(&o[i - 1], &o[i]) != 0) {
-            uniq++;
-            bytes += o[i].len;
-        }
-    d->pterms = lp_xcalloc(uniq ? uniq : 1, sizeof *d->pterms);
-    d->term_text = lp_xmalloc(bytes ? bytes : 1);
-    size_t t = 0, off = 0;
+    size_t n = p->offs.len, cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    lp_vec_reserve(&p->table, cap);
+    memset(p->table.items, 0xff, cap * sizeof *p->table.items);
+    size_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || occ_cmp(&o[i - 1], &o[i]) != 0) {
-            memcpy(d->term_text + off, o[i].p, o[i].len);
-            d->pterms[t++] = (lp_cat_pterm){.off = (uint32_t)off, .len = o[i].len};
-            off += o[i].len;
+        const char *t = p->text.ptr + p->offs.items[i];
+        uint16_t len = p->lens.items[i];
+        uint64_t h = lp_hash64_of(t, len);
+        size_t k = (size_t)h & (cap - 1);
+        lp_cat_pterm *u = NULL;
+        while (p->table.items[k] != UINT32_MAX) {
+            lp_cat_pterm *c = &p->uniq.items[p->table.items[k]];
+            if (c->hash == h && c->len == len && !memcmp(p->text.ptr + c->off, t, len)) {
+                u = c;
+                break;
+            }
+            k = (k + 1) & (cap - 1);
         }
-        uint8_t *tf = &d->pterms[t - 1].tf[o[i].field];
-        if (*tf < 255)
-            (*tf)++;
+        if (!u) {
+            p->table.items[k] = (uint32_t)p->uniq.len;
+            u = lp_vec_push_zero(&p->uniq);
+            u->off = p->offs.items[i];
+            u->len = len;
+            u->hash = h;
+            bytes += len;
+        }
+        if (u->tf[p->fields.items[i]] < 255)
+            u->tf[p->fields.items[i]]++;
+    }
+    size_t uniq = p->uniq.len;
+    d->pterms = lp_xmalloc((uniq ? uniq : 1) * sizeof *d->pterms);
+    d->term_text = lp_xmalloc(bytes ? bytes : 1);
+    size_t off = 0;
+    for (size_t i = 0; i < uniq; i++) {
+        d->pterms[i] = p->uniq.items[i];
+        memcpy(d->term_text + off, p->text.ptr + p->uniq.items[i].off, d->pterms[i].len);
+        d->pterms[i].off = (uint32_t)off;
+        off += d->pterms[i].len;
     }
     d->npterms = (uint32_t)uniq;
     memcpy(d->flen, p->flen, sizeof d->flen);
     d->mem += uniq * sizeof *d->pterms + bytes;
-    free(o);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -115,6 +140,32 @@ static void schema_put(prep *p, const char *s, size_t n)
     }
     lp_buf_append(&p->schema, s, n);
     lp_buf_putc(&p->schema, '\n');
+}
+
+enum { SK_OTHER, SK_TEXT, SK_ENUM, SK_SKIP, SK_PROPS };
+
+/* What a schema keyword means for text collection (one strcmp per key at most). */
+static int schema_key(const char *k)
+{
+    switch (k[0]) {
+    case 'd':
+        return !strcmp(k, "description") ? SK_TEXT : !strcmp(k, "default") ? SK_SKIP : SK_OTHER;
+    case 't':
+        return !strcmp(k, "title") ? SK_TEXT : SK_OTHER;
+    case 'c':
+        return !strcmp(k, "const") ? SK_TEXT : SK_OTHER;
+    case 'e':
+        return !strcmp(k, "enum")                              ? SK_ENUM
+               : !strcmp(k, "examples") || !strcmp(k, "example") ? SK_SKIP
+                                                                 : SK_OTHER;
+    case '$':
+        return !strcmp(k, "$ref") ? SK_SKIP : SK_OTHER;
+    case 'p':
+        return !strcmp(k, "properties") || !strcmp(k, "patternProperties") ? SK_PROPS
+                                                                              : SK_OTHER;
+    default:
+        return SK_OTHER;
+    }
 }
 
 typedef struct frame {
@@ -181,12 +232,13 @@ static void schema_walk(prep *p, json_t *root)
                     PUSH(v, false);
                 continue;
             }
-            if (!strcmp(k, "description") || !strcmp(k, "title") || !strcmp(k, "const")) {
+            int kind = schema_key(k);
+            if (kind == SK_TEXT) {
                 if (json_is_string(v))
                     schema_put(p, json_string_value(v), json_string_length(v));
                 else if (json_is_object(v) || json_is_array(v))
                     PUSH(v, false); /* a property that happens to be named "title" */
-            } else if (!strcmp(k, "enum")) {
+            } else if (kind == SK_ENUM) {
                 if (json_is_array(v)) {
                     size_t i, shown = 0;
                     json_t *e;
@@ -202,10 +254,9 @@ static void schema_walk(prep *p, json_t *root)
                         }
                     }
                 }
-            } else if (!strcmp(k, "$ref") || !strcmp(k, "default") || !strcmp(k, "examples") ||
-                       !strcmp(k, "example")) {
+            } else if (kind == SK_SKIP) {
                 /* $ref is never followed; defaults and examples are data, not schema. */
-            } else if (!strcmp(k, "properties") || !strcmp(k, "patternProperties")) {
+            } else if (kind == SK_PROPS) {
                 if (json_is_object(v))
                     PUSH(v, true);
             } else if (json_is_object(v) || json_is_array(v)) {
@@ -264,11 +315,19 @@ static lp_catalog_provider detect(json_t *v, lp_catalog_provider forced, json_t 
 }
 
 /* Entry description for messages: "FILE entry #3 (line 7)". */
-static void where(const lp_cat_parse_ctx *c, lp_jrange r, char *out, size_t n)
+/* Entries arrive in document order, so the line count continues from the previous entry:
+ * linear in the document overall, not per entry. */
+static void where(lp_cat_parse_ctx *c, lp_jrange r, char *out, size_t n)
 {
-    size_t line, col;
-    lp_cat_line_col(c->s, c->len, r.start, &line, &col);
-    snprintf(out, n, "%s entry #%zu (byte %zu, line %zu)", c->source, c->index, r.start, line);
+    if (r.start < c->line_off) {
+        c->line_off = 0;
+        c->line = 1;
+    }
+    for (size_t i = c->line_off; i < r.start && i < c->len; i++)
+        c->line += c->s[i] == '\n';
+    c->line_off = r.start;
+    snprintf(out, n, "%s entry #%zu (byte %zu, line %zu)", c->source, c->index, r.start,
+             c->line);
 }
 
 static bool bad_name(const char *s, size_t n)
@@ -342,23 +401,24 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     char at[LP_ERROR_MSG_MAX / 2];
     *out = NULL;
     c->index++;
-    where(c, r, at, sizeof at);
+    /* The entry's location is only spelled out when something is wrong with it. */
+#define AT (where(c, r, at, sizeof at), at)
     if (!json_is_object(v))
         return lp_cat_fail(err, LP_CATALOG_INVALID_DEFINITION,
-                           "%s is %s; a tool definition must be an object with a \"name\"", at,
+                           "%s is %s; a tool definition must be an object with a \"name\"", AT,
                            type_name(v));
     if (r.end - r.start > c->limits->max_definition_bytes)
         return lp_cat_fail(err, LP_CATALOG_DEFINITION_TOO_LARGE,
                            "%s is %zu bytes, over the %zu-byte limit; shorten its schema or "
                            "raise max_definition_bytes",
-                           at, r.end - r.start, c->limits->max_definition_bytes);
+                           AT, r.end - r.start, c->limits->max_definition_bytes);
     json_t *fn;
     lp_catalog_provider prov = detect(v, c->forced, &fn);
     json_t *jname = json_object_get(fn, "name");
     if (!json_is_string(jname)) {
         json_t *type = json_object_get(v, "type");
         return lp_cat_fail(err, LP_CATALOG_MISSING_NAME,
-                           "%s has %s \"name\"%s%s%s; every tool needs a string name", at,
+                           "%s has %s \"name\"%s%s%s; every tool needs a string name", AT,
                            jname ? type_name(jname) : "no", json_is_string(type) ? " (type " : "",
                            json_is_string(type) ? json_string_value(type) : "",
                            json_is_string(type) ? ")" : "");
@@ -370,13 +430,14 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
         return lp_cat_fail(err, LP_CATALOG_INVALID_NAME,
                            "%s has a name that is empty, longer than %zu bytes or holds "
                            "control characters; fix the name",
-                           at, c->limits->max_name_bytes);
+                           AT, c->limits->max_name_bytes);
     json_t *jdesc = json_object_get(fn, "description");
     if (jdesc && !json_is_string(jdesc) && !json_is_null(jdesc))
         return lp_cat_fail(err, LP_CATALOG_INVALID_DEFINITION,
                            "%s (tool '%.64s') has a \"description\" that is %s; it must be a "
                            "string",
-                           at, name, type_name(jdesc));
+                           AT, name, type_name(jdesc));
+#undef AT
     const char *desc = json_is_string(jdesc) ? json_string_value(jdesc) : "";
     size_t desc_len = json_is_string(jdesc) ? json_string_length(jdesc) : 0;
 
@@ -473,18 +534,19 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     /* Squashed names for exact-name matching. */
     lp_buf sq;
     lp_buf_init(&sq, 0);
-    lp_text_squash(lp_str_c(local), &sq);
+    lp_text_squash_with(c->squash_tk, lp_str_c(local), &sq);
     d->squash_name = lp_buf_detach(&sq, NULL);
-    lp_text_squash((lp_str){name, name_len}, &sq);
+    lp_text_squash_with(c->squash_tk, (lp_str){name, name_len}, &sq);
     d->squash_full = lp_buf_detach(&sq, NULL);
-    lp_text_squash((lp_str){ns, ns_len}, &sq);
+    lp_text_squash_with(c->squash_tk, (lp_str){ns, ns_len}, &sq);
     d->squash_ns = lp_buf_detach(&sq, NULL);
     d->mem += strlen(d->squash_name) + strlen(d->squash_full) + strlen(d->squash_ns) + 3;
 
     /* Fields. */
-    prep p = {.ctx = c};
-    lp_buf_init(&p.text, 0);
-    lp_buf_init(&p.schema, 0);
+    prep *pp = c->scratch;
+    prep_reset(pp);
+    pp->ctx = c;
+#define p (*pp)
     index_text(&p, LP_CATALOG_F_NAME, lp_str_c(local), false);
     index_text(&p, LP_CATALOG_F_NAMESPACE, (lp_str){ns, ns_len}, false);
     if (*title)
@@ -504,11 +566,7 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     lp_text_tokenize(c->prose_tk, lp_buf_str(&p.schema), collect_token, &p);
     d->pub.schema_truncated = p.schema_truncated;
     finish_terms(&p, d);
-    lp_buf_release(&p.text);
-    lp_buf_release(&p.schema);
-    lp_vec_free(&p.offs);
-    lp_vec_free(&p.lens);
-    lp_vec_free(&p.fields);
+#undef p
     d->mem += sizeof *d;
     *out = d;
     return LP_OK;
@@ -566,41 +624,72 @@ static char *strdup_printf(const char *fmt, ...)
     return lp_buf_detach(&b, NULL);
 }
 
-static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, json_t *arr,
-                            lp_jrange r, bool lenient, int level, lp_error *err)
+/* Parse one located value with jansson. Errors carry absolute positions. */
+static lp_status parse_slice(lp_cat_parse_ctx *c, lp_jrange r, json_t **out, lp_error *err)
+{
+    json_error_t jerr;
+    *out = json_loadb(c->s + r.start, r.end - r.start, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+                      &jerr);
+    if (*out)
+        return LP_OK;
+    size_t pos = r.start + (size_t)(jerr.position > 0 ? jerr.position : 0);
+    size_t line, col;
+    lp_cat_line_col(c->s, c->len, pos, &line, &col);
+    return lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
+                       "%s:%zu:%zu (byte %zu): %s; fix the JSON (a catalog file is a tools/list "
+                       "result, an array of tool definitions or one definition)",
+                       c->source, line, col, pos, jerr.text);
+}
+
+/* The skeleton around the located values is malformed: let jansson say where. */
+static lp_status skeleton_error(lp_cat_parse_ctx *c, lp_jrange r, lp_error *err)
+{
+    json_t *v = NULL;
+    lp_status st = parse_slice(c, r, &v, err);
+    json_decref(v);
+    if (st)
+        return st;
+    return lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
+                       "%s: malformed JSON between bytes %zu and %zu (a NUL byte or a cut "
+                       "file?); re-export it",
+                       c->source, r.start, r.end);
+}
+
+static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, lp_jrange r,
+                            bool lenient, int level, lp_error *err)
 {
     lp_jrange_vec el = {0};
     lp_status st = LP_OK;
-    if (!lp_jscan_array(c->s, c->len, r, &el) || el.len != json_array_size(arr)) {
-        st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
-                         "%s: could not locate the array elements at byte %zu; the file may "
-                         "hold a NUL byte or be cut; re-export it",
-                         c->source, r.start);
+    json_t *v = NULL;
+    if (!lp_jscan_array(c->s, c->len, r, &el)) {
+        st = skeleton_error(c, r, err);
         goto done;
     }
     for (size_t i = 0; i < el.len; i++) {
-        json_t *v = json_array_get(arr, i);
+        /* One element at a time: small trees, freed at once, memory bounded by the largest
+         * definition rather than by the document. */
+        st = parse_slice(c, el.items[i], &v, err);
+        if (st)
+            goto done;
         json_t *decl = json_object_get(v, "functionDeclarations");
-        if (!decl)
+        const char *dk = "functionDeclarations";
+        if (!decl) {
             decl = json_object_get(v, "function_declarations");
+            dk = "function_declarations";
+        }
         if (level == 0 && json_is_array(decl) && !json_object_get(v, "name")) {
             lp_jrange dr;
-            if (!lp_jscan_member(c->s, c->len, el.items[i], "functionDeclarations", &dr) &&
-                !lp_jscan_member(c->s, c->len, el.items[i], "function_declarations", &dr)) {
-                st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON, "%s: could not locate "
-                                 "functionDeclarations at byte %zu", c->source,
-                                 el.items[i].start);
+            if (!lp_jscan_member(c->s, c->len, el.items[i], dk, &dr)) {
+                st = skeleton_error(c, el.items[i], err);
                 goto done;
             }
             lp_catalog_provider saved = c->forced;
             c->forced = LP_CATALOG_GEMINI;
-            st = walk_array(c, b, decl, dr, lenient, level + 1, err);
+            st = walk_array(c, b, dr, lenient, level + 1, err);
             c->forced = saved;
             if (st)
                 goto done;
-            continue;
-        }
-        if (builtin_tool(v)) {
+        } else if (builtin_tool(v)) {
             /* Provider built-ins ({"type":"web_search_preview"}, {"googleSearch":{}}) are
              * not function definitions: nothing to index or route. */
             char at[160];
@@ -609,24 +698,29 @@ static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, json_t *ar
             if (b->warnings.len < 10000)
                 lp_vec_push(&b->warnings,
                             strdup_printf("builtin_tool: %s is a provider built-in tool "
-                                               "without a name; not indexed",
-                                               at));
-            continue;
+                                          "without a name; not indexed",
+                                          at));
+        } else {
+            lp_cat_doc *d;
+            lp_error e = {0};
+            st = prepare(c, v, el.items[i], &d, &e);
+            if (st == LP_OK) {
+                lp_vec_push(&b->docs, d);
+            } else if (!lenient) {
+                if (err)
+                    *err = e;
+                goto done;
+            } else {
+                if (b->warnings.len < 10000)
+                    lp_vec_push(&b->warnings, lp_xstrdup(e.msg));
+                st = LP_OK;
+            }
         }
-        lp_cat_doc *d;
-        st = prepare(c, v, el.items[i], &d, err);
-        if (st == LP_OK) {
-            lp_vec_push(&b->docs, d);
-            continue;
-        }
-        if (!lenient)
-            goto done;
-        if (b->warnings.len < 10000)
-            lp_vec_push(&b->warnings, lp_xstrdup(err ? err->msg : "invalid entry skipped"));
-        lp_error_clear(err);
-        st = LP_OK;
+        json_decref(v);
+        v = NULL;
     }
 done:
+    json_decref(v);
     lp_vec_free(&el);
     return st;
 }
@@ -663,6 +757,106 @@ static int doc_id_cmp(const void *a, const void *b)
     return c ? c : (x < y ? -1 : x > y);
 }
 
+/* Where the tools are in a document. */
+typedef struct shape {
+    bool has_tools;          /* an array of definitions at `tools` */
+    lp_jrange tools;
+    lp_catalog_provider forced;
+    const char *bad_key;     /* "tools" or a declarations key that is not an array */
+    char server[256];        /* a "server"/"namespace" string next to the tools */
+    bool looks_like_tool;    /* the root has "name" or "function": one definition */
+} shape;
+
+/* Read the members of the object at r: validate every value we do not descend into,
+ * find the tools array (looking inside "result" once), and the server name. */
+static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, shape *sh, int level,
+                             lp_error *err)
+{
+    lp_jmember_vec m = {0};
+    lp_status st = LP_OK;
+    json_t *v = NULL;
+    if (!lp_jscan_object(c->s, c->len, r, &m)) {
+        st = skeleton_error(c, r, err);
+        goto done;
+    }
+    /* Keys: valid strings, no duplicates at this level. */
+    for (size_t i = 0; i < m.len; i++) {
+        json_t *k = NULL;
+        if ((st = parse_slice(c, m.items[i].key, &k, err)))
+            goto done;
+        json_decref(k);
+        for (size_t j = 0; j < i; j++) {
+            size_t l1 = m.items[i].key.end - m.items[i].key.start;
+            size_t l2 = m.items[j].key.end - m.items[j].key.start;
+            if (l1 == l2 && !memcmp(c->s + m.items[i].key.start, c->s + m.items[j].key.start,
+                                    l1)) {
+                st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
+                                 "%s (byte %zu): duplicate object key %.*s; keep one", c->source,
+                                 m.items[i].key.start, (int)LP_MIN(l1, (size_t)64),
+                                 c->s + m.items[i].key.start);
+                goto done;
+            }
+        }
+    }
+    lp_jrange result = {0, 0};
+    bool has_result = false;
+    for (size_t i = 0; i < m.len; i++) {
+        lp_jmember mm = m.items[i];
+        char first = c->s[mm.value.start];
+        bool tools = lp_jscan_key_is(c->s, mm, "tools");
+        bool decl = lp_jscan_key_is(c->s, mm, "functionDeclarations") ||
+                    lp_jscan_key_is(c->s, mm, "function_declarations");
+        if ((tools || decl) && !sh->has_tools) {
+            if (first != '[') {
+                sh->bad_key = tools ? "tools" : "functionDeclarations";
+            } else {
+                sh->has_tools = true;
+                sh->tools = mm.value;
+                sh->forced = decl ? LP_CATALOG_GEMINI : LP_CATALOG_GENERIC;
+                continue; /* validated element by element */
+            }
+        }
+        if (level == 0 && first == '{' && lp_jscan_key_is(c->s, mm, "result")) {
+            has_result = true;
+            result = mm.value;
+            continue;
+        }
+        if ((st = parse_slice(c, mm.value, &v, err)))
+            goto done;
+        bool named = lp_jscan_key_is(c->s, mm, "server") ||
+                     lp_jscan_key_is(c->s, mm, "namespace");
+        if (named && json_is_string(v) && !sh->server[0])
+            snprintf(sh->server, sizeof sh->server, "%s", json_string_value(v));
+        if (level == 0 && (lp_jscan_key_is(c->s, mm, "name") ||
+                           lp_jscan_key_is(c->s, mm, "function")))
+            sh->looks_like_tool = true;
+        json_decref(v);
+        v = NULL;
+    }
+    if (has_result) {
+        if (!sh->has_tools && !sh->looks_like_tool) {
+            st = read_object(c, result, sh, level + 1, err);
+        } else {
+            st = parse_slice(c, result, &v, err);
+        }
+    }
+done:
+    json_decref(v);
+    lp_vec_free(&m);
+    return st;
+}
+
+static const char *kind_of_byte(char ch)
+{
+    if (ch == '"')
+        return "a string";
+    if (ch == 't' || ch == 'f')
+        return "a boolean";
+    if (ch == 'n')
+        return "null";
+    return "a number";
+}
+
 lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
                            const lp_catalog_parse_opts *opts, lp_catalog_batch **out,
                            lp_error *err)
@@ -670,9 +864,14 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     lp_catalog_parse_opts o = opts ? *opts : (lp_catalog_parse_opts){0};
     const char *source = o.source && *o.source ? o.source : "<input>";
     lp_catalog_batch *b = lp_xcalloc(1, sizeof *b);
-    json_t *root = NULL;
     lp_status st = LP_OK;
-    lp_cat_parse_ctx c = {.limits = &cat->limits, .source = source};
+    lp_cat_parse_ctx c = {.limits = &cat->limits, .source = source, .line = 1, .s = json,
+                          .len = len};
+    shape sh = {0};
+    prep scratch = {0};
+    json_t *root = NULL;
+    lp_buf_init(&scratch.text, 0);
+    lp_buf_init(&scratch.schema, 0);
     *out = NULL;
     if (len > cat->limits.max_file_bytes) {
         st = lp_cat_fail(err, LP_CATALOG_FILE_TOO_LARGE,
@@ -681,64 +880,36 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
                          source, len, cat->limits.max_file_bytes);
         goto done;
     }
+    uint64_t t0 = lp_now_ns();
     /* A UTF-8 byte order mark is tolerated; offsets stay relative to the whole input. */
     size_t base = len >= 3 && !memcmp(json, "\xef\xbb\xbf", 3) ? 3 : 0;
-    json_error_t jerr;
-    root = json_loadb(json + base, len - base, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!root) {
-        st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
-                         "%s:%d:%d (byte %d): %s; fix the JSON (a catalog file is a tools/list "
-                         "result, an array of tool definitions or one definition)",
-                         source, jerr.line, jerr.column, jerr.position + (int)base, jerr.text);
-        goto done;
-    }
-    c.s = json;
-    c.len = len;
     lp_jrange rr;
     if (!lp_jscan_value(json, len, base, &rr)) {
-        st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON, "%s: no JSON value found", source);
+        st = skeleton_error(&c, (lp_jrange){base, len}, err);
         goto done;
     }
-    /* Server name: the option, else the document's "server"/"namespace" next to "tools". */
-    const char *server = o.server;
-    json_t *tools = NULL;
-    lp_jrange tr = rr;
-    if (json_is_array(root)) {
-        tools = root;
-    } else if (json_is_object(root)) {
-        json_t *result = json_object_get(root, "result");
-        json_t *holder = root;
-        lp_jrange hr = rr;
-        if (!json_object_get(root, "tools") && json_is_object(result) &&
-            json_is_array(json_object_get(result, "tools"))) {
-            holder = result;
-            lp_jscan_member(json, len, rr, "result", &hr);
-        }
-        json_t *t = json_object_get(holder, "tools");
-        json_t *decl = json_object_get(holder, "functionDeclarations");
-        const char *dk = "functionDeclarations";
-        if (!decl) {
-            decl = json_object_get(holder, "function_declarations");
-            dk = "function_declarations";
-        }
-        if (json_is_array(t)) {
-            tools = t;
-            lp_jscan_member(json, len, hr, "tools", &tr);
-            if (!server)
-                server = opt_string(holder, "server");
-            if (!server)
-                server = opt_string(holder, "namespace");
-        } else if (json_is_array(decl)) {
-            tools = decl;
-            c.forced = LP_CATALOG_GEMINI;
-            lp_jscan_member(json, len, hr, dk, &tr);
-        } else if (t || decl) {
-            st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
-                             "%s: \"%s\" is %s; it must be an array of tool definitions",
-                             source, t ? "tools" : dk, type_name(t ? t : decl));
+    for (size_t i = rr.end; i < len; i++) {
+        char ch = json[i];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+            st = skeleton_error(&c, (lp_jrange){base, len}, err);
             goto done;
-        } else if (!json_is_string(json_object_get(root, "name")) &&
-                   !json_is_object(json_object_get(root, "function"))) {
+        }
+    }
+    char first = json[rr.start];
+    if (first == '[') {
+        sh.has_tools = true;
+        sh.tools = rr;
+    } else if (first == '{') {
+        if ((st = read_object(&c, rr, &sh, 0, err)))
+            goto done;
+        if (sh.bad_key) {
+            st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
+                             "%s: \"%s\" is not an array; it must be an array of tool "
+                             "definitions",
+                             source, sh.bad_key);
+            goto done;
+        }
+        if (!sh.has_tools && !sh.looks_like_tool) {
             st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
                              "%s: a JSON object with no \"tools\", \"functionDeclarations\" or "
                              "\"name\"; give a tools/list result, an array of definitions or "
@@ -747,21 +918,27 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
             goto done;
         }
     } else {
+        if ((st = parse_slice(&c, rr, &root, err)))
+            goto done;
         st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
                          "%s: the document is %s; give a tools/list result, an array of tool "
                          "definitions or one definition",
-                         source, type_name(root));
+                         source, kind_of_byte(first));
         goto done;
     }
-    c.server = server && *server ? server : NULL;
+    const char *server = o.server && *o.server ? o.server : sh.server[0] ? sh.server : NULL;
+    c.server = server;
     c.group = o.group && *o.group ? o.group : c.server ? c.server : source;
+    c.forced = sh.forced;
     c.code_tk = lp_text_tokenizer_new(LP_TEXT_CODE | LP_TEXT_STEM);
     c.prose_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
+    c.squash_tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
+    c.scratch = &scratch;
     b->group = lp_xstrdup(c.group);
     b->source = lp_xstrdup(source);
-    if (tools) {
-        st = walk_array(&c, b, tools, tr, o.lenient, 0, err);
-    } else {
+    if (sh.has_tools) {
+        st = walk_array(&c, b, sh.tools, o.lenient, 0, err);
+    } else if ((st = parse_slice(&c, rr, &root, err)) == LP_OK) {
         lp_cat_doc *d;
         st = prepare(&c, root, rr, &d, err);
         if (st == LP_OK)
@@ -769,6 +946,9 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     }
     lp_text_tokenizer_free(c.code_tk);
     lp_text_tokenizer_free(c.prose_tk);
+    lp_text_tokenizer_free(c.squash_tk);
+    lp_log(LP_LOG_DEBUG, "catalog.parse", "source=%s tools=%zu ms=%.1f", source, b->docs.len,
+           (lp_now_ns() - t0) / 1e6);
     if (st)
         goto done;
     if (b->docs.len > cat->limits.max_tools) {
@@ -797,6 +977,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     b = NULL;
 done:
     json_decref(root);
+    prep_release(&scratch);
     lp_catalog_batch_free(b);
     return st;
 }

@@ -25,12 +25,12 @@ typedef struct tools_args {
     lp_buf query;
     const char *queries_file;
     size_t max_tools, max_tokens, top, repeat;
-    bool json, no_defs, lenient, read_only;
+    bool json, no_defs, lenient, read_only, list;
 } tools_args;
 
 static const char usage_text[] =
     "usage: loupe tools search QUERY... --catalog FILE [--catalog FILE]... [options]\n"
-    "       loupe tools stats --catalog FILE [--catalog FILE]... [--json]\n"
+    "       loupe tools stats --catalog FILE [--catalog FILE]... [--list] [--json]\n"
     "\n"
     "Find the few right tools among many: rank the tool definitions of the catalog files\n"
     "for QUERY (words or a tool name) and print the best ones within the budgets.\n"
@@ -49,7 +49,8 @@ static const char usage_text[] =
     "  --read-only         keep only tools annotated readOnlyHint: true\n"
     "  --lenient           skip invalid definitions (warned) instead of failing\n"
     "  --json              print JSON; each definition is embedded byte-for-byte\n"
-    "  --no-definitions    with --json: leave the definitions out\n";
+    "  --no-definitions    with --json: leave the definitions out\n"
+    "  --list              stats: list every tool (id, provider, estimated tokens)\n";
 
 static bool take_size(const char *opt, const char *v, size_t *out)
 {
@@ -134,6 +135,8 @@ static int parse_args(int argc, char **argv, tools_args *a)
             a->lenient = true;
         } else if (!strcmp(s, "--read-only")) {
             a->read_only = true;
+        } else if (!strcmp(s, "--list")) {
+            a->list = true;
         } else {
             return lp_cli_usage_error("tools", "unknown option '%s'", s);
         }
@@ -278,10 +281,48 @@ static int run_search(const tools_args *a, const lp_catalog *cat)
     return LP_EXIT_OK;
 }
 
+static void print_list(const tools_args *a, const lp_catalog *cat)
+{
+    size_t n = 0;
+    const lp_catalog_tool **all = lp_catalog_list(cat, &n);
+    lp_buf out;
+    lp_buf_init(&out, 0);
+    for (size_t i = 0; i < n; i++) {
+        const lp_catalog_tool *t = all[i];
+        if (a->json) {
+            lp_buf_puts(&out, i ? ",{\"id\":" : "{\"id\":");
+            lp_buf_putc(&out, '"');
+            for (const char *p = t->id; *p; p++) {
+                if (*p == '"' || *p == '\\')
+                    lp_buf_putc(&out, '\\');
+                lp_buf_putc(&out, *p);
+            }
+            lp_buf_printf(&out, "\",\"provider\":\"%s\",\"tokens\":%zu,\"bytes\":%zu}",
+                          lp_catalog_provider_name(t->provider), t->tokens, t->definition.len);
+        } else {
+            lp_buf_printf(&out, "%-40s %-16s ~%zu tokens\n", t->id,
+                          lp_catalog_provider_name(t->provider), t->tokens);
+        }
+    }
+    fwrite(out.ptr, 1, out.len, stdout);
+    lp_buf_release(&out);
+    free(all);
+}
+
 static int run_stats(const tools_args *a, const lp_catalog *cat)
 {
     lp_catalog_stats s;
     lp_catalog_get_stats(cat, &s);
+    if (a->json && a->list) {
+        printf("{\"tools\":[");
+        print_list(a, cat);
+        printf("]}\n");
+        return LP_EXIT_OK;
+    }
+    if (a->list) {
+        print_list(a, cat);
+        return LP_EXIT_OK;
+    }
     if (a->json) {
         printf("{\"tools\":%zu,\"providers\":{", s.tools);
         bool first = true;

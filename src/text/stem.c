@@ -141,7 +141,7 @@ static const char *const stopwords[] = {
     "its",      "itself",     "just",      "kindly",   "let",     "ll",      "m",
     "may",      "maybe",      "me",        "might",    "mine",    "more",    "most",
     "much",     "must",       "my",        "myself",   "need",    "needs",   "no",
-    "nor",      "not",        "of",        "off",      "often",   "on",      "once",
+    "nor",      "not",        "now",       "of",        "off",      "often",   "on",      "once",
     "only",     "or",         "other",     "ought",    "our",     "ours",    "ourselves",
     "over",     "own",        "please",    "re",       "really",  "s",       "same",
     "shall",    "she",        "should",    "so",       "some",    "someone", "something",

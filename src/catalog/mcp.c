@@ -20,8 +20,9 @@ static const char *const hint_keys[LP_CATALOG_NHINTS] = {
 json_t *lp_catalog_search_tools_tool(void)
 {
     lp_catalog_limits d = lp_catalog_limits_default();
-    json_t *strings = json_pack("{s:s, s:{s:s}, s:i}", "type", "array", "items", "type",
-                                "string", "maxItems", MAX_FILTER_ITEMS);
+    json_t *strings = json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items", "type",
+                                "string", "maxItems", MAX_FILTER_ITEMS, "description",
+                                "Keep only tools having every one of these tags.");
     json_t *ann = json_object();
     for (int h = 0; h < LP_CATALOG_NHINTS; h++)
         json_object_set_new(ann, hint_keys[h], json_pack("{s:s}", "type", "boolean"));

@@ -39,6 +39,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_read,
     &lp_cmd_outline,
     &lp_cmd_symbol,
+    &lp_cmd_tools,
     &lp_cmd_mcp,
     &lp_cmd_install,
     &lp_cmd_uninstall,
@@ -46,7 +47,6 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_version,
     &lp_cmd_debug_scan,
     &lp_cmd_parse,
-    &lp_cmd_tools,
 };
 
 int lp_cli_exit_code(lp_status s)

@@ -553,6 +553,21 @@ static void load_repo_rules(lp_ignore *ig)
     lp_str rootrel = LP_STR_NULL;
     if (!lp_path_under(lp_buf_str(&top), lp_str_c(ig->root), &rootrel))
         goto done;
+    if (rootrel.len) {
+        /* A root the user chose explicitly is never ignored as a whole: when the
+         * repository around it ignores the root folder itself (a vendored tree, a corpus
+         * under an ignored folder), its outer rules are not inherited at all. */
+        lp_ignore *probe = lp_ignore_new(top.ptr, false);
+        char *rr = lp_xstrndup(rootrel.ptr, rootrel.len);
+        bool root_ignored = lp_ignore_check(probe, rr, true);
+        free(rr);
+        lp_ignore_free(probe);
+        if (root_ignored) {
+            lp_log(LP_LOG_INFO, "scan.root_ignored_by_parent",
+                   "root=%s repository=%s outer_rules=skipped", ig->root, top.ptr);
+            goto done;
+        }
+    }
     /* Folders from root's parent up to top: their .gitignore, with the path down to root. */
     for (size_t cut = rootrel.len; rootrel.len;) {
         while (cut > 0 && rootrel.ptr[cut - 1] != '/')

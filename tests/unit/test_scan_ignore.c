@@ -305,6 +305,29 @@ done:
     lp_ignore_free(ig);
 }
 
+/* A root under a folder its repository ignores is indexed as chosen: the outer rules that
+ * would hide it all are not inherited; a root that is not ignored still inherits them. */
+T_TEST(scan_ignore_root_inside_ignored_folder)
+{
+    lp_ignore *inside = NULL, *plain = NULL;
+    char root_in[600], root_plain[600];
+    T_CHECK(lp_t_sh("cd '%s' && git init -q repo", t->tmpdir) == 0);
+    T_CHECK_OK(lp_t_write(t, "repo/.gitignore", "corpora/\n*.log\n"), &(lp_error){0});
+    T_CHECK_OK(lp_t_write(t, "repo/corpora/linux/kernel/sched.c", "x\n"), &(lp_error){0});
+    T_CHECK_OK(lp_t_write(t, "repo/src/app/main.c", "x\n"), &(lp_error){0});
+    snprintf(root_in, sizeof root_in, "%s/repo/corpora/linux", t->tmpdir);
+    snprintf(root_plain, sizeof root_plain, "%s/repo/src", t->tmpdir);
+    inside = lp_ignore_new(root_in, false);
+    T_CHECK(!lp_ignore_check(inside, "kernel/sched.c", false));
+    T_CHECK(!lp_ignore_check(inside, "kernel/trace.log", false)); /* outer rules not inherited */
+    plain = lp_ignore_new(root_plain, false);
+    T_CHECK(!lp_ignore_check(plain, "app/main.c", false));
+    T_CHECK(lp_ignore_check(plain, "app/trace.log", false)); /* inherited as git does */
+done:
+    lp_ignore_free(inside);
+    lp_ignore_free(plain);
+}
+
 /* The walk pushes folders itself: its result must agree with lp_ignore_check and git. */
 T_TEST(scan_ignore_walk_agrees_with_git)
 {

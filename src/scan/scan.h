@@ -15,7 +15,11 @@
  *      .cache, .eggs, .hg, .svn, .next, .nuxt, .parcel-cache, .turbo, .terraform,
  *      .sass-cache (dir-only basename rules; above .gitignore so a whitelist .gitignore
  *      that re-includes every folder does not pull node_modules back in);
- *   4. `.gitignore` files, deepest first (a folder's own .gitignore does not apply to the
+ *   4. `.gitignore` files, deepest first, ONLY when root is inside a git repository (root
+ *      or an ancestor below $HOME has .git), as ripgrep does by default: a downloaded or
+ *      unpacked tree is not a repository and its .gitignore files mean nothing to git
+ *      (Debian's kernel tarball ignores its whole tree with a root "/" + "*" rule); .loupeignore files and
+ *      the defaults apply everywhere. (A folder's own .gitignore does not apply to the
  *      folder itself, as in git); when root is below the top of a git repository (root has
  *      no .git but an ancestor below $HOME has), the .gitignore files of the folders from
  *      that top down to root's parent apply too, after root's own (root itself is never

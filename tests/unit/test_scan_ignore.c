@@ -328,6 +328,29 @@ done:
     lp_ignore_free(plain);
 }
 
+/* Outside any git repository .gitignore files mean nothing (as for git and ripgrep), while
+ * .loupeignore files and the defaults still apply. */
+T_TEST(scan_ignore_gitignore_only_inside_a_repository)
+{
+    lp_ignore *ig = NULL;
+    T_CHECK_OK(lp_t_write(t, "tree/.gitignore", "/*\n!/debian/\n"), &(lp_error){0});
+    T_CHECK_OK(lp_t_write(t, "tree/sub/.loupeignore", "*.bak\n"), &(lp_error){0});
+    char root[600];
+    snprintf(root, sizeof root, "%s/tree", t->tmpdir);
+    ig = lp_ignore_new(root, true);
+    T_CHECK(!lp_ignore_check(ig, "kernel/sched.c", false));
+    T_CHECK(lp_ignore_check(ig, "sub/old.bak", false));
+    T_CHECK(lp_ignore_check(ig, "node_modules", true));
+    lp_ignore_free(ig);
+    ig = NULL;
+    T_CHECK(lp_t_sh("git init -q '%s'", root) == 0);
+    ig = lp_ignore_new(root, true);
+    T_CHECK(lp_ignore_check(ig, "kernel/sched.c", false)); /* now a repository: git's answer */
+    T_CHECK(!lp_ignore_check(ig, "debian/control", false));
+done:
+    lp_ignore_free(ig);
+}
+
 /* The walk pushes folders itself: its result must agree with lp_ignore_check and git. */
 T_TEST(scan_ignore_walk_agrees_with_git)
 {
@@ -363,6 +386,7 @@ done:
 T_TEST(scan_ignore_defaults_and_loupeignore)
 {
     lp_ignore *on = NULL, *off = NULL, *re = NULL;
+    T_CHECK(lp_t_sh("git init -q '%s'", t->tmpdir) == 0); /* .gitignore needs a repository */
     T_CHECK(lp_t_write(t, "a/.gitignore", "*.gen\n!*/\n") == LP_OK);
     T_CHECK(lp_t_write(t, "b/.loupeignore", "!node_modules/\n!*.gen\nprivate.txt\n") == LP_OK);
     on = lp_ignore_new(t->tmpdir, true);

@@ -36,7 +36,7 @@ def test_debug_scan_reports_files_and_skips(ctx):
     # debug.log, build/ and node_modules/ are ignored (counted, not listed).
     again = ctx.ok("debug-scan", root, "--json", "--hash").json()
     assert again["merkle"] == j["merkle"], (again, j)
-    assert again["skip_counts"]["ignored"] == 3, again
+    assert again["skip_counts"]["ignored"] == 4, again
     assert again["skip_counts"]["binary"] == 1, again
     assert again["files"] == 4 and again["dirs"] == 2, again
 

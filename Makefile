@@ -116,6 +116,17 @@ ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,und
 ASAN_LDFLAGS := -fsanitize=address,undefined
 LDLIBS_ALL   = $(TS_LIB) $(PKG_LIBS) -lpthread -lm
 
+# Query files of src/lang, embedded into the binary by a tiny generator (no Python at
+# build time): one generated C file, compiled in every variant.
+LANG_QUERIES := $(sort $(wildcard src/lang/queries/*.scm))
+GEN_QUERIES  := $(B)/gen/lang_queries.c
+$(B)/tools/embed: tools/embed.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC) -O1 -std=c11 -Wall -Wextra -o $@ $<
+$(GEN_QUERIES): $(B)/tools/embed $(LANG_QUERIES)
+	@mkdir -p $(@D)
+	@$(B)/tools/embed $@ $(LANG_QUERIES)
+
 SRC_ALL  := $(sort $(wildcard src/*/*.c))
 SRC_LIB  := $(filter-out src/main.c,$(SRC_ALL))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
@@ -126,7 +137,8 @@ MODEL_BIN := models/loupe-static-v1.bin
 
 # variant rules: $(1) = name, $(2) = compiler, $(3) = cflags, $(4) = extra ldflags
 define VARIANT_RULES
-$(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/main.o
+$(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/gen/lang_queries.o \
+             $(B)/$(1)/obj/main.o
 $(1)_UOBJ := $$(patsubst tests/unit/%.c,$(B)/$(1)/obj/tests/%.o,$$(UNIT_SRC)) \
              $$(patsubst tools/train/%.c,$(B)/$(1)/obj/train/%.o,$$(TRAIN_SRC))
 
@@ -139,6 +151,10 @@ $(B)/$(1)/obj/%.o: src/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
 	@$(2) $(3) $$(PKG_CFLAGS) -c $$< -o $$@
+$(B)/$(1)/obj/gen/lang_queries.o: $(GEN_QUERIES) $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	@echo "CC[$(1)] $$<"
+	@$(2) $(3) -c $$< -o $$@
 $(B)/$(1)/obj/main.o: src/main.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
@@ -165,8 +181,9 @@ endef
 $(eval $(call VARIANT_RULES,rel,$(CC),$(REL_CFLAGS),))
 $(eval $(call VARIANT_RULES,asan,$(CLANG),$(ASAN_CFLAGS),$(ASAN_LDFLAGS)))
 
+# Copy then rename: replacing a binary that is running fails with "text file busy".
 $(B)/loupe: $(B)/rel/loupe
-	@cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 
 # loupe-train: the trainer (tools/train), -O3, without the built-in model (it makes it).
 TRAIN_OBJ := $(patsubst tools/train/%.c,$(B)/train/obj/%.o,$(TRAIN_SRC) tools/train/main.c)

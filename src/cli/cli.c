@@ -8,8 +8,26 @@
 
 #include <unistd.h>
 
-extern const lp_cli_cmd lp_cmd_version, lp_cmd_index, lp_cmd_sync, lp_cmd_reindex,
-    lp_cmd_status, lp_cmd_list, lp_cmd_clear, lp_cmd_read, lp_cmd_search, lp_cmd_embed;
+/* One declaration per line (parallel work adds lines, never edits them). */
+extern const lp_cli_cmd lp_cmd_version;
+extern const lp_cli_cmd lp_cmd_index;
+extern const lp_cli_cmd lp_cmd_sync;
+extern const lp_cli_cmd lp_cmd_reindex;
+extern const lp_cli_cmd lp_cmd_status;
+extern const lp_cli_cmd lp_cmd_list;
+extern const lp_cli_cmd lp_cmd_clear;
+extern const lp_cli_cmd lp_cmd_read;
+extern const lp_cli_cmd lp_cmd_search;
+extern const lp_cli_cmd lp_cmd_outline;
+extern const lp_cli_cmd lp_cmd_symbol;
+extern const lp_cli_cmd lp_cmd_debug_scan;
+extern const lp_cli_cmd lp_cmd_mcp;
+extern const lp_cli_cmd lp_cmd_install;
+extern const lp_cli_cmd lp_cmd_uninstall;
+extern const lp_cli_cmd lp_cmd_doctor;
+extern const lp_cli_cmd lp_cmd_parse;
+extern const lp_cli_cmd lp_cmd_tools;
+extern const lp_cli_cmd lp_cmd_embed;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -21,7 +39,16 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_clear,
     &lp_cmd_search,
     &lp_cmd_read,
+    &lp_cmd_outline,
+    &lp_cmd_symbol,
+    &lp_cmd_tools,
+    &lp_cmd_mcp,
+    &lp_cmd_install,
+    &lp_cmd_uninstall,
+    &lp_cmd_doctor,
     &lp_cmd_version,
+    &lp_cmd_debug_scan,
+    &lp_cmd_parse,
     &lp_cmd_embed,
 };
 

@@ -92,6 +92,42 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
                               uint32_t max_lines, size_t max_bytes, bool prefer_publication,
                               lp_buf *out, lp_read_info *info, lp_error *err);
 
+/* Published symbols (src/index/symbols.c). Strings are arena-owned. */
+typedef struct lp_symbol_row {
+    char id[LP_SYMBOL_ID_LEN];
+    const char *path;
+    const char *name;
+    const char *qname;
+    int kind; /* lp_symkind */
+    uint32_t start_line, end_line;
+    uint32_t start_byte, end_byte;
+    uint32_t sig_end_byte;
+    uint32_t doc_start_line, doc_end_line;
+    int32_t ord;    /* index within its file */
+    int32_t parent; /* ord of the parent, -1 at top level */
+    int vis;        /* lp_visibility */
+    uint32_t flags; /* LP_SYMF_* */
+    int64_t bid;
+} lp_symbol_row;
+
+/* Every symbol of a published file, in source order. LP_ENOENT when rel is not in the
+ * pinned publication. */
+lp_status lp_index_outline(lp_store *st, const char *rel, lp_arena *arena, lp_symbol_row **out,
+                           size_t *n, lp_error *err);
+/* Every definition whose name or qualified name equals name: case-sensitive matches when
+ * there are any, else case-insensitive ones. Sorted by path, then line. *n may be 0. */
+lp_status lp_index_find_symbols(lp_store *st, const char *name, size_t max, lp_arena *arena,
+                                lp_symbol_row **out, size_t *n, lp_error *err);
+/* The symbol with this id. LP_EINVAL for a malformed id, LP_ENOENT when no published symbol
+ * has it (say to search again), LP_EAMBIGUOUS when several do (never guessed). */
+lp_status lp_index_symbol_by_id(lp_store *st, const char *id, lp_arena *arena,
+                                lp_symbol_row *out, lp_error *err);
+/* The exact source of a symbol from the publication (its span), bounded by max_bytes
+ * (truncated reports a cut). Arena-owned, NUL-terminated. */
+lp_status lp_index_symbol_source(lp_store *st, const lp_symbol_row *sym, size_t max_bytes,
+                                 lp_arena *arena, const char **text, bool *truncated,
+                                 lp_error *err);
+
 /* State of a root as an agent should see it. */
 typedef struct lp_index_status {
     lp_index_state state;   /* not_indexed, indexing (a writer is live), ready, stale,

@@ -44,7 +44,7 @@ static const char *const schema_v1 =
     "CREATE TABLE vectors(bid INTEGER NOT NULL, ord INTEGER NOT NULL, v BLOB NOT NULL,"
     "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"
     "CREATE VIRTUAL TABLE chunk_fts USING fts5(name, crumbs, doc, body, content='',"
-    "  tokenize='unicode61 remove_diacritics 2');"
+    "  tokenize='loupe stem');"
     /* The current generation: path -> blob, with the stat data for stat-first sync. */
     "CREATE TABLE files(fid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
     "  bid INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,"

@@ -7,6 +7,7 @@
 #include "store/store_int.h"
 
 #include "core/versions.h"
+#include "text/text.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -122,6 +123,10 @@ lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp
      * the database from a connection that only reads. query_only enforces that below. */
     if (sqlite3_open_v2(path.ptr, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         rc = lp_store_sql_error(st, "opening the index", err);
+        goto done;
+    }
+    if (lp_text_fts5_register(st->db) != SQLITE_OK) {
+        rc = lp_store_sql_error(st, "registering the loupe tokenizer", err);
         goto done;
     }
     sqlite3_busy_timeout(st->db, 10000);

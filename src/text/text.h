@@ -105,6 +105,9 @@ void lp_text_fold(lp_str in, lp_buf *out);
  * ("create_issue", "createIssue", "Create-Issue" -> "createissue"). Appends to out. Useful
  * to compare names across naming conventions. */
 void lp_text_squash(lp_str in, lp_buf *out);
+/* The same with a caller's tokenizer (created with LP_TEXT_SQUASH), for loops. */
+#define LP_TEXT_SQUASH (LP_TEXT_SPLIT_IDENT | LP_TEXT_JOIN_HYPHEN)
+void lp_text_squash_with(lp_text_tokenizer *tk, lp_str in, lp_buf *out);
 
 /* ------------------------------------------------------------------------------------------
  * Stemming and stopwords (ASCII English; other words are returned unchanged).
@@ -158,5 +161,12 @@ size_t lp_text_edit_distance(lp_str a, lp_str b, size_t max);
 /* Byte trigrams of a folded term, packed as (b0 << 16 | b1 << 8 | b2), in order, duplicates
  * kept. Returns the number of trigrams (len - 2, or 0), writing at most cap. */
 size_t lp_text_trigrams(lp_str term, uint32_t *out, size_t cap);
+
+/* ------------------------------------------------------------------------------------------
+ * SQLite FTS5: register the "loupe" tokenizer on a connection (call once per connection,
+ * before touching an FTS5 table that uses it). Options: tokenize='loupe' or 'loupe stem'
+ * (stemmed forms colocated with the literal ones). Returns an SQLite result code. */
+struct sqlite3;
+int lp_text_fts5_register(struct sqlite3 *db);
 
 #endif

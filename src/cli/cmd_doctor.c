@@ -1,0 +1,173 @@
+/*
+ * cmd_doctor.c: `loupe doctor`: checks the binary, the state folder and each coding agent's
+ * configuration, and says what to fix. Index checks plug in at lp_doctor_check_indexes.
+ */
+#include "cli/cli_int.h"
+#include "cli/install.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct report {
+    int problems;
+    int warnings;
+} report;
+
+static void ok(const char *what, const char *detail)
+{
+    printf("ok    %-14s %s\n", what, detail);
+}
+
+static void warn(report *r, const char *what, const char *detail, const char *fix)
+{
+    r->warnings++;
+    printf("warn  %-14s %s\n", what, detail);
+    if (fix)
+        printf("      %-14s fix: %s\n", "", fix);
+}
+
+static void problem(report *r, const char *what, const char *detail, const char *fix)
+{
+    r->problems++;
+    printf("FAIL  %-14s %s\n", what, detail);
+    if (fix)
+        printf("      %-14s fix: %s\n", "", fix);
+}
+
+/*
+ * The index checks (every indexed root: publication state, fingerprint, freshness, disk
+ * use). The index layer replaces this body; it reports through ok/warn/problem.
+ */
+static void lp_doctor_check_indexes(report *r, const char *state_dir)
+{
+    (void)r;
+    (void)state_dir;
+    ok("indexes", "(index checks are not available in this build)");
+}
+
+static void check_state(report *r, lp_buf *dir)
+{
+    lp_error err = {0};
+    if (lp_state_dir(dir, &err)) {
+        problem(r, "state folder", err.msg, "set LOUPE_HOME to a writable folder");
+        return;
+    }
+    if (lp_mkdir_p(dir->ptr, &err)) {
+        lp_buf m;
+        lp_buf_init(&m, 0);
+        lp_buf_printf(&m, "%s cannot be created: %s", dir->ptr, err.msg);
+        problem(r, "state folder", m.ptr, "set LOUPE_HOME to a writable folder");
+        lp_buf_release(&m);
+        return;
+    }
+    lp_buf probe;
+    lp_buf_init(&probe, 0);
+    lp_buf_printf(&probe, "%s/.doctor-probe", dir->ptr);
+    if (lp_write_file_atomic(probe.ptr, "ok", 2, &err) == LP_OK) {
+        unlink(probe.ptr);
+        ok("state folder", dir->ptr);
+    } else {
+        lp_buf m;
+        lp_buf_init(&m, 0);
+        lp_buf_printf(&m, "%s is not writable (%s)", dir->ptr, err.msg);
+        problem(r, "state folder", m.ptr,
+                "make it writable, or set LOUPE_HOME to a writable folder");
+        lp_buf_release(&m);
+    }
+    lp_buf_release(&probe);
+}
+
+static void check_client(report *r, const lp_client *c, const char *self)
+{
+    lp_buf config, folder, cmd, msg, fix;
+    lp_buf_init(&config, 0);
+    lp_buf_init(&folder, 0);
+    lp_buf_init(&cmd, 0);
+    lp_buf_init(&msg, 0);
+    lp_buf_init(&fix, 0);
+    lp_buf_printf(&fix, "run 'loupe install --client %s'", c->name);
+    if (lp_client_paths(c, &config, &folder, NULL) != LP_OK)
+        goto done;
+    bool detected = lp_client_detected(c);
+    struct stat st;
+    if (stat(config.ptr, &st) != 0) {
+        lp_buf_printf(&msg, "%s: %s not found%s", c->label, config.ptr,
+                      detected ? "" : " (client not detected)");
+        if (detected)
+            warn(r, c->name, msg.ptr, fix.ptr);
+        else
+            ok(c->name, msg.ptr);
+        goto done;
+    }
+    bool present;
+    bool has_cmd = lp_client_configured_command(c, config.ptr, &cmd, &present);
+    if (!present) {
+        lp_buf_printf(&msg, "%s: no loupe server in %s", c->label, config.ptr);
+        warn(r, c->name, msg.ptr, fix.ptr);
+    } else if (!has_cmd) {
+        lp_buf_printf(&msg, "%s: the loupe entry in %s has no command", c->label, config.ptr);
+        problem(r, c->name, msg.ptr, fix.ptr);
+    } else if (access(cmd.ptr, X_OK) != 0) {
+        lp_buf_printf(&msg, "%s: %s points at %s, which is not an executable (%s)", c->label,
+                      config.ptr, cmd.ptr, strerror(errno));
+        problem(r, c->name, msg.ptr, fix.ptr);
+    } else if (strcmp(cmd.ptr, self) != 0) {
+        lp_buf_printf(&msg, "%s: %s runs %s, not this binary (%s)", c->label, config.ptr,
+                      cmd.ptr, self);
+        warn(r, c->name, msg.ptr, "run 'loupe install' with the binary you want agents to use");
+    } else {
+        lp_buf_printf(&msg, "%s: %s runs %s mcp", c->label, config.ptr, cmd.ptr);
+        ok(c->name, msg.ptr);
+    }
+done:
+    lp_buf_release(&config);
+    lp_buf_release(&folder);
+    lp_buf_release(&cmd);
+    lp_buf_release(&msg);
+    lp_buf_release(&fix);
+}
+
+static int run(int argc, char **argv)
+{
+    if (argc > 1)
+        return lp_cli_usage_error("doctor", "unknown option '%s'", argv[1]);
+    report r = {0};
+    lp_error err = {0};
+    lp_buf self, dir, msg;
+    lp_buf_init(&self, 0);
+    lp_buf_init(&dir, 0);
+    lp_buf_init(&msg, 0);
+    if (lp_self_exe(&self, &err)) {
+        problem(&r, "binary", err.msg, NULL);
+    } else {
+        lp_buf_printf(&msg, "%s (loupe %s)", self.ptr, LOUPE_VERSION);
+        ok("binary", msg.ptr);
+    }
+    check_state(&r, &dir);
+    for (size_t k = 0; k < lp_clients_count; k++)
+        check_client(&r, &lp_clients[k], self.ptr);
+    lp_doctor_check_indexes(&r, dir.ptr);
+    if (r.problems)
+        printf("%d problem(s), %d warning(s): see the fix lines above\n", r.problems, r.warnings);
+    else if (r.warnings)
+        printf("no problems, %d warning(s)\n", r.warnings);
+    else
+        printf("all checks passed\n");
+    lp_buf_release(&self);
+    lp_buf_release(&dir);
+    lp_buf_release(&msg);
+    return r.problems ? LP_EXIT_FAIL : LP_EXIT_OK;
+}
+
+const lp_cli_cmd lp_cmd_doctor = {
+    .name = "doctor",
+    .summary = "check the installation and each agent's configuration",
+    .usage = "usage: loupe doctor\n"
+             "\n"
+             "Checks the binary, the state folder ($LOUPE_HOME, else $XDG_STATE_HOME/loupe, else\n"
+             "~/.local/state/loupe: must be writable), and each coding agent's configuration\n"
+             "(present, has a loupe server, which points at an existing executable). Prints one\n"
+             "line per check and a fix for each problem; exits 1 when a check failed.\n",
+    .run = run,
+};

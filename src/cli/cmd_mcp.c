@@ -1,0 +1,119 @@
+/*
+ * cmd_mcp.c: `loupe mcp`, the MCP server on stdin/stdout (see src/mcp/mcp.h).
+ *
+ * stdout carries protocol messages only; everything else goes to stderr.
+ */
+#include "cli/cli_int.h"
+#include "mcp/mcp.h"
+
+#include <unistd.h>
+
+static bool parse_num(const char *cmd, const char *opt, const char *v, uint64_t max,
+                      uint64_t *out)
+{
+    if (!v || !lp_parse_u64(lp_str_c(v), out) || *out > max) {
+        lp_cli_usage_error(cmd, "%s needs a whole number up to %llu", opt,
+                           (unsigned long long)max);
+        return false;
+    }
+    return true;
+}
+
+static bool env_num(const char *name, uint64_t max, uint64_t *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return false;
+    if (!lp_parse_u64(lp_str_c(v), out) || *out > max) {
+        fprintf(stderr, "loupe mcp: ignoring %s=%s (not a whole number up to %llu)\n", name, v,
+                (unsigned long long)max);
+        return false;
+    }
+    return true;
+}
+
+static int run(int argc, char **argv)
+{
+    lp_mcp_options opt = {.version = LOUPE_VERSION};
+    uint64_t n;
+    if (env_num("LOUPE_MCP_WORKERS", LP_MCP_MAX_WORKERS, &n))
+        opt.workers = (unsigned)n;
+    if (env_num("LOUPE_MCP_MAX_RESULT_BYTES", (uint64_t)64 << 20, &n))
+        opt.max_result_bytes = (size_t)n;
+    const char *tt = getenv("LOUPE_MCP_TEST_TOOLS");
+    opt.test_tools = tt && !strcmp(tt, "1");
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--workers")) {
+            if (!parse_num("mcp", a, v, LP_MCP_MAX_WORKERS, &n))
+                return LP_EXIT_USAGE;
+            if (n == 0)
+                return lp_cli_usage_error("mcp", "--workers must be at least 1");
+            opt.workers = (unsigned)n;
+            i++;
+        } else if (!strcmp(a, "--max-result-bytes")) {
+            if (!parse_num("mcp", a, v, (uint64_t)64 << 20, &n))
+                return LP_EXIT_USAGE;
+            opt.max_result_bytes = (size_t)n;
+            i++;
+        } else if (!strcmp(a, "--max-line-bytes")) {
+            if (!parse_num("mcp", a, v, (uint64_t)1 << 30, &n))
+                return LP_EXIT_USAGE;
+            opt.max_line_bytes = (size_t)n;
+            i++;
+        } else if (!strcmp(a, "--shutdown-grace-ms")) {
+            if (!parse_num("mcp", a, v, 600000, &n))
+                return LP_EXIT_USAGE;
+            opt.shutdown_grace_ms = (unsigned)n;
+            i++;
+        } else {
+            return lp_cli_usage_error("mcp", "unknown option '%s'", a);
+        }
+    }
+    lp_error err = {0};
+    if (lp_mcp_options_resolve(&opt, &err))
+        return lp_cli_usage_error("mcp", "%s", err.msg);
+    if (isatty(0))
+        fprintf(stderr, "loupe mcp: serving MCP on stdin/stdout; an MCP client starts this "
+                        "command (see 'loupe install'). End with Ctrl-D.\n");
+
+    lp_mcp_registry *reg = lp_mcp_registry_new();
+    lp_status rc = lp_mcp_register_tools(reg, &opt, &err);
+    if (!rc)
+        rc = lp_mcp_serve(0, 1, reg, &opt, true, &err);
+    lp_mcp_registry_free(reg);
+    if (rc)
+        return lp_cli_fail(&err, false);
+    return LP_EXIT_OK;
+}
+
+const lp_cli_cmd lp_cmd_mcp = {
+    .name = "mcp",
+    .summary = "serve MCP (JSON-RPC over stdin/stdout) to a coding agent",
+    .usage =
+        "usage: loupe mcp [--workers N] [--max-result-bytes N] [--max-line-bytes N]\n"
+        "                 [--shutdown-grace-ms N]\n"
+        "\n"
+        "Serves the Model Context Protocol on stdin/stdout, one JSON-RPC message per line.\n"
+        "Protocol versions: 2026-07-28 (per-request _meta, server/discover), and 2025-11-25\n"
+        "and 2025-06-18 (initialize). stdout carries protocol messages only; logs go to\n"
+        "stderr (LOUPE_LOG). The server exits with status 0 when stdin closes.\n"
+        "\n"
+        "options:\n"
+        "  --workers N            threads running tool calls (default 4, max 64;\n"
+        "                         env LOUPE_MCP_WORKERS)\n"
+        "  --max-result-bytes N   byte budget of one tool result's JSON (default 24576;\n"
+        "                         env LOUPE_MCP_MAX_RESULT_BYTES); longer lists are cut\n"
+        "                         and the result says truncated: true\n"
+        "  --max-line-bytes N     longest accepted message (default 16777216)\n"
+        "  --shutdown-grace-ms N  after stdin closes, wait this long for running calls, then\n"
+        "                         cancel them and wait as long again (default 2000)\n"
+        "\n"
+        "environment:\n"
+        "  LOUPE_MCP_TEST_TOOLS=1 also serve the test fixtures debug_echo and debug_sleep\n"
+        "\n"
+        "Set it up in your coding agent with 'loupe install'.\n",
+    .run = run,
+};

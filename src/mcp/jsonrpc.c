@@ -1,0 +1,349 @@
+/*
+ * jsonrpc.c: JSON-RPC 2.0 framing for MCP over stdio: the line reader with its length
+ * limit, the serialized output channel, message builders, and UTF-8-safe JSON strings.
+ *
+ * Invariants: every line written to the output fd is one complete compact JSON message
+ * followed by '\n' (jansson's compact form escapes newlines inside strings), written under
+ * one lock so concurrent senders never interleave; the reader never holds more than
+ * max_line + one read chunk of pending bytes.
+ */
+#include "mcp/mcp_int.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+static const char *const level_names[] = {"debug",    "info",  "notice", "warning",
+                                          "error",    "critical", "alert", "emergency"};
+
+const char *lp_mcp_log_level_name(lp_mcp_log_level lv)
+{
+    return lv < LP_MCP_LOG_NONE ? level_names[lv] : NULL;
+}
+
+bool lp_mcp_log_level_parse(const char *s, lp_mcp_log_level *out)
+{
+    if (!s)
+        return false;
+    for (size_t i = 0; i < LP_ARRAY_LEN(level_names); i++) {
+        if (!strcmp(s, level_names[i])) {
+            *out = (lp_mcp_log_level)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+lp_status lp_mcp_options_resolve(lp_mcp_options *o, lp_error *err)
+{
+    if (!o->workers)
+        o->workers = LP_MCP_DEFAULT_WORKERS;
+    if (!o->max_result_bytes)
+        o->max_result_bytes = LP_MCP_DEFAULT_RESULT_BYTES;
+    if (!o->max_line_bytes)
+        o->max_line_bytes = LP_MCP_DEFAULT_LINE_BYTES;
+    if (!o->shutdown_grace_ms)
+        o->shutdown_grace_ms = LP_MCP_DEFAULT_SHUTDOWN_GRACE_MS;
+    if (o->workers > LP_MCP_MAX_WORKERS)
+        return lp_error_set(err, LP_EINVAL, "--workers must be between 1 and %u (got %u)",
+                            LP_MCP_MAX_WORKERS, o->workers);
+    if (o->max_result_bytes < LP_MCP_MIN_RESULT_BYTES ||
+        o->max_result_bytes > (size_t)64 * 1024 * 1024)
+        return lp_error_set(err, LP_EINVAL,
+                            "--max-result-bytes must be between %zu and 67108864 (got %zu)",
+                            LP_MCP_MIN_RESULT_BYTES, o->max_result_bytes);
+    if (o->max_line_bytes < 1024 || o->max_line_bytes > (size_t)1 << 30)
+        return lp_error_set(err, LP_EINVAL,
+                            "--max-line-bytes must be between 1024 and 1073741824 (got %zu)",
+                            o->max_line_bytes);
+    if (o->shutdown_grace_ms > 600000)
+        return lp_error_set(err, LP_EINVAL,
+                            "--shutdown-grace-ms must be at most 600000 (got %u)",
+                            o->shutdown_grace_ms);
+    return LP_OK;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * UTF-8. */
+
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 when it is invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+json_t *lp_mcp_json_string(const char *p, size_t n)
+{
+    if (!p)
+        return json_string("");
+    const unsigned char *u = (const unsigned char *)p;
+    bool clean = true;
+    for (size_t i = 0; i < n;) {
+        size_t k = u[i] == 0 ? 0 : utf8_seq(u + i, n - i);
+        if (!k) {
+            clean = false;
+            break;
+        }
+        i += k;
+    }
+    if (clean)
+        return json_stringn_nocheck(p, n);
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    for (size_t i = 0; i < n;) {
+        size_t k = u[i] == 0 ? 0 : utf8_seq(u + i, n - i);
+        if (!k) {
+            lp_buf_puts(&b, "\xEF\xBF\xBD"); /* U+FFFD */
+            i++;
+        } else {
+            lp_buf_append(&b, p + i, k);
+            i += k;
+        }
+    }
+    json_t *s = json_stringn_nocheck(b.ptr, b.len);
+    lp_buf_release(&b);
+    return s;
+}
+
+size_t lp_mcp_utf8_length(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            count++;
+    return count;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Message builders. */
+
+bool lp_mcp_id_key(const json_t *id, lp_buf *out)
+{
+    lp_buf_reset(out);
+    if (json_is_integer(id)) {
+        lp_buf_printf(out, "n:%" JSON_INTEGER_FORMAT, json_integer_value(id));
+        return true;
+    }
+    if (json_is_string(id)) {
+        lp_buf_puts(out, "s:");
+        lp_buf_append(out, json_string_value(id), json_string_length(id));
+        return !out->err;
+    }
+    return false;
+}
+
+static json_t *envelope(const json_t *id)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "jsonrpc", json_string("2.0"));
+    json_object_set_new(m, "id", id ? json_deep_copy(id) : json_null());
+    return m;
+}
+
+json_t *lp_mcp_error_msg(const json_t *id, int code, const char *message, json_t *data)
+{
+    json_t *m = envelope(id);
+    json_t *e = json_object();
+    json_object_set_new(e, "code", json_integer(code));
+    json_object_set_new(e, "message", lp_mcp_json_string(message, strlen(message)));
+    if (data)
+        json_object_set_new(e, "data", data);
+    json_object_set_new(m, "error", e);
+    return m;
+}
+
+json_t *lp_mcp_result_msg(const json_t *id, json_t *result)
+{
+    json_t *m = envelope(id);
+    json_object_set_new(m, "result", result ? result : json_object());
+    return m;
+}
+
+json_t *lp_mcp_notification_msg(const char *method, json_t *params)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "jsonrpc", json_string("2.0"));
+    json_object_set_new(m, "method", json_string(method));
+    if (params)
+        json_object_set_new(m, "params", params);
+    return m;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Output channel. */
+
+void lp_mcp_out_init(lp_mcp_out *o, int fd)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = fd;
+    pthread_mutex_init(&o->lock, NULL);
+}
+
+void lp_mcp_out_release(lp_mcp_out *o) { pthread_mutex_destroy(&o->lock); }
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+void lp_mcp_out_send(lp_mcp_out *o, json_t *msg)
+{
+    if (!msg)
+        return;
+    size_t len = json_dumpb(msg, NULL, 0, JSON_COMPACT);
+    char *text = lp_xmalloc(len + 1);
+    json_dumpb(msg, text, len, JSON_COMPACT);
+    text[len] = '\n';
+    json_decref(msg);
+    pthread_mutex_lock(&o->lock);
+    if (!o->broken) {
+        if (write_all(o->fd, text, len + 1)) {
+            o->written += len + 1;
+        } else {
+            o->broken = true;
+            lp_log(LP_LOG_WARN, "mcp.output_closed", "errno=%d msg=\"%s\"", errno,
+                   strerror(errno));
+        }
+    }
+    pthread_mutex_unlock(&o->lock);
+    free(text);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Line reader. */
+
+#define READ_CHUNK 65536
+
+void lp_mcp_reader_init(lp_mcp_reader *r, int fd, size_t max_line)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = fd;
+    r->max_line = max_line;
+    lp_buf_init(&r->buf, 0);
+    lp_buf_init(&r->line, 0);
+}
+
+void lp_mcp_reader_release(lp_mcp_reader *r)
+{
+    lp_buf_release(&r->buf);
+    lp_buf_release(&r->line);
+}
+
+lp_mcp_read_kind lp_mcp_reader_next(lp_mcp_reader *r, const char **line, size_t *len)
+{
+    for (;;) {
+        /* Look for a newline in the bytes not yet scanned. */
+        char *nl = r->scan < r->buf.len ? memchr(r->buf.ptr + r->scan, '\n', r->buf.len - r->scan)
+                                        : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - r->buf.ptr);
+            if (r->discarding) {
+                size_t total = r->discarded + n;
+                memmove(r->buf.ptr, nl + 1, r->buf.len - n - 1);
+                lp_buf_truncate(&r->buf, r->buf.len - n - 1);
+                r->scan = 0;
+                r->discarding = false;
+                r->discarded = 0;
+                *line = NULL;
+                *len = total;
+                return LP_MCP_READ_TOOLONG;
+            }
+            if (n > r->max_line) {
+                memmove(r->buf.ptr, nl + 1, r->buf.len - n - 1);
+                lp_buf_truncate(&r->buf, r->buf.len - n - 1);
+                r->scan = 0;
+                *line = NULL;
+                *len = n;
+                return LP_MCP_READ_TOOLONG;
+            }
+            size_t ln = n;
+            if (ln && r->buf.ptr[ln - 1] == '\r')
+                ln--;
+            /* Copy the line out so the pending buffer can be compacted now. */
+            lp_buf_reset(&r->line);
+            lp_buf_append(&r->line, r->buf.ptr, ln);
+            memmove(r->buf.ptr, nl + 1, r->buf.len - n - 1);
+            lp_buf_truncate(&r->buf, r->buf.len - n - 1);
+            r->scan = 0;
+            *line = r->line.ptr;
+            *len = r->line.len;
+            return LP_MCP_READ_LINE;
+        }
+        r->scan = r->buf.len;
+        if (!r->discarding && r->buf.len > r->max_line) {
+            /* Over-long line without its end yet: drop what we have, keep discarding. */
+            r->discarding = true;
+            r->discarded = r->buf.len;
+            lp_buf_reset(&r->buf);
+            r->scan = 0;
+        } else if (r->discarding && r->buf.len) {
+            r->discarded += r->buf.len;
+            lp_buf_reset(&r->buf);
+            r->scan = 0;
+        }
+        if (r->eof) {
+            if (r->discarding) {
+                r->discarding = false;
+                *line = NULL;
+                *len = r->discarded;
+                return LP_MCP_READ_TOOLONG;
+            }
+            if (r->buf.len) {
+                /* A last line without '\n' still counts as a message. */
+                lp_buf_putc(&r->buf, '\n');
+                continue;
+            }
+            return LP_MCP_READ_EOF;
+        }
+        char chunk[READ_CHUNK];
+        ssize_t got = read(r->fd, chunk, sizeof chunk);
+        if (got < 0) {
+            if (errno == EINTR)
+                return LP_MCP_READ_INTR;
+            return LP_MCP_READ_ERROR;
+        }
+        if (got == 0) {
+            r->eof = true;
+            continue;
+        }
+        lp_buf_append(&r->buf, chunk, (size_t)got);
+        if (r->buf.err)
+            return LP_MCP_READ_ERROR;
+    }
+}

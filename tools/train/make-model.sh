@@ -8,9 +8,9 @@
 #   4. loupe-train train (+ evaluation on held-out units) -> the model and its manifest.
 #
 # The quality benchmark's development corpora are EXCLUDED from training: the packages
-# listed in EXCLUDED below never enter the file list, nor does java.base of the JDK or any
-# part of linux-source (bench/quality/corpora.md is the reference list; re-check it when it
-# changes). A version that differs from its pin is reported: the model is then still valid
+# listed in EXCLUDED below never enter the file list, nor does java.base of the JDK (a
+# superset of its java.util corpus) or any part of linux-source. bench/quality/corpora.md is
+# the reference list (its exclusion rule); re-check it when it changes. A version that differs from its pin is reported: the model is then still valid
 # but not byte-identical to the committed one.
 #
 # Environment: SEED (default 1), THREADS (default 2), EPOCHS, DIM, QUICK=1 (a few packages,

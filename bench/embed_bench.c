@@ -53,8 +53,8 @@ int main(int argc, char **argv)
     lp_embed_model *owned = NULL;
     const lp_embed_model *m = NULL;
     uint64_t tl = lp_now_ns();
-    lp_status lrc = model_path ? lp_embed_model_load(model_path, &owned, &err)
-                               : lp_embed_default(&m, &err);
+    lp_status lrc =
+        model_path ? lp_embed_model_load(model_path, &owned, &err) : lp_embed_default(&m, &err);
     double load_ms = (double)(lp_now_ns() - tl) / 1e6;
     if (lrc) {
         fprintf(stderr, "embed-bench: %s\n", err.msg);

@@ -14,16 +14,26 @@
 static int info(void)
 {
     lp_error err = {0};
+    if (lp_embed_remote_configured()) {
+        const lp_embed_remote *r;
+        if (lp_embed_remote_get(&r, &err))
+            return lp_cli_fail(&err, false);
+        json_t *j = json_pack("{s:s,s:i,s:s,s:s}", "identity", lp_embed_remote_identity(r), "dim",
+                              (int)lp_embed_remote_dim(r), "provider", "openai-compatible", "simd",
+                              lp_embed_simd_name(lp_embed_simd_best()));
+        lp_cli_print_json(j);
+        json_decref(j);
+        return LP_EXIT_OK;
+    }
     const lp_embed_model *m;
     if (lp_embed_default(&m, &err))
         return lp_cli_fail(&err, false);
     lp_embed_info in;
     lp_embed_model_info(m, &in);
-    json_t *j = json_pack("{s:s,s:i,s:i,s:i,s:i,s:I,s:s}", "identity", in.identity, "dim",
-                          (int)in.dim, "vocab", (int)in.vocab, "buckets", (int)in.buckets,
-                          "format_version", (int)in.format_version, "bytes",
-                          (json_int_t)in.file_bytes, "simd",
-                          lp_embed_simd_name(lp_embed_simd_best()));
+    json_t *j = json_pack(
+        "{s:s,s:i,s:i,s:i,s:i,s:I,s:s}", "identity", in.identity, "dim", (int)in.dim, "vocab",
+        (int)in.vocab, "buckets", (int)in.buckets, "format_version", (int)in.format_version,
+        "bytes", (json_int_t)in.file_bytes, "simd", lp_embed_simd_name(lp_embed_simd_best()));
     lp_cli_print_json(j);
     json_decref(j);
     return LP_EXIT_OK;
@@ -32,13 +42,18 @@ static int info(void)
 static int vector(const char *text)
 {
     lp_error err = {0};
-    const lp_embed_model *m;
-    if (lp_embed_default(&m, &err))
+    lp_embedder *e = NULL;
+    if (lp_embedder_default(&e, &err))
         return lp_cli_fail(&err, false);
-    uint32_t dim = lp_embed_model_dim(m);
+    uint32_t dim = lp_embedder_dim(e);
     float *v = lp_xcalloc(dim, sizeof(float));
-    lp_embedder *e = lp_embedder_new(m);
     bool any = lp_embed_text(e, lp_str_c(text), v);
+    if (lp_embedder_error(e)->code) {
+        err = *lp_embedder_error(e);
+        lp_embedder_free(e);
+        free(v);
+        return lp_cli_fail(&err, false);
+    }
     lp_embedder_free(e);
     json_t *a = json_array();
     for (uint32_t i = 0; i < dim; i++)
@@ -83,8 +98,8 @@ static int search(const char *path, const char *query, uint64_t k)
                        -1, &s, NULL);
     for (size_t i = 0; i < n && s; i++) {
         sqlite3_bind_int64(s, 1, hits[i].cid);
-        json_t *h = json_pack("{s:I,s:f}", "cid", (json_int_t)hits[i].cid, "score",
-                              (double)hits[i].score);
+        json_t *h =
+            json_pack("{s:I,s:f}", "cid", (json_int_t)hits[i].cid, "score", (double)hits[i].score);
         if (sqlite3_step(s) == SQLITE_ROW) {
             json_object_set_new(h, "path", json_string((const char *)sqlite3_column_text(s, 0)));
             json_object_set_new(h, "start_line", json_integer(sqlite3_column_int(s, 1)));
@@ -94,8 +109,8 @@ static int search(const char *path, const char *query, uint64_t k)
         json_array_append_new(arr, h);
     }
     sqlite3_finalize(s);
-    json_t *j = json_pack("{s:I,s:f,s:o}", "publication", (json_int_t)pub.id, "ms", ms, "hits",
-                          arr);
+    json_t *j =
+        json_pack("{s:I,s:f,s:o}", "publication", (json_int_t)pub.id, "ms", ms, "hits", arr);
     lp_cli_print_json(j);
     json_decref(j);
 done:

@@ -85,7 +85,7 @@ static void axpy_i8_portable(float *restrict acc, float s, const int8_t *restric
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 __attribute__((target("avx2"))) static void axpy_i8_avx2(float *restrict acc, float s,
-                                                          const int8_t *restrict q, uint32_t dim)
+                                                         const int8_t *restrict q, uint32_t dim)
 {
     __m256 vs = _mm256_set1_ps(s);
     uint32_t j = 0;
@@ -100,7 +100,7 @@ __attribute__((target("avx2"))) static void axpy_i8_avx2(float *restrict acc, fl
 }
 
 __attribute__((target("sse4.1"))) static void axpy_i8_sse41(float *restrict acc, float s,
-                                                             const int8_t *restrict q, uint32_t dim)
+                                                            const int8_t *restrict q, uint32_t dim)
 {
     __m128 vs = _mm_set1_ps(s);
     uint32_t j = 0;
@@ -136,7 +136,12 @@ static axpy_fn pick_axpy(void)
 /* ------------------------------------------------------------------------------------------
  * The embedder. */
 struct lp_embedder {
-    const lp_embed_model *m;
+    const lp_embed_model *m;       /* the built-in (or file) model, or NULL when remote */
+    const lp_embed_remote *remote; /* the connected provider, or NULL */
+    uint32_t dim;
+    long timeout_ms;
+    lp_error err;
+    uint8_t *qbuf; /* one stored vector (remote path) */
     lp_text_tokenizer *tk;
     axpy_fn axpy;
     lp_embed_featurizer f;
@@ -159,6 +164,7 @@ lp_embedder *lp_embedder_new(const lp_embed_model *m)
     const lp_embed_header *h = lp_embed_model_header_(m);
     lp_embedder *e = lp_xcalloc(1, sizeof *e);
     e->m = m;
+    e->dim = h->dim;
     e->tk = lp_text_tokenizer_new(h->tok_options);
     e->axpy = pick_axpy();
     e->f = (lp_embed_featurizer){.lookup = model_lookup,
@@ -173,20 +179,68 @@ lp_embedder *lp_embedder_new(const lp_embed_model *m)
     return e;
 }
 
+lp_status lp_embedder_default(lp_embedder **out, lp_error *err)
+{
+    *out = NULL;
+    if (lp_embed_remote_configured()) {
+        const lp_embed_remote *r;
+        lp_status rc = lp_embed_remote_get(&r, err);
+        if (rc)
+            return rc;
+        lp_embedder *e = lp_xcalloc(1, sizeof *e);
+        e->remote = r;
+        e->dim = lp_embed_remote_dim(r);
+        e->acc = lp_xcalloc(e->dim, sizeof(float));
+        e->qbuf = lp_xmalloc(LP_EMBED_VEC_BYTES(e->dim));
+        *out = e;
+        return LP_OK;
+    }
+    const lp_embed_model *m;
+    lp_status rc = lp_embed_default(&m, err);
+    if (rc)
+        return rc;
+    *out = lp_embedder_new(m);
+    return LP_OK;
+}
+
+const lp_error *lp_embedder_error(const lp_embedder *e) { return &e->err; }
+void lp_embedder_set_timeout(lp_embedder *e, long timeout_ms) { e->timeout_ms = timeout_ms; }
+
+/* Remote path: one request for one text, into the stored form. */
+static bool remote_one(lp_embedder *e, lp_str text, uint8_t *out)
+{
+    lp_error err = {0};
+    if (lp_embed_remote_batch(e->remote, &text, 1, e->timeout_ms, out, &err)) {
+        e->err = err;
+        memset(out, 0, LP_EMBED_VEC_BYTES(e->dim));
+        return false;
+    }
+    lp_error_clear(&e->err);
+    return lp_embed_vec_scale(out, e->dim) != 0.0f;
+}
+
 void lp_embedder_free(lp_embedder *e)
 {
     if (!e)
         return;
+    free(e->qbuf);
     lp_text_tokenizer_free(e->tk);
     lp_vec_free(&e->feats);
     free(e->acc);
     free(e);
 }
 
-uint32_t lp_embedder_dim(const lp_embedder *e) { return lp_embed_model_header_(e->m)->dim; }
+uint32_t lp_embedder_dim(const lp_embedder *e) { return e->dim; }
 
 bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
 {
+    if (e->remote) {
+        bool ok = remote_one(e, text, e->qbuf);
+        float sc = lp_embed_vec_scale(e->qbuf, e->dim);
+        for (uint32_t j = 0; j < e->dim; j++)
+            out[j] = (float)((int8_t)e->qbuf[j]) * sc;
+        return ok;
+    }
     uint32_t dim = lp_embed_model_header_(e->m)->dim;
     const float *scales = lp_embed_model_scales_(e->m);
     const int8_t *rows = lp_embed_model_rows_(e->m);
@@ -244,14 +298,27 @@ float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim)
 
 bool lp_embed_text_q(lp_embedder *e, lp_str text, uint8_t *out)
 {
+    if (e->remote)
+        return remote_one(e, text, out);
     bool ok = lp_embed_text(e, text, e->acc);
-    lp_embed_quantize(e->acc, lp_embed_model_header_(e->m)->dim, out);
+    lp_embed_quantize(e->acc, e->dim, out);
     return ok;
 }
 
 size_t lp_embed_batch_q(lp_embedder *e, const lp_str *texts, size_t n, uint8_t *out)
 {
-    size_t stride = LP_EMBED_VEC_BYTES(lp_embed_model_header_(e->m)->dim), nonzero = 0;
+    size_t stride = LP_EMBED_VEC_BYTES(e->dim), nonzero = 0;
+    if (e->remote) {
+        lp_error err = {0};
+        if (lp_embed_remote_batch(e->remote, texts, n, e->timeout_ms, out, &err)) {
+            e->err = err;
+            return 0;
+        }
+        lp_error_clear(&e->err);
+        for (size_t i = 0; i < n; i++)
+            nonzero += lp_embed_vec_scale(out + i * stride, e->dim) != 0.0f;
+        return nonzero;
+    }
     for (size_t i = 0; i < n; i++)
         nonzero += lp_embed_text_q(e, texts[i], out + i * stride);
     return nonzero;

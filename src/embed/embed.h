@@ -52,12 +52,12 @@ typedef struct lp_embed_model lp_embed_model;
 
 typedef struct lp_embed_info {
     uint32_t dim;
-    uint32_t vocab;           /* token rows */
-    uint32_t buckets;         /* subword n-gram rows */
+    uint32_t vocab;   /* token rows */
+    uint32_t buckets; /* subword n-gram rows */
     uint32_t ngram_min, ngram_max;
-    unsigned tok_options;     /* lp_text_tokenizer options (text.h) */
+    unsigned tok_options; /* lp_text_tokenizer options (text.h) */
     uint32_t format_version;
-    lp_hash128 hash;          /* XXH3-128 of the payload */
+    lp_hash128 hash;                      /* XXH3-128 of the payload */
     char identity[LP_EMBED_IDENTITY_MAX]; /* "loupe-static-v1:<hash16>" */
     size_t file_bytes;
 } lp_embed_info;
@@ -68,24 +68,46 @@ typedef struct lp_embed_info {
  * names the file and what to do. */
 lp_status lp_embed_model_load(const char *path, lp_embed_model **out, lp_error *err);
 /* The same from bytes in memory; the bytes are borrowed and must outlive the model. */
-lp_status lp_embed_model_from_memory(const void *p, size_t n, lp_embed_model **out,
-                                     lp_error *err);
+lp_status lp_embed_model_from_memory(const void *p, size_t n, lp_embed_model **out, lp_error *err);
 void lp_embed_model_free(lp_embed_model *m); /* NULL is a no-op */
 void lp_embed_model_info(const lp_embed_model *m, lp_embed_info *out);
 uint32_t lp_embed_model_dim(const lp_embed_model *m);
 
 /* The process-wide default model: the file named by LOUPE_EMBED_MODEL if set (or none when
- * it is "none"), else the model built into the binary. Loaded and verified once (thread
- * safe); the pointer is borrowed and valid until exit. LP_ENOENT when there is no model
- * (the dense channel is then absent, with a warning, never a failed search). */
+ * it is "none"), else the model built into the binary. (When a connected provider is
+ * configured, it replaces the model as the dense channel's provider: lp_embedder_default.) Loaded
+ * and verified once (thread safe); the pointer is borrowed and valid until exit. LP_ENOENT when
+ * there is no model (the dense channel is then absent, with a warning, never a failed search). */
 lp_status lp_embed_default(const lp_embed_model **out, lp_error *err);
-/* The identity of the default model for the fingerprint, read from its header without
- * hashing the payload (cheap at start-up): "loupe-static-v1:<hash16>", or NULL when there
- * is no model. Borrowed, static. A model whose payload later fails verification serves no
- * vectors, so a wrong identity can never put bad vectors in an index. */
+/* The identity of the default provider for the fingerprint: the connected provider's when
+ * configured, else the default model's, read from its header without hashing the payload
+ * (cheap at start-up): "loupe-static-v1:<hash16>", or NULL when there is no provider. Borrowed,
+ * static. A model whose payload later fails verification serves no vectors, so a wrong identity can
+ * never put bad vectors in an index. */
 const char *lp_embed_default_identity(void);
 /* Call once at start-up: puts lp_embed_default_identity() in the publication fingerprint. */
 void lp_embed_register_fingerprint(void);
+
+/* ------------------------------------------------------------------------------------------
+ * The connected provider (remote.c): any OpenAI-compatible /v1/embeddings endpoint, used
+ * INSTEAD of the built-in model when LOUPE_EMBED_URL is set (with LOUPE_EMBED_REMOTE_MODEL
+ * and LOUPE_EMBED_DIM; optional LOUPE_EMBED_API_KEY and LOUPE_EMBED_TIMEOUT_MS). Its
+ * identity "openai-compat:<model>:<dim>:<url hash>" is then the fingerprint's embedding
+ * identity. Requests fail with LP_EIO (message: HTTP status or curl's reason, "timed out");
+ * callers degrade instead of failing (see lp_dense_search). */
+typedef struct lp_embed_remote lp_embed_remote;
+bool lp_embed_remote_configured(void); /* LOUPE_EMBED_URL is set */
+/* The process-wide remote configuration (borrowed, valid until exit); LP_ENOENT when not
+ * configured, LP_EINVAL with a message when misconfigured. */
+lp_status lp_embed_remote_get(const lp_embed_remote **out, lp_error *err);
+const char *lp_embed_remote_identity(const lp_embed_remote *r);
+uint32_t lp_embed_remote_dim(const lp_embed_remote *r);
+/* Embed n texts (each cut at 8 KiB; batches of 64 per request) into out: n stored vectors
+ * of LP_EMBED_VEC_BYTES(dim) bytes (zeros for an empty answer vector). The timeout is the
+ * configured one, or timeout_ms when that is smaller (> 0). Thread safe (one curl handle per
+ * request). */
+lp_status lp_embed_remote_batch(const lp_embed_remote *r, const lp_str *texts, size_t n,
+                                long timeout_ms, uint8_t *out, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * Embedding text. */
@@ -94,6 +116,15 @@ typedef struct lp_embedder lp_embedder;
 /* Per-thread embedding context for model m (borrowed; must outlive it). Never NULL.
  * Caller frees with lp_embedder_free. */
 lp_embedder *lp_embedder_new(const lp_embed_model *m);
+/* An embedder for the default provider: the connected one when configured, else the
+ * default model (lp_embed_default). Fails as they do (LP_ENOENT: no provider). Caller frees
+ * with lp_embedder_free. A remote-backed embedder makes HTTP requests in lp_embed_text*;
+ * when one fails those return false and lp_embedder_error says why. */
+lp_status lp_embedder_default(lp_embedder **out, lp_error *err);
+/* The last provider error of e (code 0 when none); cleared by the next successful call. */
+const lp_error *lp_embedder_error(const lp_embedder *e);
+/* Request timeout for a remote-backed embedder (queries use a short one); no-op otherwise. */
+void lp_embedder_set_timeout(lp_embedder *e, long timeout_ms);
 void lp_embedder_free(lp_embedder *e); /* NULL is a no-op */
 uint32_t lp_embedder_dim(const lp_embedder *e);
 
@@ -138,13 +169,12 @@ typedef struct lp_embed_hit {
  * Returns the number written (at most min(k, n)). Rows with scale 0 (no vector) and a query
  * with scale 0 never match.
  * Every SIMD level returns identical results (integer dot products, same float math). */
-size_t lp_embed_search(const int8_t *query, float qscale, const int8_t *matrix,
-                       const float *scales, size_t n, uint32_t dim, size_t k,
-                       lp_embed_hit *out);
+size_t lp_embed_search(const int8_t *query, float qscale, const int8_t *matrix, const float *scales,
+                       size_t n, uint32_t dim, size_t k, lp_embed_hit *out);
 /* The same with an explicit level (a level the CPU lacks falls back to the best it has). */
 size_t lp_embed_search_level(lp_simd_level level, const int8_t *query, float qscale,
-                             const int8_t *matrix, const float *scales, size_t n,
-                             uint32_t dim, size_t k, lp_embed_hit *out);
+                             const int8_t *matrix, const float *scales, size_t n, uint32_t dim,
+                             size_t k, lp_embed_hit *out);
 /* Integer dot product of two int8 vectors at a level (exposed for tests). */
 int32_t lp_embed_dot_i8(lp_simd_level level, const int8_t *a, const int8_t *b, uint32_t dim);
 
@@ -162,7 +192,8 @@ int32_t lp_embed_dot_i8(lp_simd_level level, const int8_t *a, const int8_t *b, u
  * comment and the chunk text. Appends to out. */
 void lp_embed_chunk_text(const lp_parse_result *pr, lp_str content, size_t i, lp_buf *out);
 /* Embed every chunk of pr into out (reset first): pr->nchunks vectors of
- * LP_EMBED_VEC_BYTES(dim) bytes, chunk order. scratch is reused between calls. */
+ * LP_EMBED_VEC_BYTES(dim) bytes, chunk order. scratch is reused between calls. With a
+ * remote provider whose request fails, out stays empty and lp_embedder_error says why. */
 void lp_embed_chunks(lp_embedder *e, const lp_parse_result *pr, lp_str content, lp_buf *scratch,
                      lp_buf *out);
 
@@ -200,15 +231,17 @@ void lp_dense_index_release(const lp_dense_index *ix); /* NULL is a no-op */
 void lp_dense_cache_clear(void);
 
 typedef struct lp_dense_hit {
-    int64_t cid;  /* chunks.cid */
-    float score;  /* cosine similarity, about -1 .. 1 */
+    int64_t cid; /* chunks.cid */
+    float score; /* cosine similarity, about -1 .. 1 */
 } lp_dense_hit;
 
-/* The dense channel in one call: embed query with the default model, scan the pinned
+/* The dense channel in one call: embed query with the default provider, scan the pinned
  * publication's vectors, write the k best chunks to out (best first; ties by lower cid).
- * *nout is the number written. LP_ENOENT when there is no model (the caller adds a
- * "dense_channel_absent" warning and goes on with the other channels); a query with no
- * known token gives *nout = 0 and LP_OK. */
+ * *nout is the number written; a query with no known token gives *nout = 0 and LP_OK.
+ * ANY other status means "no dense channel for this request" and err says why: LP_ENOENT
+ * (no model), LP_EIO (the connected provider failed or timed out; queries wait at most
+ * 5 s), ... The caller adds a "dense_channel_absent" warning with err->msg and goes on
+ * with the other channels: never a failed search. */
 lp_status lp_dense_search(lp_store *st, int64_t publication_id, lp_str query, size_t k,
                           lp_dense_hit *out, size_t *nout, lp_error *err);
 

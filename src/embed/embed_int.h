@@ -24,27 +24,27 @@
 /* The header as stored (all little-endian; x86-64 and aarch64 are little-endian, a
  * big-endian host refuses the file). Offsets are from the start of the file. */
 typedef struct lp_embed_header {
-    char magic[8];            /* "LPEMBED1" */
-    uint32_t version;         /* LP_EMBED_FORMAT_VERSION */
-    uint32_t header_bytes;    /* 128 */
+    char magic[8];         /* "LPEMBED1" */
+    uint32_t version;      /* LP_EMBED_FORMAT_VERSION */
+    uint32_t header_bytes; /* 128 */
     uint32_t dim;
-    uint32_t vocab;           /* token rows: 0 .. vocab-1 */
-    uint32_t buckets;         /* n-gram rows: vocab .. vocab+buckets-1 */
+    uint32_t vocab;   /* token rows: 0 .. vocab-1 */
+    uint32_t buckets; /* n-gram rows: vocab .. vocab+buckets-1 */
     uint32_t ngram_min, ngram_max;
-    uint32_t tok_options;     /* lp_text_tokenizer options for every text */
-    uint32_t weighting;       /* LP_EMBED_WEIGHT_SIF */
-    float oov_weight;         /* weight of a token outside the vocabulary */
-    uint32_t table_slots;     /* power of two, >= 2 * vocab */
+    uint32_t tok_options; /* lp_text_tokenizer options for every text */
+    uint32_t weighting;   /* LP_EMBED_WEIGHT_SIF */
+    float oov_weight;     /* weight of a token outside the vocabulary */
+    uint32_t table_slots; /* power of two, >= 2 * vocab */
     uint32_t strings_bytes;
     uint64_t payload_bytes;   /* file size - header_bytes */
     uint8_t payload_hash[16]; /* XXH3-128 of the payload, big-endian (lp_hash128_bytes) */
     /* payload offsets (from file start), each LP_EMBED_ALIGN-aligned */
-    uint64_t off_scales;      /* float[vocab + buckets] */
-    uint64_t off_weights;     /* float[vocab] */
-    uint64_t off_table;       /* uint32[table_slots]: row + 1, 0 = empty */
-    uint64_t off_stroff;      /* uint32[vocab + 1]: token i is strings[stroff[i], stroff[i+1]) */
-    uint64_t off_strings;     /* char[strings_bytes] */
-    uint64_t off_rows;        /* int8[(vocab + buckets) * dim] */
+    uint64_t off_scales;  /* float[vocab + buckets] */
+    uint64_t off_weights; /* float[vocab] */
+    uint64_t off_table;   /* uint32[table_slots]: row + 1, 0 = empty */
+    uint64_t off_stroff;  /* uint32[vocab + 1]: token i is strings[stroff[i], stroff[i+1]) */
+    uint64_t off_strings; /* char[strings_bytes] */
+    uint64_t off_rows;    /* int8[(vocab + buckets) * dim] */
 } lp_embed_header;
 
 _Static_assert(sizeof(lp_embed_header) <= LP_EMBED_HEADER_BYTES, "header fits");

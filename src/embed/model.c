@@ -23,7 +23,7 @@
 struct lp_embed_model {
     const uint8_t *base; /* the whole file */
     size_t size;
-    bool mapped;         /* munmap on free */
+    bool mapped; /* munmap on free */
     lp_embed_header h;
     const float *scales;
     const float *weights;
@@ -34,7 +34,10 @@ struct lp_embed_model {
     lp_embed_info info;
 };
 
-static uint64_t align_up(uint64_t x) { return (x + LP_EMBED_ALIGN - 1) & ~(uint64_t)(LP_EMBED_ALIGN - 1); }
+static uint64_t align_up(uint64_t x)
+{
+    return (x + LP_EMBED_ALIGN - 1) & ~(uint64_t)(LP_EMBED_ALIGN - 1);
+}
 
 uint64_t lp_embed_token_hash(const char *tok, size_t len)
 {
@@ -69,8 +72,7 @@ lp_status lp_embed_model_serialize(const lp_embed_model_spec *sp, lp_buf *out, l
 {
     if (sp->dim < LP_EMBED_DIM_MIN || sp->dim > LP_EMBED_DIM_MAX || sp->vocab == 0 ||
         sp->vocab > LP_EMBED_VOCAB_MAX || sp->buckets > LP_EMBED_BUCKETS_MAX ||
-        (sp->buckets && (sp->ngram_min < 2 || sp->ngram_max < sp->ngram_min ||
-                         sp->ngram_max > 8)))
+        (sp->buckets && (sp->ngram_min < 2 || sp->ngram_max < sp->ngram_min || sp->ngram_max > 8)))
         return lp_error_set(err, LP_EINVAL,
                             "model shape out of range (dim %u, vocab %u, buckets %u, n-grams "
                             "%u..%u)",
@@ -143,8 +145,7 @@ lp_status lp_embed_model_serialize(const lp_embed_model_spec *sp, lp_buf *out, l
             uint32_t o = table[s] - 1;
             if (stroff[o + 1] - stroff[o] == len && /* o < i: stroff[o + 1] is set */
                 memcmp(strings + stroff[o], sp->tokens[i], len) == 0) {
-                rc = lp_error_set(err, LP_EINVAL, "duplicate vocabulary token '%s'",
-                                  sp->tokens[i]);
+                rc = lp_error_set(err, LP_EINVAL, "duplicate vocabulary token '%s'", sp->tokens[i]);
                 break;
             }
         }
@@ -203,8 +204,8 @@ static lp_status model_open(const uint8_t *p, size_t n, const char *name, bool v
     if (h.header_bytes != LP_EMBED_HEADER_BYTES)
         return bad(err, name, "bad header size");
     if (h.payload_bytes != n - LP_EMBED_HEADER_BYTES)
-        return bad(err, name, n - LP_EMBED_HEADER_BYTES < h.payload_bytes ? "truncated"
-                                                                          : "trailing bytes");
+        return bad(err, name,
+                   n - LP_EMBED_HEADER_BYTES < h.payload_bytes ? "truncated" : "trailing bytes");
     if (h.dim < LP_EMBED_DIM_MIN || h.dim > LP_EMBED_DIM_MAX || h.vocab == 0 ||
         h.vocab > LP_EMBED_VOCAB_MAX || h.buckets > LP_EMBED_BUCKETS_MAX ||
         h.weighting != LP_EMBED_WEIGHT_SIF || h.table_slots < h.vocab ||
@@ -213,7 +214,8 @@ static lp_status model_open(const uint8_t *p, size_t n, const char *name, bool v
         !(h.oov_weight >= 0.0f && h.oov_weight <= 1e6f))
         return bad(err, name, "header fields out of range");
     uint64_t rows = (uint64_t)h.vocab + h.buckets;
-    if (!range_ok(&h, n, h.off_scales, rows * 4) || !range_ok(&h, n, h.off_weights, h.vocab * 4ull) ||
+    if (!range_ok(&h, n, h.off_scales, rows * 4) ||
+        !range_ok(&h, n, h.off_weights, h.vocab * 4ull) ||
         !range_ok(&h, n, h.off_table, h.table_slots * 4ull) ||
         !range_ok(&h, n, h.off_stroff, (h.vocab + 1ull) * 4) ||
         !range_ok(&h, n, h.off_strings, h.strings_bytes) ||
@@ -235,7 +237,8 @@ static lp_status model_open(const uint8_t *p, size_t n, const char *name, bool v
     m->rows = (const int8_t *)(p + h.off_rows);
     if (verify_hash) {
         for (uint32_t i = 0; i < h.vocab; i++)
-            if (m->stroff[i + 1] < m->stroff[i] || m->stroff[i + 1] - m->stroff[i] > LP_TEXT_TOKEN_MAX)
+            if (m->stroff[i + 1] < m->stroff[i] ||
+                m->stroff[i + 1] - m->stroff[i] > LP_TEXT_TOKEN_MAX)
                 return bad(err, name, "token strings out of order");
         if (m->stroff[h.vocab] > h.strings_bytes)
             return bad(err, name, "token strings past their section");
@@ -262,8 +265,7 @@ static lp_status model_open(const uint8_t *p, size_t n, const char *name, bool v
     return LP_OK;
 }
 
-lp_status lp_embed_model_from_memory(const void *p, size_t n, lp_embed_model **out,
-                                     lp_error *err)
+lp_status lp_embed_model_from_memory(const void *p, size_t n, lp_embed_model **out, lp_error *err)
 {
     *out = NULL;
     lp_embed_model *m = lp_xcalloc(1, sizeof *m);
@@ -339,13 +341,14 @@ lp_str lp_embed_model_token(const lp_embed_model *m, uint32_t row)
 uint32_t lp_embed_model_lookup(const lp_embed_model *m, const char *tok, size_t len)
 {
     uint32_t mask = m->h.table_slots - 1;
-    for (uint32_t s = (uint32_t)lp_embed_token_hash(tok, len) & mask, probes = 0;
-         probes <= mask; s = (s + 1) & mask, probes++) {
+    for (uint32_t s = (uint32_t)lp_embed_token_hash(tok, len) & mask, probes = 0; probes <= mask;
+         s = (s + 1) & mask, probes++) {
         uint32_t e = m->table[s];
         if (!e)
             return UINT32_MAX;
         uint32_t r = e - 1;
-        if (m->stroff[r + 1] - m->stroff[r] == len && memcmp(m->strings + m->stroff[r], tok, len) == 0)
+        if (m->stroff[r + 1] - m->stroff[r] == len &&
+            memcmp(m->strings + m->stroff[r], tok, len) == 0)
             return r;
     }
     return UINT32_MAX;
@@ -397,8 +400,7 @@ static void default_load(void)
         return;
     }
     lp_embed_model *m = lp_xcalloc(1, sizeof *m);
-    if (model_open(lp_embed_blob_start, (size_t)(be - bs),
-                   "(built-in)", true, m, &default_err)) {
+    if (model_open(lp_embed_blob_start, (size_t)(be - bs), "(built-in)", true, m, &default_err)) {
         free(m);
         return;
     }
@@ -420,6 +422,13 @@ lp_status lp_embed_default(const lp_embed_model **out, lp_error *err)
 const char *lp_embed_default_identity(void)
 {
     pthread_mutex_lock(&identity_mu);
+    if (!default_identity_set && lp_embed_remote_configured()) {
+        /* The connected provider replaces the model (misconfigured: no provider). */
+        default_identity_set = true;
+        const lp_embed_remote *r;
+        if (lp_embed_remote_get(&r, NULL) == LP_OK)
+            snprintf(default_identity, sizeof default_identity, "%s", lp_embed_remote_identity(r));
+    }
     if (!default_identity_set) {
         default_identity_set = true;
         uint8_t head[LP_EMBED_HEADER_BYTES];

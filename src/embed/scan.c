@@ -29,8 +29,8 @@ static inline int32_t dot_portable(const int8_t *a, const int8_t *b, uint32_t di
 }
 
 #if LP_X86
-__attribute__((target("sse4.1"))) static inline int32_t dot_sse41(const int8_t *a,
-                                                                   const int8_t *b, uint32_t dim)
+__attribute__((target("sse4.1"))) static inline int32_t dot_sse41(const int8_t *a, const int8_t *b,
+                                                                  uint32_t dim)
 {
     __m128i acc = _mm_setzero_si128();
     uint32_t j = 0;
@@ -52,7 +52,7 @@ __attribute__((target("sse4.1"))) static inline int32_t dot_sse41(const int8_t *
 }
 
 __attribute__((target("avx2"))) static inline int32_t dot_avx2(const int8_t *a, const int8_t *b,
-                                                                uint32_t dim)
+                                                               uint32_t dim)
 {
     __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
     uint32_t j = 0;
@@ -210,14 +210,14 @@ static inline float score_of(int32_t dot, float qscale, float rscale)
     return (float)dot * qscale * rscale;
 }
 
-#define SCAN_BODY(DOT)                                                                         \
-    for (size_t i = 0; i < n; i++) {                                                           \
-        if (scales[i] == 0.0f)                                                                 \
-            continue;                                                                          \
-        lp_embed_hit x = {(uint32_t)i, score_of(DOT(query, matrix + i * dim, dim), qscale,     \
-                                                scales[i])};                                   \
-        if (hp->len < hp->cap || worse(&hp->h[0], &x))                                         \
-            heap_offer(hp, x);                                                                 \
+#define SCAN_BODY(DOT)                                                                             \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        if (scales[i] == 0.0f)                                                                     \
+            continue;                                                                              \
+        lp_embed_hit x = {(uint32_t)i,                                                             \
+                          score_of(DOT(query, matrix + i * dim, dim), qscale, scales[i])};         \
+        if (hp->len < hp->cap || worse(&hp->h[0], &x))                                             \
+            heap_offer(hp, x);                                                                     \
     }
 
 static void scan_portable(heap *hp, const int8_t *query, float qscale, const int8_t *matrix,
@@ -228,25 +228,21 @@ static void scan_portable(heap *hp, const int8_t *query, float qscale, const int
 
 #if LP_X86
 __attribute__((target("sse4.1"))) static void scan_sse41(heap *hp, const int8_t *query,
-                                                          float qscale, const int8_t *matrix,
-                                                          const float *scales, size_t n,
-                                                          uint32_t dim)
+                                                         float qscale, const int8_t *matrix,
+                                                         const float *scales, size_t n,
+                                                         uint32_t dim)
 {
     SCAN_BODY(dot_sse41)
 }
 
-__attribute__((target("avx2"))) static void scan_avx2(heap *hp, const int8_t *query,
-                                                       float qscale, const int8_t *matrix,
-                                                       const float *scales, size_t n,
-                                                       uint32_t dim)
-{
-    SCAN_BODY(dot_avx2)
-}
+__attribute__((target("avx2"))) static void scan_avx2(heap *hp, const int8_t *query, float qscale,
+                                                      const int8_t *matrix, const float *scales,
+                                                      size_t n, uint32_t dim){SCAN_BODY(dot_avx2)}
 #endif
 
 size_t lp_embed_search_level(lp_simd_level level, const int8_t *query, float qscale,
-                             const int8_t *matrix, const float *scales, size_t n,
-                             uint32_t dim, size_t k, lp_embed_hit *out)
+                             const int8_t *matrix, const float *scales, size_t n, uint32_t dim,
+                             size_t k, lp_embed_hit *out)
 {
     if (k == 0 || n == 0 || qscale == 0.0f)
         return 0;
@@ -271,9 +267,8 @@ size_t lp_embed_search_level(lp_simd_level level, const int8_t *query, float qsc
     return hp.len;
 }
 
-size_t lp_embed_search(const int8_t *query, float qscale, const int8_t *matrix,
-                       const float *scales, size_t n, uint32_t dim, size_t k,
-                       lp_embed_hit *out)
+size_t lp_embed_search(const int8_t *query, float qscale, const int8_t *matrix, const float *scales,
+                       size_t n, uint32_t dim, size_t k, lp_embed_hit *out)
 {
     return lp_embed_search_level(lp_embed_simd_best(), query, qscale, matrix, scales, n, dim, k,
                                  out);

@@ -13,9 +13,11 @@
 static const char SQL_VEC_CREATE[] =
     "CREATE TABLE IF NOT EXISTS vectors(bid INTEGER NOT NULL, ord INTEGER NOT NULL,"
     " v BLOB NOT NULL, PRIMARY KEY(bid, ord)) WITHOUT ROWID";
-static const char SQL_VEC_INSERT[] = "INSERT OR REPLACE INTO vectors(bid, ord, v) VALUES(?1, ?2, ?3)";
+static const char SQL_VEC_INSERT[] =
+    "INSERT OR REPLACE INTO vectors(bid, ord, v) VALUES(?1, ?2, ?3)";
 static const char SQL_VEC_DELETE[] = "DELETE FROM vectors WHERE bid = ?1";
-static const char SQL_VEC_EXISTS[] = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'";
+static const char SQL_VEC_EXISTS[] =
+    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'";
 static const char SQL_VEC_COUNT[] =
     "SELECT count(*) FROM chunks c JOIN vectors v ON v.bid = c.bid AND v.ord = c.ord";
 static const char SQL_VEC_ALL[] =
@@ -63,19 +65,28 @@ void lp_embed_chunk_text(const lp_parse_result *pr, lp_str content, size_t i, lp
 void lp_embed_chunks(lp_embedder *e, const lp_parse_result *pr, lp_str content, lp_buf *scratch,
                      lp_buf *out)
 {
-    uint32_t dim;
     lp_buf_reset(out);
     if (!e || !pr->nchunks)
         return;
-    dim = lp_embedder_dim(e);
+    uint32_t dim = lp_embedder_dim(e);
     size_t stride = LP_EMBED_VEC_BYTES(dim);
-    uint8_t *v = lp_xmalloc(stride);
+    uint8_t *v = lp_xmalloc(stride * pr->nchunks);
+    /* All chunk texts of the file, then one batch: a remote provider gets few requests. */
+    lp_buf_reset(scratch);
+    size_t *offs = lp_xmalloc(sizeof(size_t) * (pr->nchunks + 1));
     for (size_t i = 0; i < pr->nchunks; i++) {
-        lp_buf_reset(scratch);
+        offs[i] = scratch->len;
         lp_embed_chunk_text(pr, content, i, scratch);
-        lp_embed_text_q(e, lp_buf_str(scratch), v);
-        lp_buf_append(out, v, stride);
     }
+    offs[pr->nchunks] = scratch->len;
+    lp_str *texts = lp_xmalloc(sizeof(lp_str) * pr->nchunks);
+    for (size_t i = 0; i < pr->nchunks; i++)
+        texts[i] = lp_str_n(scratch->ptr + offs[i], offs[i + 1] - offs[i]);
+    lp_embed_batch_q(e, texts, pr->nchunks, v);
+    if (!lp_embedder_error(e)->code)
+        lp_buf_append(out, v, stride * pr->nchunks);
+    free(texts);
+    free(offs);
     free(v);
 }
 
@@ -144,7 +155,7 @@ typedef struct dense_entry {
     lp_dense_index ix; /* first: the public view */
     char *root;
     char identity[LP_EMBED_IDENTITY_MAX];
-    int refs;          /* the cache's reference counts as one while cached */
+    int refs; /* the cache's reference counts as one while cached */
     int8_t *matrix;
     float *scales;
     int64_t *cids;
@@ -221,22 +232,46 @@ static lp_status dense_build(lp_store *st, uint32_t dim, dense_entry *e, lp_erro
     sqlite3_reset(s);
     if (wrong)
         lp_log(LP_LOG_WARN, "embed.vector_size_mismatch",
-               "root=%s skipped=%zu dim=%u hint=\"run 'loupe reindex'\"", lp_store_root(st),
-               wrong, dim);
+               "root=%s skipped=%zu dim=%u hint=\"run 'loupe reindex'\"", lp_store_root(st), wrong,
+               dim);
     e->ix.n = n;
     return rc;
 }
 
-lp_status lp_dense_index_get(lp_store *st, int64_t publication_id, const lp_dense_index **out,
-                             lp_error *err)
+/* Identity and dimension of the default provider. */
+static lp_status provider_shape(char identity[LP_EMBED_IDENTITY_MAX], uint32_t *dim, lp_error *err)
 {
-    *out = NULL;
+    if (lp_embed_remote_configured()) {
+        const lp_embed_remote *r;
+        lp_status rc = lp_embed_remote_get(&r, err);
+        if (rc)
+            return rc;
+        snprintf(identity, LP_EMBED_IDENTITY_MAX, "%s", lp_embed_remote_identity(r));
+        *dim = lp_embed_remote_dim(r);
+        return LP_OK;
+    }
     const lp_embed_model *m;
     lp_status rc = lp_embed_default(&m, err);
     if (rc)
         return rc;
     lp_embed_info info;
     lp_embed_model_info(m, &info);
+    snprintf(identity, LP_EMBED_IDENTITY_MAX, "%s", info.identity);
+    *dim = info.dim;
+    return LP_OK;
+}
+
+lp_status lp_dense_index_get(lp_store *st, int64_t publication_id, const lp_dense_index **out,
+                             lp_error *err)
+{
+    *out = NULL;
+    struct {
+        char identity[LP_EMBED_IDENTITY_MAX];
+        uint32_t dim;
+    } info;
+    lp_status rc = provider_shape(info.identity, &info.dim, err);
+    if (rc)
+        return rc;
     const char *root = lp_store_root(st);
 
     pthread_mutex_lock(&cache_mu);
@@ -299,16 +334,22 @@ lp_status lp_dense_search(lp_store *st, int64_t publication_id, lp_str query, si
                           lp_dense_hit *out, size_t *nout, lp_error *err)
 {
     *nout = 0;
-    const lp_embed_model *m;
-    lp_status rc = lp_embed_default(&m, err);
+    lp_embedder *em = NULL;
+    lp_status rc = lp_embedder_default(&em, err);
     if (rc)
         return rc;
-    uint32_t dim = lp_embed_model_dim(m);
-    lp_embedder *em = lp_embedder_new(m);
+    uint32_t dim = lp_embedder_dim(em);
+    lp_embedder_set_timeout(em, 5000);
     uint8_t *q = lp_xmalloc(LP_EMBED_VEC_BYTES(dim));
     lp_embed_hit *hits = NULL;
     const lp_dense_index *ix = NULL;
     bool any = lp_embed_text_q(em, query, q);
+    if (lp_embedder_error(em)->code) {
+        if (err)
+            *err = *lp_embedder_error(em);
+        rc = lp_embedder_error(em)->code;
+        goto done;
+    }
     if (!any || k == 0)
         goto done;
     if ((rc = lp_dense_index_get(st, publication_id, &ix, err)))

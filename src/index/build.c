@@ -120,7 +120,9 @@ typedef struct build {
     work_item *items;
     size_t nitems;
     const blob_map *known;
-    const lp_embed_model *model; /* NULL: no dense vectors */
+    bool embed;                  /* the dense channel has a provider: embed chunks */
+    int embed_broken;            /* a connected provider failed: no more requests (atomic) */
+    uint32_t embed_dim;
 
     pthread_mutex_t mu;
     pthread_cond_t can_push, can_pop;
@@ -198,14 +200,24 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
             r->pr.lang = LP_LANG_TEXT;
         }
     }
-    if (we->em)
+    if (we->em && !__atomic_load_n(&b->embed_broken, __ATOMIC_RELAXED)) {
         lp_embed_chunks(we->em, &r->pr, lp_buf_str(&r->content), &we->scratch, &r->vecs);
+        /* A connected provider that fails (down, slow, wrong answers) is not asked again
+         * in this build: files indexed from here on get no vectors (one warning). */
+        if (lp_embedder_error(we->em)->code &&
+            !__atomic_exchange_n(&b->embed_broken, 1, __ATOMIC_RELAXED))
+            lp_log(LP_LOG_WARN, "embed.provider_failed",
+                   "path=%s error=\"%s\" effect=\"no dense vectors for the rest of this build\"",
+                   it->entry->path, lp_embedder_error(we->em)->msg);
+    }
 }
 
 static void *worker_main(void *arg)
 {
     build *b = arg;
-    worker_embed we = {b->model ? lp_embedder_new(b->model) : NULL, {0}};
+    worker_embed we = {NULL, {0}};
+    if (b->embed && lp_embedder_default(&we.em, NULL) != LP_OK)
+        we.em = NULL;
     lp_buf_init(&we.scratch, 0);
     for (;;) {
         pthread_mutex_lock(&b->mu);
@@ -367,7 +379,7 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     if (r->kind == RES_NEW) {
         bid = blob_map_get(&w->fresh, r->hash, (uint32_t)r->lang);
         if (!bid) {
-            uint32_t dim = b->model ? lp_embed_model_dim(b->model) : 0;
+            uint32_t dim = b->embed ? b->embed_dim : 0;
             bool have = dim && r->vecs.len == r->pr.nchunks * LP_EMBED_VEC_BYTES(dim);
             lp_status rc = lp_evidence_insert(w->st, r->hash, r->lang, lp_buf_str(&r->content),
                                               &r->pr, have ? (const uint8_t *)r->vecs.ptr : NULL,
@@ -709,11 +721,16 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         /* The dense channel's vectors: only when the model is the one in the fingerprint
          * (lp_embed_register_fingerprint at start-up). Without a model, no vectors. */
         lp_error merr = {0};
-        const char *id = lp_embed_default_identity();
-        if (id && lp_embed_default(&b.model, &merr) != LP_OK) {
-            lp_log(LP_LOG_WARN, "embed.model_unavailable", "error=\"%s\"", merr.msg);
-            b.model = NULL;
+        lp_embedder *probe = NULL;
+        if (lp_embed_default_identity()) {
+            if (lp_embedder_default(&probe, &merr) == LP_OK) {
+                b.embed = true;
+                b.embed_dim = lp_embedder_dim(probe);
+            } else {
+                lp_log(LP_LOG_WARN, "embed.model_unavailable", "error=\"%s\"", merr.msg);
+            }
         }
+        lp_embedder_free(probe);
     }
     unsigned want = worker_count(opts);
     if (want > items.len)

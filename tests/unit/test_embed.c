@@ -4,9 +4,9 @@
  * (empty, huge, invalid UTF-8, unknown words), the built-in model, and stored vectors with
  * the dense channel over a real store.
  */
-#include "t.h"
 #include "embed/embed_int.h"
 #include "store/store.h"
+#include "t.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -202,8 +202,8 @@ T_TEST(embed_simd_levels_agree)
         for (uint32_t j = 0; j < dims[d]; j++)
             ref += a[j] * b[j];
         for (int lv = 0; lv < 3; lv++)
-            T_CHECK_MSG(lp_embed_dot_i8((lp_simd_level)lv, a, b, dims[d]) == ref,
-                        "dim %u level %d", dims[d], lv);
+            T_CHECK_MSG(lp_embed_dot_i8((lp_simd_level)lv, a, b, dims[d]) == ref, "dim %u level %d",
+                        dims[d], lv);
     }
     /* Whole scans: identical hits at every level, including tied rows. */
     size_t n = 5000;
@@ -260,7 +260,7 @@ T_TEST(embed_topk_matches_bruteforce)
     fill_i8(q, dim, 4);
     for (size_t i = 0; i < n; i++)
         sc[i] = (i % 17 == 0) ? 0.0f : 0.01f; /* every 17th row has no vector */
-    for (size_t i = 0; i < 40; i++) /* many exact ties */
+    for (size_t i = 0; i < 40; i++)           /* many exact ties */
         memcpy(mat + (i * 7 + 1) * dim, mat + 1 * dim, dim);
     size_t nref = 0;
     for (size_t i = 0; i < n; i++) {
@@ -381,7 +381,9 @@ T_TEST(embed_default_model)
     lp_embedder *e = lp_embedder_new(m);
     float a[512], b[512], c[512];
     lp_embed_text(e, LP_STR("open a network connection to the server"), a);
-    lp_embed_text(e, LP_STR("func dialTCP(addr string) (net.Conn, error) { return net.Dial(\"tcp\", addr) }"), b);
+    lp_embed_text(
+        e, LP_STR("func dialTCP(addr string) (net.Conn, error) { return net.Dial(\"tcp\", addr) }"),
+        b);
     lp_embed_text(e, LP_STR("def mean(values): return sum(values) / len(values)"), c);
     lp_embedder_free(e);
     double ab = 0, ac = 0;
@@ -455,9 +457,11 @@ T_TEST(embed_store_vectors_and_dense_index)
         size_t ms = LP_EMBED_VEC_BYTES(md);
         uint8_t *mv = lp_xmalloc(ms * 3);
         lp_embedder *e = lp_embedder_new(m);
-        lp_embed_text_q(e, LP_STR("func dialTCP(addr string) net.Conn { return net.Dial(addr) }"), mv);
+        lp_embed_text_q(e, LP_STR("func dialTCP(addr string) net.Conn { return net.Dial(addr) }"),
+                        mv);
         lp_embed_text_q(e, LP_STR("def mean(values): return sum(values) / len(values)"), mv + ms);
-        lp_embed_text_q(e, LP_STR("class HtmlTemplate: def render(self, context): ..."), mv + 2 * ms);
+        lp_embed_text_q(e, LP_STR("class HtmlTemplate: def render(self, context): ..."),
+                        mv + 2 * ms);
         lp_embedder_free(e);
         T_CHECK_OK(lp_store_exec(st, "DELETE FROM vectors", &err), &err);
         T_CHECK_OK(lp_embed_store_insert(st, 1, mv, 3, md, &err), &err);

@@ -17,12 +17,16 @@ T_TEST(train_clean_doc_styles)
 {
     lp_buf b;
     lp_buf_init(&b, 0);
-    T_CHECK_STR(cleaned("\"\"\"Return the sum of a and b.\n\n    Args:\n      a: x\n\"\"\"", &b).ptr,
-                "Return the sum of a and b.");
-    T_CHECK_STR(cleaned("/**\n * Opens a connection\n * to the server.\n * @param host the host\n */", &b).ptr,
-                "Opens a connection to the server.");
-    T_CHECK_STR(cleaned("/// Parses a config file.\n/// # Examples\n/// ```\n/// x\n/// ```", &b).ptr,
-                "Parses a config file.");
+    T_CHECK_STR(
+        cleaned("\"\"\"Return the sum of a and b.\n\n    Args:\n      a: x\n\"\"\"", &b).ptr,
+        "Return the sum of a and b.");
+    T_CHECK_STR(
+        cleaned("/**\n * Opens a connection\n * to the server.\n * @param host the host\n */", &b)
+            .ptr,
+        "Opens a connection to the server.");
+    T_CHECK_STR(
+        cleaned("/// Parses a config file.\n/// # Examples\n/// ```\n/// x\n/// ```", &b).ptr,
+        "Parses a config file.");
     T_CHECK_STR(cleaned("// Dial connects to the address\n// on the named network.", &b).ptr,
                 "Dial connects to the address on the named network.");
     T_CHECK_STR(cleaned("'''Short.'''", &b).ptr, "Short.");
@@ -92,7 +96,8 @@ T_TEST(train_pairs_from_parse_results)
                      "func Dial(network, address string) (Conn, error) {\n"
                      "\treturn dial(network, address)\n}\n"
                      "// Short doc.\nfunc X() {}\n";
-    uint32_t fs = (uint32_t)(strstr(go, "func Dial") - go), fe = (uint32_t)(strstr(go, "}\n") - go) + 1;
+    uint32_t fs = (uint32_t)(strstr(go, "func Dial") - go),
+             fe = (uint32_t)(strstr(go, "}\n") - go) + 1;
     uint32_t xs = (uint32_t)(strstr(go, "func X") - go);
     uint32_t sd = (uint32_t)(strstr(go, "// Short") - go);
     lp_symbol gs[2];
@@ -205,8 +210,8 @@ T_TEST(train_deterministic_small_run)
     T_CHECK(m1.len == m3.len && memcmp(m1.ptr, m3.ptr, m1.len) != 0);
     /* The result is a valid model and the evaluation runs on the held-out pairs. */
     lp_eval_result r[LP_LANG_COUNT + 1];
-    size_t n = lp_train_eval(&p, (const uint8_t *)m1.ptr, m1.len, 1000, 10, 2, r,
-                             LP_ARRAY_LEN(r), &err);
+    size_t n =
+        lp_train_eval(&p, (const uint8_t *)m1.ptr, m1.len, 1000, 10, 2, r, LP_ARRAY_LEN(r), &err);
     T_CHECK(n >= 1);
     for (size_t i = 0; i < n; i++) {
         T_CHECK(r[i].queries >= 10 && r[i].queries <= 40);

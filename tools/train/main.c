@@ -71,8 +71,8 @@ static int cmd_extract(int argc, char **argv)
     lp_extract_stats st;
     lp_error err = {0};
     uint64_t t0 = lp_now_ns();
-    lp_status rc = lp_train_extract(list, arg_value(argc, argv, "--heldout"), (unsigned)threads,
-                                    &p, &st, &err);
+    lp_status rc = lp_train_extract(list, arg_value(argc, argv, "--heldout"), (unsigned)threads, &p,
+                                    &st, &err);
     if (!rc)
         rc = lp_pairs_write(&p, out, &err);
     if (!rc) {
@@ -112,18 +112,17 @@ static json_t *eval_json(const lp_eval_result *r, size_t n)
         json_array_append_new(
             a, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "language",
                          r[i].lang == LP_LANG_COUNT ? "all" : lp_lang_name((lp_lang)r[i].lang),
-                         "candidates", (int)r[i].queries, "mrr_model", r[i].mrr_model,
-                         "mrr_bm25", r[i].mrr_bm25, "recall1_model", r[i].r1_model,
-                         "recall1_bm25", r[i].r1_bm25, "recall10_model", r[i].r10_model,
-                         "recall10_bm25", r[i].r10_bm25, "mrr_fused_rrf", r[i].mrr_fused,
-                         "recall1_fused_rrf", r[i].r1_fused, "recall10_fused_rrf",
-                         r[i].r10_fused));
+                         "candidates", (int)r[i].queries, "mrr_model", r[i].mrr_model, "mrr_bm25",
+                         r[i].mrr_bm25, "recall1_model", r[i].r1_model, "recall1_bm25",
+                         r[i].r1_bm25, "recall10_model", r[i].r10_model, "recall10_bm25",
+                         r[i].r10_bm25, "mrr_fused_rrf", r[i].mrr_fused, "recall1_fused_rrf",
+                         r[i].r1_fused, "recall10_fused_rrf", r[i].r10_fused));
         fprintf(stderr,
                 "eval: %-10s n=%4u  MRR model %.3f bm25 %.3f fused %.3f  R@1 %.3f/%.3f/%.3f  "
                 "R@10 %.3f/%.3f/%.3f\n",
-                r[i].lang == LP_LANG_COUNT ? "all" : lp_lang_name((lp_lang)r[i].lang),
-                r[i].queries, r[i].mrr_model, r[i].mrr_bm25, r[i].mrr_fused, r[i].r1_model,
-                r[i].r1_bm25, r[i].r1_fused, r[i].r10_model, r[i].r10_bm25, r[i].r10_fused);
+                r[i].lang == LP_LANG_COUNT ? "all" : lp_lang_name((lp_lang)r[i].lang), r[i].queries,
+                r[i].mrr_model, r[i].mrr_bm25, r[i].mrr_fused, r[i].r1_model, r[i].r1_bm25,
+                r[i].r1_fused, r[i].r10_model, r[i].r10_bm25, r[i].r10_fused);
     }
     return a;
 }
@@ -153,8 +152,8 @@ static json_t *packages_json(const char *path, lp_error *err)
             continue;
         char *name = lp_xstrndup(line.ptr, t1), *ver = lp_xstrndup(line.ptr + t1 + 1, t2 - t1 - 1);
         char *role = lp_xstrndup(line.ptr + t2 + 1, line.len - t2 - 1);
-        json_array_append_new(a, json_pack("{s:s,s:s,s:s}", "package", name, "version", ver,
-                                           "role", role));
+        json_array_append_new(
+            a, json_pack("{s:s,s:s,s:s}", "package", name, "version", ver, "role", role));
         free(name);
         free(ver);
         free(role);
@@ -165,7 +164,8 @@ static json_t *packages_json(const char *path, lp_error *err)
 
 static int cmd_train(int argc, char **argv)
 {
-    const char *pairs_path = arg_value(argc, argv, "--pairs"), *out = arg_value(argc, argv, "--out");
+    const char *pairs_path = arg_value(argc, argv, "--pairs"),
+               *out = arg_value(argc, argv, "--out");
     lp_train_opts o;
     lp_train_opts_default(&o);
     uint64_t seed = o.seed, threads = o.threads, dim = o.dim, epochs = o.epochs, batch = o.batch,
@@ -228,28 +228,27 @@ static int cmd_train(int argc, char **argv)
     fprintf(stderr, "train: wrote %s (%zu bytes) identity %s, %.0fs\n", out, model.len,
             info.identity, st.seconds);
     man = json_object();
-    json_object_set_new(man, "model", json_pack("{s:s,s:s,s:s,s:I,s:i,s:i,s:i,s:i}", "file",
-                                                "models/loupe-static-v1.bin", "identity",
-                                                info.identity, "payload_xxh3_128", hex, "bytes",
-                                                (json_int_t)model.len, "dim", (int)info.dim,
-                                                "vocab", (int)info.vocab, "buckets",
-                                                (int)info.buckets, "format_version",
-                                                (int)info.format_version));
+    json_object_set_new(man, "model",
+                        json_pack("{s:s,s:s,s:s,s:I,s:i,s:i,s:i,s:i}", "file",
+                                  "models/loupe-static-v1.bin", "identity", info.identity,
+                                  "payload_xxh3_128", hex, "bytes", (json_int_t)model.len, "dim",
+                                  (int)info.dim, "vocab", (int)info.vocab, "buckets",
+                                  (int)info.buckets, "format_version", (int)info.format_version));
     json_object_set_new(
         man, "hyperparameters",
         json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:i,s:s,s:s,s:s}", "seed",
-                  (json_int_t)o.seed, "dim", (int)o.dim, "vocab_max", (int)o.vocab_max,
-                  "min_count", (int)o.min_count, "buckets", (int)o.buckets, "ngram_min",
-                  (int)o.ngram_min, "ngram_max", (int)o.ngram_max, "epochs", (int)o.epochs,
-                  "lr", o.lr, "temperature", o.temperature, "sif_a", o.sif_a, "dropout", o.dropout, "anchor", o.anchor, "batch",
-                  (int)o.batch, "tokenizer", "LP_TEXT_CODE|LP_TEXT_STEM|LP_TEXT_STOPWORDS",
+                  (json_int_t)o.seed, "dim", (int)o.dim, "vocab_max", (int)o.vocab_max, "min_count",
+                  (int)o.min_count, "buckets", (int)o.buckets, "ngram_min", (int)o.ngram_min,
+                  "ngram_max", (int)o.ngram_max, "epochs", (int)o.epochs, "lr", o.lr, "temperature",
+                  o.temperature, "sif_a", o.sif_a, "dropout", o.dropout, "anchor", o.anchor,
+                  "batch", (int)o.batch, "tokenizer", "LP_TEXT_CODE|LP_TEXT_STEM|LP_TEXT_STOPWORDS",
                   "objective", "symmetric InfoNCE, in-batch negatives, language-grouped batches",
                   "optimizer", "lazy Adam, linear decay to 10%"));
     json_object_set_new(man, "training",
                         json_pack("{s:I,s:I,s:f,s:f,s:i}", "train_pairs",
                                   (json_int_t)st.train_pairs, "heldout_pairs",
-                                  (json_int_t)st.heldout_pairs, "seconds", st.seconds,
-                                  "final_loss", st.final_loss, "threads", (int)o.threads));
+                                  (json_int_t)st.heldout_pairs, "seconds", st.seconds, "final_loss",
+                                  st.final_loss, "threads", (int)o.threads));
     json_object_set_new(json_object_get(man, "training"), "train_pairs_per_language",
                         lang_counts(st.per_lang_train));
     json_t *pk = packages_json(arg_value(argc, argv, "--packages"), &err);
@@ -273,8 +272,8 @@ static int cmd_train(int argc, char **argv)
     }
     if (!arg_flag(argc, argv, "--no-eval")) {
         lp_eval_result r[LP_LANG_COUNT + 1];
-        size_t n = lp_train_eval(&p, (const uint8_t *)model.ptr, model.len, 1000, 200,
-                                 o.threads, r, LP_ARRAY_LEN(r), &err);
+        size_t n = lp_train_eval(&p, (const uint8_t *)model.ptr, model.len, 1000, 200, o.threads, r,
+                                 LP_ARRAY_LEN(r), &err);
         json_object_set_new(man, "evaluation",
                             json_pack("{s:s,s:o}", "method",
                                       "held-out units; each description ranks its own code among "

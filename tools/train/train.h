@@ -24,10 +24,10 @@
 /* ------------------------------------------------------------------------------------------
  * Pairs. */
 typedef struct lp_pair {
-    uint8_t lang;     /* lp_lang */
-    bool heldout;     /* from a held-out unit: evaluation only */
-    uint32_t unit;    /* index into lp_pairs.units */
-    char *desc;       /* owned by the pairs' arena */
+    uint8_t lang;  /* lp_lang */
+    bool heldout;  /* from a held-out unit: evaluation only */
+    uint32_t unit; /* index into lp_pairs.units */
+    char *desc;    /* owned by the pairs' arena */
     uint32_t desc_len;
     char *code;
     uint32_t code_len;
@@ -81,7 +81,7 @@ lp_status lp_train_extract(const char *list_path, const char *heldout_units, uns
 typedef struct lp_train_opts {
     uint64_t seed;
     unsigned threads;
-    uint32_t dim;          /* 128..256 */
+    uint32_t dim; /* 128..256 */
     uint32_t vocab_max;
     uint32_t min_count;
     uint32_t buckets;
@@ -115,8 +115,8 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *opts, lp_buf 
 /* ------------------------------------------------------------------------------------------
  * Evaluation. */
 typedef struct lp_eval_result {
-    uint32_t lang;        /* lp_lang, or LP_LANG_COUNT for "all languages mixed" */
-    uint32_t queries;     /* = candidates */
+    uint32_t lang;    /* lp_lang, or LP_LANG_COUNT for "all languages mixed" */
+    uint32_t queries; /* = candidates */
     double mrr_model, mrr_bm25;
     double r1_model, r1_bm25; /* recall@1 */
     double r10_model, r10_bm25;

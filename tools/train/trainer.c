@@ -46,7 +46,10 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static double unit_rand(uint64_t *s) { return (double)(splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+static double unit_rand(uint64_t *s)
+{
+    return (double)(splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
+}
 
 /* ------------------------------------------------------------------------------------------
  * Kernels. Eight explicit partial sums in a fixed order: the compiler may vectorize them
@@ -199,7 +202,10 @@ static uint32_t vocab_lookup(const void *ctx, const char *t, size_t len)
     return vmap_find(&v->map, t, len, lp_embed_token_hash(t, len), &slot);
 }
 
-static float vocab_weight(const void *ctx, uint32_t row) { return ((const vocab *)ctx)->weights[row]; }
+static float vocab_weight(const void *ctx, uint32_t row)
+{
+    return ((const vocab *)ctx)->weights[row];
+}
 
 static void vocab_build(const lp_pairs *pairs, const lp_train_opts *o, vocab *v)
 {
@@ -341,20 +347,20 @@ typedef struct trainer {
     const lp_train_opts *o;
     const corpus *c;
     uint32_t dim, rows;
-    float *V, *M, *S2, *G; /* table, Adam moments, gradient accumulator */
-    uint32_t vocab;        /* rows below this have a learned pooling weight */
+    float *V, *M, *S2, *G;   /* table, Adam moments, gradient accumulator */
+    uint32_t vocab;          /* rows below this have a learned pooling weight */
     uint32_t drop_threshold; /* feature dropout: dropped when a 32-bit hash is below this */
     float *W, *WM, *WS, *WG; /* per-row pooling weights (vocab rows), Adam moments, gradient */
-    uint32_t *touched_at;  /* step + 1 when the row was last touched */
+    uint32_t *touched_at;    /* step + 1 when the row was last touched */
     unsigned T;
     /* per step */
     const uint32_t *batch; /* pair indices, B */
     uint32_t B;
-    float *E;       /* 2B x dim: unit vectors (desc 0..B-1, code B..2B-1) */
-    float *inv;     /* 2B: 1 / |u| (0 for an empty text) */
-    float *Sc;      /* B x B scores */
-    float *dS;      /* B x B */
-    float *gE;      /* 2B x dim */
+    float *E;          /* 2B x dim: unit vectors (desc 0..B-1, code B..2B-1) */
+    float *inv;        /* 2B: 1 / |u| (0 for an empty text) */
+    float *Sc;         /* B x B scores */
+    float *dS;         /* B x B */
+    float *gE;         /* 2B x dim */
     double *loss_part; /* per thread */
     uint64_t step;
     float lr;

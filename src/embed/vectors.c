@@ -18,11 +18,9 @@ static const char SQL_VEC_INSERT[] =
 static const char SQL_VEC_DELETE[] = "DELETE FROM vectors WHERE bid = ?1";
 static const char SQL_VEC_EXISTS[] =
     "SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'";
-static const char SQL_VEC_COUNT[] =
-    "SELECT count(*) FROM chunks c JOIN vectors v ON v.bid = c.bid AND v.ord = c.ord";
-static const char SQL_VEC_ALL[] =
-    "SELECT c.cid, v.v FROM chunks c JOIN vectors v ON v.bid = c.bid AND v.ord = c.ord"
-    " ORDER BY c.cid";
+/* Both in (bid, ord) order: the vectors' primary key and the covering index chunks_bid. */
+static const char SQL_VEC_ALL[] = "SELECT bid, ord, v FROM vectors ORDER BY bid, ord";
+static const char SQL_CHUNK_KEYS[] = "SELECT bid, ord, cid FROM chunks ORDER BY bid, ord";
 
 void lp_embed_register_fingerprint(void)
 {
@@ -198,43 +196,95 @@ void lp_dense_cache_clear(void)
     pthread_mutex_unlock(&cache_mu);
 }
 
+/* Chunk ids by (bid, ord), from the covering index chunks_bid: sorted like the vectors'
+ * primary key, so the two are merge-joined in one pass each (much cheaper than an SQL join
+ * with a lookup per row on a million chunks). */
+typedef struct chunk_key {
+    int64_t bid, ord, cid;
+} chunk_key;
+
+typedef struct row_ref {
+    int64_t cid;
+    size_t row; /* row in the load-order matrix */
+} row_ref;
+
+static int row_ref_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const row_ref *)a)->cid, y = ((const row_ref *)b)->cid;
+    return x < y ? -1 : x > y;
+}
+
 static lp_status dense_build(lp_store *st, uint32_t dim, dense_entry *e, lp_error *err)
 {
     sqlite3_stmt *s;
-    lp_status rc = lp_store_prepare(st, SQL_VEC_COUNT, &s, err);
-    if (rc)
-        return rc;
-    size_t cap = 0;
-    if (sqlite3_step(s) == SQLITE_ROW)
-        cap = (size_t)sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    LP_VEC(chunk_key) keys = {0};
+    LP_VEC(row_ref) refs = {0};
+    int8_t *tmp = NULL;
+    float *tscale = NULL;
+    size_t cap = 0, n = 0, wrong = 0, k = 0;
     size_t stride = LP_EMBED_VEC_BYTES(dim);
-    e->matrix = lp_xmalloc(lp_mul_size(cap ? cap : 1, dim));
-    e->scales = lp_xmalloc(sizeof(float) * (cap ? cap : 1));
-    e->cids = lp_xmalloc(sizeof(int64_t) * (cap ? cap : 1));
-    size_t n = 0, wrong = 0;
-    if ((rc = lp_store_prepare(st, SQL_VEC_ALL, &s, err)))
-        return rc;
     int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW && n < cap) {
-        if ((size_t)sqlite3_column_bytes(s, 1) != stride) {
+    lp_status rc = lp_store_prepare(st, SQL_CHUNK_KEYS, &s, err);
+    if (rc)
+        goto done;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+        lp_vec_push(&keys, ((chunk_key){sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                                        sqlite3_column_int64(s, 2)}));
+    sqlite3_reset(s);
+    if (step != SQLITE_DONE) {
+        rc = lp_store_sql_error(st, "loading chunk ids", err);
+        goto done;
+    }
+    if ((rc = lp_store_prepare(st, SQL_VEC_ALL, &s, err)))
+        goto done;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t bid = sqlite3_column_int64(s, 0), ord = sqlite3_column_int64(s, 1);
+        while (k < keys.len &&
+               (keys.items[k].bid < bid || (keys.items[k].bid == bid && keys.items[k].ord < ord)))
+            k++;
+        if (k == keys.len || keys.items[k].bid != bid || keys.items[k].ord != ord)
+            continue; /* a vector without its chunk (cannot happen in a published state) */
+        if ((size_t)sqlite3_column_bytes(s, 2) != stride) {
             wrong++;
             continue;
         }
-        const uint8_t *v = sqlite3_column_blob(s, 1);
-        memcpy(e->matrix + n * dim, v, dim);
-        e->scales[n] = lp_embed_vec_scale(v, dim);
-        e->cids[n] = sqlite3_column_int64(s, 0);
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            tmp = lp_xrealloc(tmp, lp_mul_size(cap, dim));
+            tscale = lp_xrealloc(tscale, sizeof(float) * cap);
+        }
+        const uint8_t *v = sqlite3_column_blob(s, 2);
+        memcpy(tmp + n * dim, v, dim);
+        tscale[n] = lp_embed_vec_scale(v, dim);
+        lp_vec_push(&refs, ((row_ref){keys.items[k].cid, n}));
         n++;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = lp_store_sql_error(st, "loading chunk vectors", err);
     sqlite3_reset(s);
+    if (step != SQLITE_DONE) {
+        rc = lp_store_sql_error(st, "loading chunk vectors", err);
+        goto done;
+    }
+    /* Rows in ascending chunk id: ties in a scan then resolve to the lower chunk id. */
+    if (refs.len)
+        qsort(refs.items, refs.len, sizeof *refs.items, row_ref_cmp);
+    e->matrix = lp_xmalloc(lp_mul_size(n ? n : 1, dim));
+    e->scales = lp_xmalloc(sizeof(float) * (n ? n : 1));
+    e->cids = lp_xmalloc(sizeof(int64_t) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) {
+        memcpy(e->matrix + i * dim, tmp + refs.items[i].row * dim, dim);
+        e->scales[i] = tscale[refs.items[i].row];
+        e->cids[i] = refs.items[i].cid;
+    }
+    e->ix.n = n;
     if (wrong)
         lp_log(LP_LOG_WARN, "embed.vector_size_mismatch",
                "root=%s skipped=%zu dim=%u hint=\"run 'loupe reindex'\"", lp_store_root(st), wrong,
                dim);
-    e->ix.n = n;
+done:
+    lp_vec_free(&keys);
+    lp_vec_free(&refs);
+    free(tmp);
+    free(tscale);
     return rc;
 }
 

@@ -118,19 +118,25 @@ __attribute__((target("sse4.1"))) static void axpy_i8_sse41(float *restrict acc,
 
 typedef void (*axpy_fn)(float *restrict, float, const int8_t *restrict, uint32_t);
 
-static axpy_fn pick_axpy(void)
+static axpy_fn axpy_for(lp_simd_level level)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    switch (lp_embed_simd_best()) {
-    case LP_SIMD_AVX2:
+    __builtin_cpu_init();
+    if (level >= LP_SIMD_AVX2 && __builtin_cpu_supports("avx2"))
         return axpy_i8_avx2;
-    case LP_SIMD_SSE41:
+    if (level >= LP_SIMD_SSE41 && __builtin_cpu_supports("sse4.1"))
         return axpy_i8_sse41;
-    default:
-        break;
-    }
+#else
+    (void)level;
 #endif
     return axpy_i8_portable;
+}
+
+static axpy_fn pick_axpy(void) { return axpy_for(lp_embed_simd_best()); }
+
+void lp_embed_axpy_i8(lp_simd_level level, float *acc, float s, const int8_t *q, uint32_t dim)
+{
+    axpy_for(level)(acc, s, q, dim);
 }
 
 /* ------------------------------------------------------------------------------------------

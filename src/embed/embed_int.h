@@ -81,6 +81,9 @@ size_t lp_embed_featurize(const lp_embed_featurizer *f, lp_text_tokenizer *tk, l
                           lp_embed_features *out);
 /* Bucket row (vocab + bucket index) of one n-gram. */
 uint32_t lp_embed_ngram_row(const lp_embed_featurizer *f, const char *gram, size_t len);
+/* acc += s * q at a SIMD level (a level the CPU lacks falls back); every level gives the
+ * same floats. Exposed for tests. */
+void lp_embed_axpy_i8(lp_simd_level level, float *acc, float s, const int8_t *q, uint32_t dim);
 /* Hash used by the token table (stable: part of the format). */
 uint64_t lp_embed_token_hash(const char *tok, size_t len);
 

@@ -225,6 +225,20 @@ T_TEST(embed_simd_levels_agree)
     T_CHECK(memcmp(h[0], h[1], sizeof(lp_embed_hit) * 50) == 0);
     T_CHECK(memcmp(h[0], h[2], sizeof(lp_embed_hit) * 50) == 0);
     T_CHECK(lp_embed_simd_best() <= LP_SIMD_AVX2);
+    /* The embedding accumulation: identical floats at every level (no fused multiply-add). */
+    for (size_t d = 0; d < LP_ARRAY_LEN(dims); d++) {
+        float acc[3][300];
+        fill_i8(a, dims[d], d + 7);
+        for (int lv = 0; lv < 3; lv++) {
+            for (uint32_t j = 0; j < dims[d]; j++)
+                acc[lv][j] = 0.25f * (float)j - 3.0f;
+            lp_embed_axpy_i8((lp_simd_level)lv, acc[lv], 0.013f, a, dims[d]);
+            lp_embed_axpy_i8((lp_simd_level)lv, acc[lv], -1.7e-3f, b, dims[d]);
+        }
+        T_CHECK_MSG(!memcmp(acc[0], acc[1], sizeof(float) * dims[d]) &&
+                        !memcmp(acc[0], acc[2], sizeof(float) * dims[d]),
+                    "axpy levels differ at dim %u", dims[d]);
+    }
     fprintf(stdout, "# simd level here: %s\n", lp_embed_simd_name(lp_embed_simd_best()));
 done:
     free(a);

@@ -35,7 +35,7 @@ NM      := node_modules
 # Dependencies: Debian packages and pinned npm sources.
 
 APT_BUILD := gcc make pkg-config git libsqlite3-dev libjansson-dev \
-             libxxhash-dev libgit2-dev libutf8proc-dev libcurl4-openssl-dev
+             libxxhash-dev libgit2-dev libutf8proc-dev libzstd-dev libcurl4-openssl-dev
 APT_TEST  := clang libclang-rt-14-dev python3 sqlite3
 
 DEPS_STAMP := $(B)/.deps-apt
@@ -98,7 +98,7 @@ $(TS_LIB): $(TS_OBJS)
 # ---------------------------------------------------------------------------
 # loupe itself.
 
-PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc libcurl
+PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc libzstd libcurl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -220,7 +220,7 @@ lint: $(NPM_STAMP)
 	clang-tidy --quiet $(SRC_ALL) -- $(BASE_CFLAGS) $(PKG_CFLAGS)
 
 bench: $(B)/loupe
-	@bench/run $(if $(QUICK),--quick,)
+	@bench/run $(if $(filter 1 yes true,$(QUICK)),--quick,)
 
 install: $(B)/loupe
 	install -d $(DESTDIR)$(PREFIX)/bin

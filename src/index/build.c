@@ -107,6 +107,7 @@ typedef struct result {
     int64_t bid; /* RES_REUSE / RES_SAME */
     uint64_t bytes;
     lp_buf content;      /* RES_NEW */
+    lp_buf encoded;      /* RES_NEW: content as stored (compressed) */
     lp_arena arena;      /* RES_NEW: parse output */
     lp_parse_result pr;  /* RES_NEW */
     lp_buf vecs;         /* RES_NEW: one stored vector per chunk (empty without a model) */
@@ -142,6 +143,7 @@ static void result_free(result *r)
     if (!r)
         return;
     lp_buf_release(&r->content);
+    lp_buf_release(&r->encoded);
     lp_buf_release(&r->vecs);
     lp_arena_release(&r->arena);
     free(r);
@@ -200,6 +202,7 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
             r->pr.lang = LP_LANG_TEXT;
         }
     }
+    lp_store_content_encode(lp_buf_str(&r->content), &r->encoded);
     if (we->em && !__atomic_load_n(&b->embed_broken, __ATOMIC_RELAXED)) {
         lp_embed_chunks(we->em, &r->pr, lp_buf_str(&r->content), &we->scratch, &r->vecs);
         /* A connected provider that fails (down, slow, wrong answers) is not asked again
@@ -232,6 +235,7 @@ static void *worker_main(void *arg)
 
         result *r = lp_xcalloc(1, sizeof *r);
         lp_buf_init(&r->content, 0);
+        lp_buf_init(&r->encoded, 0);
         lp_buf_init(&r->vecs, 0);
         lp_arena_init(&r->arena, 0);
         process_item(b, idx, r, &we);
@@ -382,8 +386,9 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
             uint32_t dim = b->embed ? b->embed_dim : 0;
             bool have = dim && r->vecs.len == r->pr.nchunks * LP_EMBED_VEC_BYTES(dim);
             lp_status rc = lp_evidence_insert(w->st, r->hash, r->lang, lp_buf_str(&r->content),
-                                              &r->pr, have ? (const uint8_t *)r->vecs.ptr : NULL,
-                                              dim, &bid, err);
+                                              lp_buf_str(&r->encoded), &r->pr,
+                                              have ? (const uint8_t *)r->vecs.ptr : NULL, dim,
+                                              &bid, err);
             if (rc) {
                 lp_error_prefix(err, "%s", e->path);
                 return rc;

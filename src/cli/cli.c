@@ -17,6 +17,7 @@ extern const lp_cli_cmd lp_cmd_list;
 extern const lp_cli_cmd lp_cmd_clear;
 extern const lp_cli_cmd lp_cmd_read;
 extern const lp_cli_cmd lp_cmd_search;
+extern const lp_cli_cmd lp_cmd_more;
 extern const lp_cli_cmd lp_cmd_outline;
 extern const lp_cli_cmd lp_cmd_symbol;
 extern const lp_cli_cmd lp_cmd_debug_scan;
@@ -34,6 +35,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_list,
     &lp_cmd_clear,
     &lp_cmd_search,
+    &lp_cmd_more,
     &lp_cmd_read,
     &lp_cmd_outline,
     &lp_cmd_symbol,

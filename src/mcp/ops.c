@@ -86,7 +86,8 @@ static void *op_main(void *arg)
     done = p->info;
     pthread_mutex_unlock(&p->ops->mu);
     done.state = rc == LP_OK                     ? LP_OP_SUCCEEDED
-                 : rc == LP_ECANCELED && p->cancel ? LP_OP_CANCELLED
+                 : rc == LP_ECANCELED && __atomic_load_n(&p->cancel, __ATOMIC_RELAXED)
+                     ? LP_OP_CANCELLED
                                                  : LP_OP_FAILED;
     done.status = rc;
     done.report = rep;
@@ -125,7 +126,7 @@ void lp_ops_free(lp_ops *ops)
     for (size_t i = 0; i < ops->ops.len; i++) {
         op *p = ops->ops.items[i];
         if (p->info.state == LP_OP_RUNNING) {
-            p->cancel = 1;
+            __atomic_store_n(&p->cancel, 1, __ATOMIC_RELAXED);
             p->info.cancel_requested = true;
             lp_log(LP_LOG_INFO, "mcp.op.cancel_on_exit", "op=%s root=%s", p->info.id,
                    p->info.root);
@@ -353,7 +354,7 @@ lp_status lp_ops_cancel(lp_ops *ops, const char *id, unsigned wait_ms, lp_op_inf
     pthread_mutex_lock(&ops->mu);
     op *p = find_id(ops, id);
     if (p && p->info.state == LP_OP_RUNNING) {
-        p->cancel = 1;
+        __atomic_store_n(&p->cancel, 1, __ATOMIC_RELAXED);
         p->info.cancel_requested = true;
     }
     if (p)

@@ -122,13 +122,16 @@ static size_t fit_page(json_t *out, size_t budget)
 }
 
 /* A placeholder as long as any handle, so fitting accounts for the real one. */
-static char placeholder[LP_FROZEN_HANDLE_MAX + 1];
+typedef struct placeholder {
+    char text[LP_FROZEN_HANDLE_MAX + 1];
+} placeholder;
 
-static const char *handle_placeholder(void)
+static placeholder handle_placeholder(void)
 {
-    if (!placeholder[0])
-        memset(placeholder, 'x', LP_FROZEN_HANDLE_MAX);
-    return placeholder;
+    placeholder p;
+    memset(p.text, 'x', LP_FROZEN_HANDLE_MAX);
+    p.text[LP_FROZEN_HANDLE_MAX] = '\0';
+    return p;
 }
 
 static void add_partial_warning(json_t *env, const lp_publication *pub)
@@ -268,11 +271,13 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_t *out = NULL, *early_warnings = json_object();
     lp_store *st = NULL;
     lp_publication pub;
+    uint64_t t0 = lp_now_ns(), t_open = 0, t_fresh = 0, t_search = 0;
     lp_status rc = lp_tools_root_of(call, path, &root, NULL, err);
     if (!rc)
         rc = lp_tools_open(call, root.ptr, &st, &pub, err);
     if (rc)
         goto done;
+    t_open = lp_now_ns();
 
     lp_fresh fresh;
     lp_error ferr = {0};
@@ -290,9 +295,11 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
             memset(&fresh, 0, sizeof fresh);
     }
 
+    t_fresh = lp_now_ns();
     lp_search_result res;
     if ((rc = lp_search_run(st, &req, arena, &res, err)))
         goto done;
+    t_search = lp_now_ns();
     if (res.publication_id != pub.id) {
         /* Impossible inside one pin; refuse rather than mix. */
         rc = lp_error_set(err, LP_ECORRUPT,
@@ -302,9 +309,9 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     }
 
     out = lp_tools_envelope(root.ptr, &pub, LP_MCP_STATE_READY);
-    json_object_set(out, "warnings", json_object_get(early_warnings, "warnings")
-                                         ? json_object_get(early_warnings, "warnings")
-                                         : json_array());
+    json_t *early = json_object_get(early_warnings, "warnings");
+    if (early)
+        json_object_set(out, "warnings", early); /* shared: early_warnings is freed below */
     if (synced)
         lp_mcp_envelope_warn(out, "auto_synced",
                              "files had changed on disk: the index was synced first "
@@ -328,7 +335,7 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     if (shown < res.ngroups) {
         json_object_set_new(out, "pagination",
                             pagination_json(res.publication_id, 0, shown, res.ngroups,
-                                            handle_placeholder(), lp_wall_ms()));
+                                            handle_placeholder().text, lp_wall_ms()));
         shown = fit_page(out, lp_mcp_call_max_result_bytes(call));
     }
     int64_t expires = 0;
@@ -345,6 +352,11 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_object_set_new(out, "pagination",
                         pagination_json(res.publication_id, 0, shown, res.ngroups, handle.ptr,
                                         expires));
+    lp_log(LP_LOG_DEBUG, "mcp.search.timing",
+           "open_ms=%.2f fresh_ms=%.2f search_ms=%.2f rest_ms=%.2f groups=%zu",
+           (double)(t_open - t0) / 1e6, (double)(t_fresh - t_open) / 1e6,
+           (double)(t_search - t_fresh) / 1e6, (double)(lp_now_ns() - t_search) / 1e6,
+           res.ngroups);
     *result = out;
     out = NULL;
 done:
@@ -460,7 +472,7 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     if (from + shown < set.ngroups) {
         json_object_set_new(out, "pagination",
                             pagination_json(set.publication_id, from, shown, set.ngroups,
-                                            handle_placeholder(), set.expires_ms));
+                                            handle_placeholder().text, set.expires_ms));
         shown = fit_page(out, lp_mcp_call_max_result_bytes(call));
     }
     lp_search_frozen_handle(&set, (uint32_t)(from + shown), page, &next);

@@ -233,8 +233,9 @@ static void remove_in(const char *dir, const char *name)
 }
 
 /* Remove expired sets, leftover temporary files, then the oldest sets until one more set of
- * incoming bytes fits under both caps. */
-static void clean(const char *dir, uint64_t incoming)
+ * incoming bytes fits under both caps. The set about to be rewritten (`replacing`) does not
+ * count: its file is replaced, not added. */
+static void clean(const char *dir, const char *replacing, uint64_t incoming)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -257,7 +258,7 @@ static void clean(const char *dir, uint64_t incoming)
                 remove_in(dir, name);
             continue;
         }
-        if (!lp_str_ends_with(n, LP_STR(".json")))
+        if (!lp_str_ends_with(n, LP_STR(".json")) || !strcmp(name, replacing))
             continue;
         if (now - mtime > ttl) {
             remove_in(dir, name);
@@ -406,9 +407,9 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
                           LP_FROZEN_FILE_MAX);
         goto done;
     }
-    clean(dir.ptr, n);
     char name[32];
     snprintf(name, sizeof name, "%s.json", id);
+    clean(dir.ptr, name, n);
     if ((rc = write_whole(dir.ptr, name, text, n, err)))
         goto done;
     format_handle(handle_out, res->publication_id, id, offset, page, now);

@@ -81,12 +81,11 @@ static int run(int argc, char **argv)
         json_t *warnings = json_array();
         for (size_t i = 0; i < set.nwarnings; i++)
             json_array_append_new(warnings, json_string(set.warnings[i]));
-        json_t *j = json_pack("{s:s, s:I, s:s, s:o, s:o, s:o}", "codebaseRoot", set.root,
-                              "publicationId", (json_int_t)set.publication_id, "query",
-                              set.query, "results",
-                              lp_cli_search_results_json(set.groups, from, shown), "warnings",
-                              warnings, "pagination",
-                              lp_cli_pagination_json(from, shown, set.ngroups, next.ptr));
+        json_t *j =
+            json_pack("{s:s, s:I, s:s, s:o, s:o, s:o}", "codebaseRoot", set.root, "publicationId",
+                      (json_int_t)set.publication_id, "query", set.query, "results",
+                      lp_cli_search_results_json(set.groups, from, shown), "warnings", warnings,
+                      "pagination", lp_cli_pagination_json(from, shown, set.ngroups, next.ptr));
         lp_cli_print_json(j);
         json_decref(j);
     } else {

@@ -85,10 +85,10 @@ static void *op_main(void *arg)
     pthread_mutex_lock(&p->ops->mu);
     done = p->info;
     pthread_mutex_unlock(&p->ops->mu);
-    done.state = rc == LP_OK                     ? LP_OP_SUCCEEDED
+    done.state = rc == LP_OK ? LP_OP_SUCCEEDED
                  : rc == LP_ECANCELED && __atomic_load_n(&p->cancel, __ATOMIC_RELAXED)
                      ? LP_OP_CANCELLED
-                                                 : LP_OP_FAILED;
+                     : LP_OP_FAILED;
     done.status = rc;
     done.report = rep;
     snprintf(done.error, sizeof done.error, "%s", rc ? err.msg : "");
@@ -128,8 +128,7 @@ void lp_ops_free(lp_ops *ops)
         if (p->info.state == LP_OP_RUNNING) {
             __atomic_store_n(&p->cancel, 1, __ATOMIC_RELAXED);
             p->info.cancel_requested = true;
-            lp_log(LP_LOG_INFO, "mcp.op.cancel_on_exit", "op=%s root=%s", p->info.id,
-                   p->info.root);
+            lp_log(LP_LOG_INFO, "mcp.op.cancel_on_exit", "op=%s root=%s", p->info.id, p->info.root);
         }
     }
     pthread_mutex_unlock(&ops->mu);
@@ -253,7 +252,8 @@ lp_status lp_ops_start(lp_ops *ops, const char *root, lp_index_op kind, lp_op_in
     op *p = lp_xcalloc(1, sizeof *p);
     p->ops = ops;
     unsigned seq = atomic_fetch_add(&ops->seq, 1u);
-    uint64_t seed[3] = {(uint64_t)getpid(), lp_now_ns(), ((uint64_t)seq << 32) ^ (uint64_t)lp_wall_ms()};
+    uint64_t seed[3] = {(uint64_t)getpid(), lp_now_ns(),
+                        ((uint64_t)seq << 32) ^ (uint64_t)lp_wall_ms()};
     snprintf(p->info.id, sizeof p->info.id, "op-%012llx",
              (unsigned long long)(lp_hash64_of(seed, sizeof seed) & 0xffffffffffffull));
     snprintf(p->info.root, sizeof p->info.root, "%s", root);

@@ -367,7 +367,18 @@ static json_t *manage_answer(lp_mcp_call *call, const char *action, const char *
 {
     lp_tools *t = lp_tools_of(call);
     root_view v;
-    view_root(t, root, fresh_walk, &v);
+    lp_op_info fresh_op;
+    /* The operation may end while the view is read: read both again until they agree, so
+     * an answer never says `ready` next to a running operation (or the reverse). */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        view_root(t, root, fresh_walk && attempt == 0, &v);
+        if (!op || !lp_ops_get(lp_tools_ops(t), op->id, &fresh_op))
+            break;
+        op = &fresh_op;
+        bool running = op->state == LP_OP_RUNNING;
+        if (running == (v.op_running && !strcmp(v.op.id, op->id)) || strcmp(op->root, root))
+            break;
+    }
     json_t *out = lp_tools_envelope(root, &v.st.pub, v.state);
     json_object_set_new(out, "action", json_string(action));
     json_object_set_new(out, "state", json_string(v.state));
@@ -406,16 +417,15 @@ static json_t *manage_answer(lp_mcp_call *call, const char *action, const char *
     return out;
 }
 
-static lp_status need(lp_mcp_call *call, const char *value, const char *name,
-                      const char *action, lp_error *err)
+static lp_status need(lp_mcp_call *call, const char *value, const char *name, const char *action,
+                      lp_error *err)
 {
     if (value)
         return LP_OK;
-    return lp_tools_fail(call, "invalid_argument", LP_EINVAL, err,
-                         "action '%s' needs '%s'; e.g. {\"action\": \"%s\", \"%s\": %s}", action,
-                         name, action, name,
-                         !strcmp(name, "path") ? "\"/absolute/path/of/the/repository\""
-                                               : "\"op-1a2b3c4d5e6f\"");
+    return lp_tools_fail(
+        call, "invalid_argument", LP_EINVAL, err,
+        "action '%s' needs '%s'; e.g. {\"action\": \"%s\", \"%s\": %s}", action, name, action, name,
+        !strcmp(name, "path") ? "\"/absolute/path/of/the/repository\"" : "\"op-1a2b3c4d5e6f\"");
 }
 
 /* Resolve the folder to create an index for (like `loupe index PATH`). */
@@ -456,8 +466,7 @@ static lp_status manage_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     lp_status rc = LP_OK;
     lp_op_info op;
     wait_ctx wc = {call};
-    bool build = !strcmp(action, "create") || !strcmp(action, "sync") ||
-                 !strcmp(action, "reindex");
+    bool build = !strcmp(action, "create") || !strcmp(action, "sync") || !strcmp(action, "reindex");
 
     if (build) {
         if ((rc = need(call, path, "path", action, err)))
@@ -548,8 +557,7 @@ static lp_status manage_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         json_object_set_new(out, "cleared", json_true());
         *result = out;
     } else {
-        rc = lp_tools_fail(call, "invalid_argument", LP_EINVAL, err, "unknown action '%s'",
-                           action);
+        rc = lp_tools_fail(call, "invalid_argument", LP_EINVAL, err, "unknown action '%s'", action);
     }
 done:
     lp_buf_release(&root);

@@ -17,15 +17,15 @@ static const char outline_input[] =
     "\"additionalProperties\":false,"
     "\"examples\":[{\"path\":\"/home/me/src/app/src/auth/session.ts\"}]}";
 
-#define SYMBOL_SCHEMA                                                                          \
-    "{\"type\":\"object\",\"properties\":{"                                                    \
-    "\"id\":{\"type\":\"string\",\"description\":\"For read_file open_symbol.\"},"             \
-    "\"name\":{\"type\":\"string\"},\"qualifiedName\":{\"type\":\"string\"},"                  \
-    "\"kind\":{\"type\":\"string\"},"                                                          \
-    "\"startLine\":{\"type\":\"integer\"},\"endLine\":{\"type\":\"integer\"},"                 \
-    "\"parentId\":{\"type\":[\"string\",\"null\"]},"                                           \
-    "\"depth\":{\"type\":\"integer\",\"minimum\":0}},"                                         \
-    "\"required\":[\"id\",\"name\",\"qualifiedName\",\"kind\",\"startLine\",\"endLine\","      \
+#define SYMBOL_SCHEMA                                                                              \
+    "{\"type\":\"object\",\"properties\":{"                                                        \
+    "\"id\":{\"type\":\"string\",\"description\":\"For read_file open_symbol.\"},"                 \
+    "\"name\":{\"type\":\"string\"},\"qualifiedName\":{\"type\":\"string\"},"                      \
+    "\"kind\":{\"type\":\"string\"},"                                                              \
+    "\"startLine\":{\"type\":\"integer\"},\"endLine\":{\"type\":\"integer\"},"                     \
+    "\"parentId\":{\"type\":[\"string\",\"null\"]},"                                               \
+    "\"depth\":{\"type\":\"integer\",\"minimum\":0}},"                                             \
+    "\"required\":[\"id\",\"name\",\"qualifiedName\",\"kind\",\"startLine\",\"endLine\","          \
     "\"parentId\",\"depth\"]}"
 
 static const char outline_output[] =

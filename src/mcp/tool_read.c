@@ -165,8 +165,7 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
     json_object_set_new(out, "endLine", json_integer(info.end_line));
     json_object_set_new(out, "totalLines", json_integer(info.total_lines));
     json_object_set_new(out, "content", lp_mcp_json_string(c->text.ptr, c->text.len));
-    json_object_set_new(out, "source",
-                        json_string(info.from_publication ? "publication" : "disk"));
+    json_object_set_new(out, "source", json_string(info.from_publication ? "publication" : "disk"));
     uint32_t last = LP_MIN(end, info.total_lines);
     if (compact) {
         lp_symbol_row *rows = NULL;
@@ -199,12 +198,10 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
             lp_buf_printf(&note, " (next: start_line %u, end_line %u)", next_a, next_b);
         json_object_set_new(out, "note", json_string(note.ptr));
         lp_buf_release(&note);
-        lp_mcp_envelope_warn(out, "range_compacted",
-                             "the %u-line range was compacted to an outline and %u lines",
-                             last >= start ? last - start + 1 : 0,
-                             info.end_line >= info.start_line
-                                 ? info.end_line - info.start_line + 1
-                                 : 0);
+        lp_mcp_envelope_warn(
+            out, "range_compacted", "the %u-line range was compacted to an outline and %u lines",
+            last >= start ? last - start + 1 : 0,
+            info.end_line >= info.start_line ? info.end_line - info.start_line + 1 : 0);
         if (next_a <= next_b)
             json_object_set_new(out, "nextRange", range_json(next_a, next_b));
         if (first) {
@@ -228,8 +225,8 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
         json_object_set_new(out, "note", json_string(note.ptr));
         lp_buf_release(&note);
         lp_mcp_envelope_warn(out, "range_cut",
-                             "lines %u-%u did not fit the result budget; shown %u-%u", start,
-                             last, info.start_line, info.end_line);
+                             "lines %u-%u did not fit the result budget; shown %u-%u", start, last,
+                             info.start_line, info.end_line);
         json_object_set_new(out, "nextRange", range_json(next_a, next_b));
         next_read(out, c->root.ptr, c->rel.ptr, next_a, next_b);
     } else if (last < info.total_lines) {
@@ -348,8 +345,8 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
 
 static lp_status read_fn(lp_mcp_call *call, json_t **result, lp_error *err)
 {
-    read_ctx c = {.call = call, .t = lp_tools_of(call),
-                  .budget = lp_mcp_call_max_result_bytes(call)};
+    read_ctx c = {
+        .call = call, .t = lp_tools_of(call), .budget = lp_mcp_call_max_result_bytes(call)};
     lp_buf_init(&c.root, 0);
     lp_buf_init(&c.rel, 0);
     lp_buf_init(&c.text, 0);
@@ -358,8 +355,8 @@ static lp_status read_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     const char *symbol_id = json_string_value(json_object_get(os, "symbolId"));
     lp_status rc = LP_OK;
     bool is_dir = false;
-    if (symbol_id && (lp_tools_arg_present(call, "start_line") ||
-                      lp_tools_arg_present(call, "end_line"))) {
+    if (symbol_id &&
+        (lp_tools_arg_present(call, "start_line") || lp_tools_arg_present(call, "end_line"))) {
         rc = lp_tools_fail(call, "invalid_argument", LP_EINVAL, err,
                            "give either open_symbol or start_line/end_line, not both");
         goto done;
@@ -386,8 +383,7 @@ static lp_status read_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         rc = lp_tools_open(call, c.root.ptr, &c.st, &c.pub, err);
     if (rc)
         goto done;
-    rc = symbol_id ? read_symbol(&c, symbol_id, is_dir, result, err)
-                   : read_lines(&c, result, err);
+    rc = symbol_id ? read_symbol(&c, symbol_id, is_dir, result, err) : read_lines(&c, result, err);
 done:
     lp_buf_release(&c.root);
     lp_buf_release(&c.rel);

@@ -172,39 +172,39 @@ static const char search_input[] =
     "\"examples\":[{\"path\":\"/home/me/src/app\",\"query\":\"where is the access token "
     "refreshed\"}]}";
 
-#define RESULT_SCHEMA                                                                          \
-    "{\"type\":\"object\",\"properties\":{"                                                    \
-    "\"rank\":{\"type\":\"integer\",\"minimum\":1},"                                           \
-    "\"publicationId\":{\"type\":\"integer\"},"                                                \
-    "\"owner\":{\"type\":\"object\",\"properties\":{"                                          \
-    "\"id\":{\"type\":[\"string\",\"null\"],\"description\":\"Symbol id for read_file "         \
-    "open_symbol; null for a file region without a symbol.\"},"                               \
-    "\"file\":{\"type\":\"string\",\"description\":\"Path relative to codebaseRoot.\"},"       \
-    "\"symbol\":{\"type\":[\"string\",\"null\"]},"                                             \
-    "\"qualifiedName\":{\"type\":[\"string\",\"null\"]},"                                      \
-    "\"kind\":{\"type\":\"string\"},"                                                          \
-    "\"startLine\":{\"type\":\"integer\"},\"endLine\":{\"type\":\"integer\"}},"                \
-    "\"required\":[\"id\",\"file\",\"symbol\",\"qualifiedName\",\"kind\",\"startLine\","       \
-    "\"endLine\"]},"                                                                           \
-    "\"score\":{\"type\":\"number\"},"                                                         \
-    "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","   \
-    "\"live\"]}},"                                                                             \
-    "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"}},"        \
+#define RESULT_SCHEMA                                                                              \
+    "{\"type\":\"object\",\"properties\":{"                                                        \
+    "\"rank\":{\"type\":\"integer\",\"minimum\":1},"                                               \
+    "\"publicationId\":{\"type\":\"integer\"},"                                                    \
+    "\"owner\":{\"type\":\"object\",\"properties\":{"                                              \
+    "\"id\":{\"type\":[\"string\",\"null\"],\"description\":\"Symbol id for read_file "            \
+    "open_symbol; null for a file region without a symbol.\"},"                                    \
+    "\"file\":{\"type\":\"string\",\"description\":\"Path relative to codebaseRoot.\"},"           \
+    "\"symbol\":{\"type\":[\"string\",\"null\"]},"                                                 \
+    "\"qualifiedName\":{\"type\":[\"string\",\"null\"]},"                                          \
+    "\"kind\":{\"type\":\"string\"},"                                                              \
+    "\"startLine\":{\"type\":\"integer\"},\"endLine\":{\"type\":\"integer\"}},"                    \
+    "\"required\":[\"id\",\"file\",\"symbol\",\"qualifiedName\",\"kind\",\"startLine\","           \
+    "\"endLine\"]},"                                                                               \
+    "\"score\":{\"type\":\"number\"},"                                                             \
+    "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
+    "\"live\"]}},"                                                                                 \
+    "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"}},"            \
     "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\"]}"
 
-#define PAGINATION_SCHEMA                                                                      \
-    "{\"type\":\"object\",\"properties\":{"                                                    \
-    "\"publicationId\":{\"type\":\"integer\"},"                                                \
-    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Results before this "    \
-    "page.\"},"                                                                                \
-    "\"shown\":{\"type\":\"integer\",\"minimum\":0},"                                          \
-    "\"frozen\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Results in the frozen "  \
-    "set.\"},"                                                                                 \
-    "\"complete\":{\"type\":\"boolean\",\"description\":\"True when no result is left.\"},"    \
-    "\"continuation\":{\"type\":[\"string\",\"null\"],\"description\":\"Pass to "              \
-    "continue_search for the next page; null when complete.\"},"                               \
-    "\"expiresAt\":{\"type\":[\"string\",\"null\"]}},"                                         \
-    "\"required\":[\"publicationId\",\"offset\",\"shown\",\"frozen\",\"complete\","            \
+#define PAGINATION_SCHEMA                                                                          \
+    "{\"type\":\"object\",\"properties\":{"                                                        \
+    "\"publicationId\":{\"type\":\"integer\"},"                                                    \
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Results before this "        \
+    "page.\"},"                                                                                    \
+    "\"shown\":{\"type\":\"integer\",\"minimum\":0},"                                              \
+    "\"frozen\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Results in the frozen "      \
+    "set.\"},"                                                                                     \
+    "\"complete\":{\"type\":\"boolean\",\"description\":\"True when no result is left.\"},"        \
+    "\"continuation\":{\"type\":[\"string\",\"null\"],\"description\":\"Pass to "                  \
+    "continue_search for the next page; null when complete.\"},"                                   \
+    "\"expiresAt\":{\"type\":[\"string\",\"null\"]}},"                                             \
+    "\"required\":[\"publicationId\",\"offset\",\"shown\",\"frozen\",\"complete\","                \
     "\"continuation\"]}"
 
 static const char search_output[] =
@@ -218,9 +218,8 @@ static const char search_output[] =
 
 /* Bring a stale root up to date before searching (LOUPE_AUTO_SYNC=1): start or join a sync,
  * wait for it (bounded), and re-pin. Warnings say what happened when it did not finish. */
-static lp_status auto_sync(lp_mcp_call *call, const char *root, json_t *warn_into,
-                           lp_store **st, lp_publication *pub, unsigned wait_ms, bool *synced,
-                           lp_error *err)
+static lp_status auto_sync(lp_mcp_call *call, const char *root, json_t *warn_into, lp_store **st,
+                           lp_publication *pub, unsigned wait_ms, bool *synced, lp_error *err)
 {
     lp_tools *t = lp_tools_of(call);
     *synced = false;
@@ -236,8 +235,8 @@ static lp_status auto_sync(lp_mcp_call *call, const char *root, json_t *warn_int
         lp_mcp_envelope_warn(warn_into, "auto_sync_failed", "the automatic sync did not start: %s",
                              e2.msg);
     } else {
-        bool ended = lp_ops_wait(lp_tools_ops(t), op.id, wait_ms, call_cancelled, call, NULL,
-                                 NULL, &op);
+        bool ended =
+            lp_ops_wait(lp_tools_ops(t), op.id, wait_ms, call_cancelled, call, NULL, NULL, &op);
         if (!ended)
             lp_mcp_envelope_warn(warn_into, "auto_sync_pending",
                                  "the automatic sync (operation %s) was still running after %u "
@@ -329,9 +328,9 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_object_set_new(out, "scope", json_string(lp_search_scope_name(req.scope)));
 
     size_t shown = LP_MIN((size_t)page, res.ngroups);
-    json_object_set_new(out, "results",
-                        lp_tools_search_page(root.ptr, res.publication_id, res.groups,
-                                             res.ngroups, 0, shown));
+    json_object_set_new(
+        out, "results",
+        lp_tools_search_page(root.ptr, res.publication_id, res.groups, res.ngroups, 0, shown));
     if (shown < res.ngroups) {
         json_object_set_new(out, "pagination",
                             pagination_json(res.publication_id, 0, shown, res.ngroups,
@@ -340,8 +339,8 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     }
     int64_t expires = 0;
     if (shown < res.ngroups) {
-        if ((rc = lp_search_freeze(root.ptr, &req, &res, (uint32_t)shown, page, &handle,
-                                   &expires, err)))
+        if ((rc = lp_search_freeze(root.ptr, &req, &res, (uint32_t)shown, page, &handle, &expires,
+                                   err)))
             goto done;
         if (shown < page)
             lp_mcp_envelope_warn(out, "page_shortened",
@@ -349,14 +348,13 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                                  "continue_search shows the rest",
                                  shown, page);
     }
-    json_object_set_new(out, "pagination",
-                        pagination_json(res.publication_id, 0, shown, res.ngroups, handle.ptr,
-                                        expires));
+    json_object_set_new(
+        out, "pagination",
+        pagination_json(res.publication_id, 0, shown, res.ngroups, handle.ptr, expires));
     lp_log(LP_LOG_DEBUG, "mcp.search.timing",
            "open_ms=%.2f fresh_ms=%.2f search_ms=%.2f rest_ms=%.2f groups=%zu",
            (double)(t_open - t0) / 1e6, (double)(t_fresh - t_open) / 1e6,
-           (double)(t_search - t_fresh) / 1e6, (double)(lp_now_ns() - t_search) / 1e6,
-           res.ngroups);
+           (double)(t_search - t_fresh) / 1e6, (double)(lp_now_ns() - t_search) / 1e6, res.ngroups);
     *result = out;
     out = NULL;
 done:
@@ -466,9 +464,9 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                             json_string(LP_MCP_STATE_STALE));
     json_object_set_new(out, "query", lp_mcp_json_string(set.query, strlen(set.query)));
     json_object_set_new(out, "scope", json_string(lp_search_scope_name(set.scope)));
-    json_object_set_new(out, "results",
-                        lp_tools_search_page(set.root, set.publication_id, set.groups,
-                                             set.ngroups, from, shown));
+    json_object_set_new(
+        out, "results",
+        lp_tools_search_page(set.root, set.publication_id, set.groups, set.ngroups, from, shown));
     if (from + shown < set.ngroups) {
         json_object_set_new(out, "pagination",
                             pagination_json(set.publication_id, from, shown, set.ngroups,
@@ -481,9 +479,9 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                              "%zu of the %u results asked for fit the result budget; "
                              "continue_search shows the rest",
                              shown, page);
-    json_object_set_new(out, "pagination",
-                        pagination_json(set.publication_id, from, shown, set.ngroups, next.ptr,
-                                        set.expires_ms));
+    json_object_set_new(
+        out, "pagination",
+        pagination_json(set.publication_id, from, shown, set.ngroups, next.ptr, set.expires_ms));
     *result = out;
     out = NULL;
 done:

@@ -9,7 +9,7 @@
 #include "mcp/tools_int.h"
 
 static const lp_mcp_tool_def *const index_tools[] = {
-    &lp_tool_list_codebases, &lp_tool_manage_index, &lp_tool_search_codebase,
+    &lp_tool_list_codebases,  &lp_tool_manage_index, &lp_tool_search_codebase,
     &lp_tool_continue_search, &lp_tool_file_outline, &lp_tool_read_file,
 };
 

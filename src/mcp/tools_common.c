@@ -334,8 +334,8 @@ static void release_pin(void *pin)
     lp_store_close(st);
 }
 
-lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st_out,
-                        lp_publication *pub, lp_error *err)
+lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st_out, lp_publication *pub,
+                        lp_error *err)
 {
     *st_out = NULL;
     memset(pub, 0, sizeof *pub);
@@ -376,8 +376,7 @@ lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st_out,
                                  "the first index of %s is being built by another loupe process "
                                  "(pid %ld, phase %s, %llu of %llu files); follow it with "
                                  "manage_index {action: \"status\", path: \"%s\"}",
-                                 root, lease.pid, lease.phase,
-                                 (unsigned long long)lease.files_done,
+                                 root, lease.pid, lease.phase, (unsigned long long)lease.files_done,
                                  (unsigned long long)lease.files_total, root);
         return lp_tools_fail(call, "not_indexed", LP_ENOTINDEXED, err,
                              "%s has no index yet; build it with manage_index {action: "
@@ -412,8 +411,7 @@ json_t *lp_tools_abs_path(const char *root, const char *rel)
     return s;
 }
 
-bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id,
-                                 const lp_fresh *f)
+bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, const lp_fresh *f)
 {
     if (!f->known) {
         lp_mcp_envelope_set_freshness(env, "unknown", -1);
@@ -438,9 +436,8 @@ bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id,
                          "%llu file(s) changed on disk since publication %lld (%llu changed, %llu "
                          "added, %llu deleted; e.g. %s); answers show the indexed version. "
                          "Bring the index up to date with manage_index {action: \"sync\"}",
-                         (unsigned long long)n, (long long)pub_id,
-                         (unsigned long long)f->changed, (unsigned long long)f->added,
-                         (unsigned long long)f->deleted, f->sample);
+                         (unsigned long long)n, (long long)pub_id, (unsigned long long)f->changed,
+                         (unsigned long long)f->added, (unsigned long long)f->deleted, f->sample);
     json_t *args = json_object();
     json_object_set_new(args, "action", json_string("sync"));
     json_object_set_new(args, "path", lp_mcp_json_string(root, strlen(root)));
@@ -457,8 +454,7 @@ void lp_tools_warn_writer(lp_tools *t, json_t *env, const char *root)
                              "(phase %s, %llu of %llu files); this answer comes from the current "
                              "one",
                              op.id, lp_index_op_name(op.kind), op.phase,
-                             (unsigned long long)op.files_done,
-                             (unsigned long long)op.files_total);
+                             (unsigned long long)op.files_done, (unsigned long long)op.files_total);
         return;
     }
     lp_lease_info lease;
@@ -500,9 +496,8 @@ void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const c
 {
     lp_fresh f;
     lp_tools_freshness(t, root, pub_id, false, &f, NULL);
-    int64_t count = f.known && f.publication_id == pub_id
-                        ? (int64_t)(f.changed + f.added + f.deleted)
-                        : -1;
+    int64_t count =
+        f.known && f.publication_id == pub_id ? (int64_t)(f.changed + f.added + f.deleted) : -1;
     if (!file_stale) {
         lp_mcp_envelope_set_freshness(env, "fresh", count);
         return;

@@ -84,8 +84,8 @@ typedef struct lp_fresh {
     bool known;             /* a walk was done (false: unknown) */
     int64_t publication_id; /* the publication that was current when the walk ran */
     uint64_t changed, added, deleted;
-    char sample[256];       /* one changed path */
-    int64_t checked_ms;     /* wall time of the walk */
+    char sample[256];   /* one changed path */
+    int64_t checked_ms; /* wall time of the walk */
 } lp_fresh;
 
 typedef struct lp_tools lp_tools;
@@ -142,8 +142,7 @@ lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st, lp_p
 json_t *lp_tools_envelope(const char *root, const lp_publication *pub, const char *state);
 /* Set freshness (and a stale warning plus the sync recommendation when stale) from f for an
  * answer read from publication pub_id. Returns true when the answer is stale. */
-bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id,
-                                 const lp_fresh *f);
+bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, const lp_fresh *f);
 /* Freshness of an answer about one file: its state is the file's (stale when its bytes on
  * disk differ from the publication, with a file_stale warning and the sync recommendation);
  * changedSincePublication comes from the root's cached walk when there is one (no walk). */

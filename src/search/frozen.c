@@ -99,8 +99,7 @@ static void normalize_query(const char *q, lp_buf *out)
 {
     bool space = false;
     for (const char *p = q ? q : ""; *p; p++) {
-        bool ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' ||
-                  *p == '\v';
+        bool ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v';
         if (ws) {
             space = out->len > 0;
             continue;
@@ -133,8 +132,8 @@ static void set_id(const char *root, int64_t pub, const char *req_hash, char out
     lp_buf_release(&b);
 }
 
-static void format_handle(lp_buf *out, int64_t pub, const char *id, uint32_t offset,
-                          uint32_t page, int64_t created_ms)
+static void format_handle(lp_buf *out, int64_t pub, const char *id, uint32_t offset, uint32_t page,
+                          int64_t created_ms)
 {
     lp_buf_reset(out);
     lp_buf_printf(out, "c:%lld:%s:%u:%u:%llx", (long long)pub, id, offset, page,
@@ -294,8 +293,7 @@ static lp_status write_whole(const char *dir, const char *name, const char *text
     lp_buf_init(&tmp, 0);
     lp_buf_init(&dst, 0);
     lp_buf_printf(&dst, "%s/%s", dir, name);
-    lp_buf_printf(&tmp, "%s/%s~%ld.%u", dir, name, (long)getpid(),
-                  atomic_fetch_add(&counter, 1u));
+    lp_buf_printf(&tmp, "%s/%s~%ld.%u", dir, name, (long)getpid(), atomic_fetch_add(&counter, 1u));
     lp_status rc = LP_OK;
     int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
@@ -459,8 +457,7 @@ static const char *arena_json_str(lp_arena *a, json_t *v)
 
 static bool json_uint(json_t *v, uint64_t max, uint64_t *out)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-        (uint64_t)json_integer_value(v) > max)
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
         return false;
     *out = (uint64_t)json_integer_value(v);
     return true;
@@ -595,9 +592,9 @@ lp_status lp_search_frozen_load(const char *handle, lp_arena *arena, lp_frozen_s
     for (size_t i = 0; i < ng; i++) {
         if (!read_group(json_array_get(groups, i), arena, &out->groups[i]) ||
             out->groups[i].rank != i + 1) {
-            rc = fail(why, LP_FROZEN_BROKEN, err, LP_EIO,
-                      "the result set %s is damaged (group %zu); run the search again", h.id,
-                      i + 1);
+            rc =
+                fail(why, LP_FROZEN_BROKEN, err, LP_EIO,
+                     "the result set %s is damaged (group %zu); run the search again", h.id, i + 1);
             goto done;
         }
     }
@@ -648,8 +645,7 @@ lp_status lp_search_frozen_check(const lp_frozen_set *set, lp_store *st, lp_froz
     return LP_OK;
 }
 
-void lp_search_frozen_handle(const lp_frozen_set *set, uint32_t offset, uint32_t page,
-                             lp_buf *out)
+void lp_search_frozen_handle(const lp_frozen_set *set, uint32_t offset, uint32_t page, lp_buf *out)
 {
     lp_buf_reset(out);
     if (offset >= set->ngroups || page == 0)

@@ -353,3 +353,45 @@ def test_mcp_symbol_evidence(ctx):
     assert big["compacted"] and len(big["symbols"]) >= 150, len(big["symbols"])
     assert all(x["kind"] == "function" for x in big["symbols"]), big["symbols"][:3]
     s.close()
+
+
+def test_mcp_exit_cancels_running_build(ctx):
+    root = make_files(ctx, 300, lambda i: f"def late_{i}():\n    pass\n")
+    s = Session(ctx, env={"LOUPE_TEST_WRITE_DELAY_US": "20000"})
+    op = s.call("manage_index", {"action": "create", "path": root})["operation"]["operationId"]
+    wait_for(lambda: s.call("manage_index", {"action": "status", "operationId": op})
+             ["operation"]["progress"]["filesDone"] > 2, what="build progress")
+    t0 = time.time()
+    s.close()  # stdin closes: the server cancels the build and exits cleanly
+    assert time.time() - t0 < 15
+    st = ctx.run("status", root, "--json", "--no-fresh")
+    assert st.json()["state"] == "not_indexed" and "writer" not in st.json(), st
+
+
+def test_doctor_reports_each_index(ctx):
+    good = copy_fixture(ctx, dest="good")
+    stale = copy_fixture(ctx, dest="stale")
+    gone = copy_fixture(ctx, dest="gone")
+    old = copy_fixture(ctx, dest="old")
+    for r in (good, stale, gone, old):
+        ctx.ok("index", r)
+    ctx.write("src/auth/session.py", "def changed():\n    return 'a different size'\n", root=stale)
+    import shutil
+    import sqlite3
+    shutil.rmtree(gone)
+    base = os.path.join(ctx.home, "roots")
+    for d in os.listdir(base):
+        with open(os.path.join(base, d, "root")) as f:
+            if f.read().strip() == old:
+                con = sqlite3.connect(os.path.join(base, d, "index.db"))
+                con.execute("UPDATE publications SET fingerprint = 'schema=0;older'")
+                con.commit()
+                con.close()
+    r = ctx.run("doctor")
+    assert r.rc == 1, r  # the requires_reindex root is a problem
+    out = r.out
+    assert f"ok    index          {good}: ready, publication 1 (6 files" in out, out
+    assert f"warn  index          {stale}: stale" in out and f"fix: run 'loupe sync {stale}'" in out, out
+    assert f"{gone}: the folder no longer exists" in out and f"'loupe clear {gone}'" in out, out
+    assert f"FAIL  index          {old}: requires_reindex" in out, out
+    assert f"fix: run 'loupe reindex {old}'" in out, out

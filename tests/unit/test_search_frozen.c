@@ -146,8 +146,8 @@ T_TEST(frozen_handles_fail_with_specific_reasons)
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(malformed); i++) {
         lp_status rc = lp_search_frozen_load(malformed[i], &a, &set, &why, &err);
-        T_CHECK_MSG(rc == LP_EINVAL && why == LP_FROZEN_MALFORMED, "'%s' gave %s/%s",
-                    malformed[i], lp_status_code(rc), lp_frozen_fail_code(why));
+        T_CHECK_MSG(rc == LP_EINVAL && why == LP_FROZEN_MALFORMED, "'%s' gave %s/%s", malformed[i],
+                    lp_status_code(rc), lp_frozen_fail_code(why));
     }
     T_CHECK_STR(lp_frozen_fail_code(LP_FROZEN_MALFORMED), "continuation_malformed");
     /* Unknown: a well-formed handle of a set never made (recent creation time). */
@@ -169,8 +169,8 @@ T_TEST(frozen_handles_fail_with_specific_reasons)
     lp_buf_reset(&bad);
     lp_buf_append(&bad, h.ptr, (size_t)(strchr(h.ptr + 4 + 16 + 1, ':') - h.ptr) - 1);
     lp_buf_printf(&bad, "9%s", strchr(h.ptr + 4 + 16 + 1, ':'));
-    T_CHECK_MSG(lp_search_frozen_load(bad.ptr, &a, &set, &why, &err) == LP_EINVAL,
-                "%s: %s", bad.ptr, err.msg);
+    T_CHECK_MSG(lp_search_frozen_load(bad.ptr, &a, &set, &why, &err) == LP_EINVAL, "%s: %s",
+                bad.ptr, err.msg);
     /* Damaged file: broken, never half-served. */
     {
         char id[17];

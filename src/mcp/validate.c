@@ -373,9 +373,14 @@ static void validate_object(vstate *st, const json_t *s, const json_t *v)
                     lp_buf_puts(&names, ", ");
                 lp_buf_puts(&names, pk);
             }
-            problem(st, "Unknown argument '%s'; the accepted %s: %s.", st->path.ptr,
-                    mark ? "keys at this level are" : "arguments are",
-                    names.len ? names.ptr : "(none)");
+            if (names.len)
+                problem(st, "Unknown argument '%s'; the accepted %s: %s.", st->path.ptr,
+                        mark ? "keys at this level are" : "arguments are", names.ptr);
+            else if (mark)
+                problem(st, "Unknown argument '%s'; this object takes no keys.", st->path.ptr);
+            else
+                problem(st, "Unknown argument '%s'; %s takes no arguments (call it with {}).",
+                        st->path.ptr, st->tool);
             lp_buf_release(&names);
         }
         lp_buf_truncate(&st->path, mark);

@@ -34,7 +34,7 @@ NM      := node_modules
 # Dependencies: Debian packages and pinned npm sources.
 
 APT_BUILD := gcc make pkg-config git libsqlite3-dev libjansson-dev \
-             libxxhash-dev libgit2-dev libutf8proc-dev
+             libxxhash-dev libgit2-dev libutf8proc-dev libzstd-dev
 APT_TEST  := clang libclang-rt-14-dev python3 sqlite3
 
 DEPS_STAMP := $(B)/.deps-apt
@@ -97,7 +97,7 @@ $(TS_LIB): $(TS_OBJS)
 # ---------------------------------------------------------------------------
 # loupe itself.
 
-PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc
+PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc libzstd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -116,13 +116,25 @@ ASAN_LDFLAGS := -fsanitize=address,undefined
 TSAN_CFLAGS := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=thread
 LDLIBS_ALL   = $(TS_LIB) $(PKG_LIBS) -lpthread -lm
 
+# Query files of src/lang, embedded into the binary by a tiny generator (no Python at
+# build time): one generated C file, compiled in every variant.
+LANG_QUERIES := $(sort $(wildcard src/lang/queries/*.scm))
+GEN_QUERIES  := $(B)/gen/lang_queries.c
+$(B)/tools/embed: tools/embed.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC) -O1 -std=c11 -Wall -Wextra -o $@ $<
+$(GEN_QUERIES): $(B)/tools/embed $(LANG_QUERIES)
+	@mkdir -p $(@D)
+	@$(B)/tools/embed $@ $(LANG_QUERIES)
+
 SRC_ALL  := $(sort $(wildcard src/*/*.c))
 SRC_LIB  := $(filter-out src/main.c,$(SRC_ALL))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 
 # variant rules: $(1) = name, $(2) = compiler, $(3) = cflags, $(4) = extra ldflags
 define VARIANT_RULES
-$(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/main.o
+$(1)_OBJ  := $$(patsubst src/%.c,$(B)/$(1)/obj/%.o,$$(SRC_LIB)) $(B)/$(1)/obj/gen/lang_queries.o \
+             $(B)/$(1)/obj/main.o
 $(1)_UOBJ := $$(patsubst tests/unit/%.c,$(B)/$(1)/obj/tests/%.o,$$(UNIT_SRC))
 
 # The flags are part of the build: a change of WERROR or CFLAGS rebuilds everything.
@@ -134,6 +146,10 @@ $(B)/$(1)/obj/%.o: src/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
 	@$(2) $(3) $$(PKG_CFLAGS) -c $$< -o $$@
+$(B)/$(1)/obj/gen/lang_queries.o: $(GEN_QUERIES) $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	@echo "CC[$(1)] $$<"
+	@$(2) $(3) -c $$< -o $$@
 $(B)/$(1)/obj/main.o: src/main.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "CC[$(1)] $$<"
@@ -187,7 +203,7 @@ lint: $(NPM_STAMP)
 	clang-tidy --quiet $(SRC_ALL) -- $(BASE_CFLAGS) $(PKG_CFLAGS)
 
 bench: $(B)/loupe
-	@bench/run $(if $(QUICK),--quick,)
+	@bench/run $(if $(filter 1 yes true,$(QUICK)),--quick,)
 
 install: $(B)/loupe
 	install -d $(DESTDIR)$(PREFIX)/bin

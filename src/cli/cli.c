@@ -25,6 +25,8 @@ extern const lp_cli_cmd lp_cmd_mcp;
 extern const lp_cli_cmd lp_cmd_install;
 extern const lp_cli_cmd lp_cmd_uninstall;
 extern const lp_cli_cmd lp_cmd_doctor;
+extern const lp_cli_cmd lp_cmd_parse;
+extern const lp_cli_cmd lp_cmd_tools;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -39,12 +41,14 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_read,
     &lp_cmd_outline,
     &lp_cmd_symbol,
+    &lp_cmd_tools,
     &lp_cmd_mcp,
     &lp_cmd_install,
     &lp_cmd_uninstall,
     &lp_cmd_doctor,
     &lp_cmd_version,
     &lp_cmd_debug_scan,
+    &lp_cmd_parse,
 };
 
 int lp_cli_exit_code(lp_status s)

@@ -166,6 +166,9 @@ void lp_buf_put_str(lp_buf *b, lp_str s);
 void lp_buf_printf(lp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lp_buf_vprintf(lp_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void lp_buf_truncate(lp_buf *b, size_t len);
+/* Grow len by n and return the n new bytes (uninitialized) for the caller to fill, or NULL
+ * (err set, nothing changed) past the limit. Valid until the next append. */
+char *lp_buf_extend(lp_buf *b, size_t n);
 /* Hand the bytes to the caller (caller frees with free()); the buffer becomes empty. */
 char *lp_buf_detach(lp_buf *b, size_t *len_out);
 static inline lp_str lp_buf_str(const lp_buf *b) { return (lp_str){b->ptr, b->len}; }

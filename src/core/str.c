@@ -177,6 +177,16 @@ void lp_buf_printf(lp_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+char *lp_buf_extend(lp_buf *b, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return NULL;
+    char *p = b->ptr + b->len;
+    b->len += n;
+    b->ptr[b->len] = '\0';
+    return p;
+}
+
 void lp_buf_truncate(lp_buf *b, size_t len)
 {
     if (len < b->len) {

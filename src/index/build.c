@@ -105,6 +105,7 @@ typedef struct result {
     int64_t bid; /* RES_REUSE / RES_SAME */
     uint64_t bytes;
     lp_buf content;      /* RES_NEW */
+    lp_buf encoded;      /* RES_NEW: content as stored (compressed) */
     lp_arena arena;      /* RES_NEW: parse output */
     lp_parse_result pr;  /* RES_NEW */
     struct result *next; /* queue link */
@@ -136,6 +137,7 @@ static void result_free(result *r)
     if (!r)
         return;
     lp_buf_release(&r->content);
+    lp_buf_release(&r->encoded);
     lp_arena_release(&r->arena);
     free(r);
 }
@@ -187,6 +189,7 @@ static void process_item(build *b, size_t idx, result *r)
             r->pr.lang = LP_LANG_TEXT;
         }
     }
+    lp_store_content_encode(lp_buf_str(&r->content), &r->encoded);
 }
 
 static void *worker_main(void *arg)
@@ -205,6 +208,7 @@ static void *worker_main(void *arg)
 
         result *r = lp_xcalloc(1, sizeof *r);
         lp_buf_init(&r->content, 0);
+        lp_buf_init(&r->encoded, 0);
         lp_arena_init(&r->arena, 0);
         process_item(b, idx, r);
 
@@ -350,7 +354,7 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
         bid = blob_map_get(&w->fresh, r->hash, (uint32_t)r->lang);
         if (!bid) {
             lp_status rc = lp_evidence_insert(w->st, r->hash, r->lang, lp_buf_str(&r->content),
-                                              &r->pr, &bid, err);
+                                              lp_buf_str(&r->encoded), &r->pr, &bid, err);
             if (rc) {
                 lp_error_prefix(err, "%s", e->path);
                 return rc;

@@ -9,7 +9,6 @@
 static const char SQL_BLOB_INSERT[] =
     "INSERT INTO blobs(hash, lang, size, lines, flags, nsymbols, nchunks)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-static const char SQL_CONTENT_INSERT[] = "INSERT INTO contents(bid, data) VALUES(?1, ?2)";
 static const char SQL_SYMBOL_INSERT[] =
     "INSERT INTO symbols(bid, ord, kind, name, qname, parent, ordinal, vis, flags, skey,"
     " start_byte, end_byte, start_line, end_line, sig_end_byte, doc_start_byte, doc_end_byte,"
@@ -24,8 +23,7 @@ static const char SQL_FTS_INSERT[] =
 static const char SQL_FTS_DELETE[] =
     "INSERT INTO chunk_fts(chunk_fts, rowid, name, crumbs, doc, body)"
     " VALUES('delete', ?1, ?2, ?3, ?4, ?5)";
-static const char SQL_BLOB_GET[] =
-    "SELECT b.lang, c.data FROM blobs b JOIN contents c USING(bid) WHERE b.bid = ?1";
+static const char SQL_BLOB_LANG[] = "SELECT lang FROM blobs WHERE bid = ?1";
 static const char SQL_CHUNK_IDS[] = "SELECT cid FROM chunks WHERE bid = ?1 ORDER BY ord";
 
 static uint32_t count_lines(lp_str s)
@@ -80,7 +78,8 @@ static lp_status step_done(lp_store *st, sqlite3_stmt *s, const char *what, lp_e
 }
 
 lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str content,
-                             const lp_parse_result *pr, int64_t *bid_out, lp_error *err)
+                             lp_str encoded, const lp_parse_result *pr, int64_t *bid_out,
+                             lp_error *err)
 {
     sqlite3_stmt *s;
     lp_status rc;
@@ -100,11 +99,7 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
     int64_t bid = sqlite3_last_insert_rowid(lp_store_db(st));
     *bid_out = bid;
 
-    if ((rc = lp_store_prepare(st, SQL_CONTENT_INSERT, &s, err)))
-        return rc;
-    sqlite3_bind_int64(s, 1, bid);
-    sqlite3_bind_blob(s, 2, content.len ? content.ptr : "", (int)content.len, SQLITE_STATIC);
-    if ((rc = step_done(st, s, "storing file content", err)))
+    if ((rc = lp_store_content_put(st, bid, encoded, err)))
         return rc;
 
     for (size_t i = 0; i < pr->nsymbols; i++) {
@@ -181,6 +176,8 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
     lp_buf_init(&crumbs, 0);
     lp_buf_init(&doc, 0);
     LP_VEC(int64_t) cids = {0};
+    lp_buf raw;
+    lp_buf_init(&raw, 0);
     lp_status rc = lp_store_prepare(st, SQL_CHUNK_IDS, &s, err);
     if (rc)
         goto done;
@@ -189,18 +186,13 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
         lp_vec_push(&cids, sqlite3_column_int64(s, 0));
     sqlite3_reset(s);
 
-    if ((rc = lp_store_prepare(st, SQL_BLOB_GET, &s, err)))
+    if ((rc = lp_store_prepare(st, SQL_BLOB_LANG, &s, err)))
         goto done;
     sqlite3_bind_int64(s, 1, bid);
-    if (sqlite3_step(s) == SQLITE_ROW) {
+    if (sqlite3_step(s) == SQLITE_ROW && lp_store_content_get(st, bid, &raw, NULL) == LP_OK) {
         lp_lang lang = (lp_lang)sqlite3_column_int(s, 0);
-        size_t n = (size_t)sqlite3_column_bytes(s, 1);
-        char *copy = lp_arena_alloc(&arena, n + 1);
-        if (n)
-            memcpy(copy, sqlite3_column_blob(s, 1), n);
-        copy[n] = '\0';
         sqlite3_reset(s);
-        lp_str content = {copy, n};
+        lp_str content = lp_buf_str(&raw);
         lp_parse_result pr;
         lp_error perr;
         if (lp_parse(lang, content, NULL, &arena, &pr, &perr) == LP_OK) {
@@ -234,6 +226,7 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
         rc = step_done(st, s, "removing unreferenced evidence", err);
     }
 done:
+    lp_buf_release(&raw);
     lp_vec_free(&cids);
     lp_buf_release(&name);
     lp_buf_release(&crumbs);

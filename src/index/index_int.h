@@ -9,9 +9,11 @@
 
 /* evidence.c: content-keyed evidence rows (blobs, contents, symbols, chunks, FTS). */
 
-/* Insert the evidence of one new blob; *bid_out is its id. */
+/* Insert the evidence of one new blob; *bid_out is its id. encoded is the content as
+ * lp_store_content_encode made it (done by the worker that parsed it). */
 lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str content,
-                             const lp_parse_result *pr, int64_t *bid_out, lp_error *err);
+                             lp_str encoded, const lp_parse_result *pr, int64_t *bid_out,
+                             lp_error *err);
 /* Remove blob bid and everything keyed by it. The contentless FTS index needs the original
  * column values to delete, so the stored content is parsed again (deterministic for one
  * fingerprint). */

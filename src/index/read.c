@@ -4,8 +4,7 @@
 #include "index/index_int.h"
 
 static const char SQL_FILE_BLOB[] =
-    "SELECT b.hash, c.data FROM files f JOIN blobs b USING(bid) JOIN contents c USING(bid)"
-    " WHERE f.path = ?1";
+    "SELECT b.hash, b.bid FROM files f JOIN blobs b USING(bid) WHERE f.path = ?1";
 
 lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t end,
                               uint32_t max_lines, size_t max_bytes, bool prefer_publication,
@@ -40,8 +39,10 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
     lp_hash128 pub_hash = {0, 0};
     if (sqlite3_column_bytes(s, 0) == 16)
         pub_hash = lp_hash128_from_bytes(sqlite3_column_blob(s, 0));
-    lp_buf_append(&pubtext, sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1));
+    int64_t bid = sqlite3_column_int64(s, 1);
     sqlite3_reset(s);
+    if ((rc = lp_store_content_get(st, bid, &pubtext, err)))
+        goto done;
 
     lp_skip_reason skip = LP_SKIP_NONE;
     lp_error rerr;

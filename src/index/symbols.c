@@ -172,14 +172,12 @@ lp_status lp_index_symbol_source(lp_store *st, const lp_symbol_row *sym, size_t 
 {
     *text = "";
     *truncated = false;
-    sqlite3_stmt *s;
-    lp_status rc = lp_store_prepare(st, "SELECT data FROM contents WHERE bid = ?1", &s, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(s, 1, sym->bid);
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        const char *p = sqlite3_column_blob(s, 0);
-        size_t n = (size_t)sqlite3_column_bytes(s, 0);
+    lp_buf content;
+    lp_buf_init(&content, 0);
+    lp_status rc = lp_store_content_get(st, sym->bid, &content, err);
+    if (!rc) {
+        const char *p = content.ptr;
+        size_t n = content.len;
         size_t a = LP_MIN((size_t)sym->start_byte, n), b = LP_MIN((size_t)sym->end_byte, n);
         if (b < a)
             b = a;
@@ -191,11 +189,11 @@ lp_status lp_index_symbol_source(lp_store *st, const lp_symbol_row *sym, size_t 
             *truncated = true;
         }
         *text = lp_arena_strndup(arena, p + a, b - a);
-    } else {
+    } else if (rc == LP_ENOENT) {
         rc = lp_error_set(err, LP_ECORRUPT, "the content of %s is missing from the index; run "
                                             "'loupe reindex'",
                           sym->path);
     }
-    sqlite3_reset(s);
+    lp_buf_release(&content);
     return rc;
 }

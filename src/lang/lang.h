@@ -8,6 +8,25 @@
  *
  * Positions: byte offsets are into the file's UTF-8 bytes, half-open [start, end);
  * lines are 1-based and inclusive.
+ *
+ * Qualified names (lp_symbol.qname) are '.'-joined in every language, C++ namespaces and
+ * Rust modules included (store.detail.helper, not store::detail::helper):
+ *   - a package/namespace clause that is not a block (Go `package http`, Java `package
+ *     a.b;`, C# `namespace A.B;`, Scala `package a.b`) is a symbol of its own (kind
+ *     package/namespace, owning no chunk) whose name prefixes every later qname of the
+ *     file: http.Server.ListenAndServe; block namespaces/modules/packages contain and
+ *     qualify their members like types do;
+ *   - members attached by name rather than by nesting take their owner from the syntax:
+ *     Go receivers (http.Server.ListenAndServe), Rust `impl Type` / `impl Trait for Type`
+ *     blocks, C++ out-of-class definitions (`void ns::Foo::bar()` -> ns.Foo.bar), JS
+ *     `Foo.prototype.bar = function`; their parent is that type when this file declares
+ *     it, else the enclosing symbol (-1 at top level) while the qname still names the
+ *     type;
+ *   - anonymous things: Java anonymous classes are classes named "<anonymous>",
+ *     `export default function () {}` is named "default";
+ *   - documents: heading paths joined with " > " ("Install > From source").
+ * Language specifics (kinds, visibility rules, test conventions) are documented at the
+ * top of each src/lang/lang_<language>.c.
  */
 #ifndef LP_LANG_H
 #define LP_LANG_H
@@ -79,10 +98,15 @@ typedef struct lp_symbol {
     const char *qname; /* qualified within the file's own namespace: "auth.Session.refresh"
                           (package/namespace/module declared in the file, then types, then
                           the member); a path-derived module prefix is NOT included */
-    lp_span span;      /* the whole definition, decorators/attributes/doc comment excluded */
-    lp_span sig;       /* the signature: from the definition start to the body start */
-    lp_span doc;       /* attached doc comment or docstring; start_line 0 when none */
-    int32_t parent;    /* index in the symbols array, -1 for top level */
+    lp_span span;      /* the whole definition, decorators/attributes/annotations and doc
+                          comment excluded; modifiers, `export`, `template<...>` included */
+    lp_span sig;       /* the signature: from the definition start to the body start (or
+                          the whole span, or up to a value spanning lines) */
+    lp_span doc;       /* attached doc comment (the run of comments directly above, no
+                          blank line between) or Python docstring; start_line 0 when none */
+    int32_t parent;    /* index in the symbols array, -1 for top level; usually before
+                          this symbol, but a type a method is attached to by name (Go
+                          receiver, Rust impl, C++ Foo::bar) may come later in the file */
     uint32_t ordinal;  /* 0, 1, ... among symbols of this file with equal (qname, kind) */
     lp_visibility vis;
     uint32_t flags; /* LP_SYMF_* */
@@ -102,31 +126,48 @@ typedef enum lp_chunk_kind {
     LP_CHUNK_TEXT = 3     /* paragraphs of a text file */
 } lp_chunk_kind;
 
+/* Chunks. A symbol owns chunks when it is top level or has a body (functions, types,
+ * namespaces...); a nested symbol without a body (field, enum member, prototype in a
+ * class) stays in its owner's text. An owner's text is its source (doc comment and
+ * decorators included) with the bodies of owners nested in it replaced by a marker
+ * ("{ … }" or "…") and their doc comments dropped, so a class chunk lists its methods'
+ * signatures but not their bodies. Text longer than the bound is cut into windows of whole
+ * lines that overlap (a line longer than the byte bound is cut inside). Text no symbol
+ * owns becomes module chunks (owner -1); module text without any letter or digit (a
+ * closing "}" of an impl block) is dropped. Every line of the file holding a letter or
+ * digit lies in some chunk's span. Sections own the text up to the next heading; text
+ * files are paragraphs packed into bounded chunks. */
 typedef struct lp_chunk {
     int32_t owner;      /* symbol index, or -1 (module text / plain text) */
     lp_chunk_kind kind;
-    lp_span span;       /* the lines this chunk covers (bounding) */
+    lp_span span;       /* the source bytes this chunk covers (bounding: elided bodies of
+                           nested owners inside it included) */
     const char *text;   /* the searchable text: the owner's own source with nested symbols'
-                           bodies elided (their signature lines kept); NUL-terminated */
+                           bodies elided (their signature lines kept); NUL-terminated;
+                           at most chunk_max_bytes plus markers */
     size_t text_len;
 } lp_chunk;
 
 typedef struct lp_parse_opts {
     uint32_t chunk_max_lines; /* 0 = default 60 */
     uint32_t chunk_max_bytes; /* 0 = default 2400 */
-    uint32_t chunk_overlap_lines; /* 0 = default 8 */
+    uint32_t chunk_overlap_lines; /* 0 = default 8 (clamped below chunk_max_lines) */
 } lp_parse_opts;
 
 typedef struct lp_parse_result {
     lp_lang lang;
     bool partial_parse; /* the tree had syntax errors; symbols are what could be parsed */
-    lp_symbol *symbols; /* in source order of span.start_byte; parents precede children */
+    lp_symbol *symbols; /* in source order of span.start_byte; a symbol's enclosing symbols
+                           precede it (see lp_symbol.parent for by-name parents); symbols
+                           nested more than 64 deep are not emitted (their text stays in
+                           the enclosing owner's chunks) */
     size_t nsymbols;
     lp_chunk *chunks; /* in source order */
     size_t nchunks;
 } lp_parse_result;
 
-/* Call once per process before any other lp_lang function (idempotent, thread-safe). */
+/* Optional: per-language runtimes (compiled queries) are built on first use under a lock;
+ * calling this early is harmless (idempotent, thread-safe). */
 void lp_lang_init(void);
 /* Release per-thread parser caches of the calling thread (call before a worker exits). */
 void lp_lang_thread_release(void);
@@ -139,14 +180,25 @@ bool lp_lang_has_symbols(lp_lang l); /* true for the ten code languages and docs
 const char *lp_symkind_name(lp_symkind k); /* "function", "type_alias", ... */
 lp_symkind lp_symkind_from_name(lp_str name); /* LP_SYM_KIND_COUNT when unknown */
 
-/* Language of a file from its relative path and its first bytes (a .h file is C unless it
- * holds C++ constructs). Files that are not code or docs are LP_LANG_TEXT. */
+/* Language of a file from its relative path and its first bytes (8 KiB suffice): by
+ * extension; a .h file is C unless its head holds C++ constructs (class X {, namespace,
+ * template<, ::, public:, outside comments, strings and preprocessor lines); a file
+ * without extension by its #! line (python, node, deno). Everything else is
+ * LP_LANG_TEXT. */
 lp_lang lp_lang_detect(lp_str relpath, lp_str head);
 
 /* Parse one file. Never fails on bad syntax (partial_parse is set instead); fails only on
- * bad arguments or a language without a parser. All output memory comes from `arena`. */
+ * bad arguments (LP_EINVAL), input over 64 MiB (LP_ETOOBIG) or a build defect (a query
+ * that does not compile). Any bytes are accepted (invalid UTF-8, NUL, CRLF). All output
+ * memory (arrays, names, qnames, chunk texts) comes from `arena` and lives until it is
+ * released or rewound. */
 lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_arena *arena,
                    lp_parse_result *out, lp_error *err);
+
+/* Debugging aid: the tree-sitter syntax tree of content, one node per line with its field
+ * name and byte range, appended to out. With out NULL it only parses (the benchmark's
+ * baseline: tree-sitter's own cost). LP_EUNSUPPORTED for text and docs. */
+lp_status lp_parse_tree_dump(lp_lang lang, lp_str content, lp_buf *out, lp_error *err);
 
 /* LP_PARSER_VERSION and LP_EXTRACTOR_VERSION (core/versions.h) enter the publication
  * fingerprint: bump them when this module's output changes. */

@@ -12,6 +12,8 @@
  */
 #include "mcp/tools_int.h"
 
+#include "lang/lang.h"
+
 #include <errno.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -81,6 +83,9 @@ static void *op_main(void *arg)
     lp_index_report rep;
     lp_error err = {0};
     lp_status rc = lp_index_run(p->info.root, &opts, &rep, &err);
+    /* lp_index_run parses on this thread too (collecting evidence re-parses stored content):
+     * its parser cache goes with the thread. */
+    lp_lang_thread_release();
     lp_op_info done;
     pthread_mutex_lock(&p->ops->mu);
     done = p->info;

@@ -53,7 +53,7 @@ static const char read_output[] =
     "\"compacted\":{\"type\":\"boolean\"},"
     "\"symbol\":{\"type\":[\"object\",\"null\"]},"
     "\"symbols\":{\"type\":\"array\",\"description\":\"When compacted: the symbols in the "
-    "range.\",\"items\":{\"type\":\"object\"}},"
+    "range (id, qualifiedName, kind, startLine, endLine).\",\"items\":{\"type\":\"object\"}},"
     "\"note\":{\"type\":[\"string\",\"null\"]},"
     "\"nextRange\":{\"type\":[\"object\",\"null\"],\"properties\":{"
     "\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":\"integer\"}}}},"
@@ -180,7 +180,16 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
                     continue;
                 if (!first)
                     first = &rows[i];
-                json_array_append_new(syms, lp_tools_symbol_json(rows, n, i));
+                /* Short entries: a large range holds many symbols. */
+                json_t *o = json_object();
+                json_object_set_new(o, "id", json_string(rows[i].id));
+                json_object_set_new(o, "qualifiedName",
+                                    lp_mcp_json_string(rows[i].qname, strlen(rows[i].qname)));
+                json_object_set_new(o, "kind",
+                                    json_string(lp_symkind_name((lp_symkind)rows[i].kind)));
+                json_object_set_new(o, "startLine", json_integer(rows[i].start_line));
+                json_object_set_new(o, "endLine", json_integer(rows[i].end_line));
+                json_array_append_new(syms, o);
             }
         }
         json_object_set_new(out, "compacted", json_true());
@@ -272,43 +281,26 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
                              id, sym.path, c->rel.ptr, c->root.ptr, sym.path);
     lp_buf_reset(&c->rel);
     lp_buf_puts(&c->rel, sym.path);
+    /* The whole lines of the symbol's span, from the publication (so the first line keeps
+     * its indentation and the numbers match search results and outlines). */
     lp_read_info info;
-    lp_buf probe;
-    lp_buf_init(&probe, 0);
-    rc = lp_index_read_lines(c->st, sym.path, 1, 1, 1, 65536, true, &probe, &info, err);
-    lp_buf_release(&probe);
+    uint32_t span = sym.end_line >= sym.start_line ? sym.end_line - sym.start_line + 1 : 1;
+    rc = read_fitting(c, sym.start_line, sym.end_line, span, &info, err);
     if (rc == LP_ENOENT)
         return not_in_publication(c, err);
     if (rc)
         return rc;
-    size_t max_bytes = c->budget > OVERHEAD_BYTES ? c->budget - OVERHEAD_BYTES : 512;
-    const char *text = "";
-    bool cut = false;
+    bool cut = info.truncated && info.end_line < sym.end_line;
+    uint32_t last = info.end_line;
     json_t *out = NULL;
-    for (int attempt = 0; attempt < 4; attempt++) {
-        if ((rc = lp_index_symbol_source(c->st, &sym, max_bytes, arena, &text, &cut, err)))
-            return rc;
-        lp_buf_reset(&c->text);
-        lp_tools_number_lines(text, sym.start_line, &c->text);
-        json_t *probe_s = lp_mcp_json_string(c->text.ptr, c->text.len);
-        size_t need = json_size(probe_s);
-        json_decref(probe_s);
-        if (need + OVERHEAD_BYTES <= c->budget || max_bytes <= 512)
-            break;
-        size_t over = need + OVERHEAD_BYTES - c->budget;
-        max_bytes = max_bytes > over + 512 ? max_bytes - over - 256 : 512;
-    }
-    uint32_t shown_lines = 0;
-    for (const char *p = c->text.ptr; *p; p++)
-        shown_lines += *p == '\n';
-    uint32_t last = shown_lines ? sym.start_line + shown_lines - 1 : sym.start_line;
     out = base_result(c, "symbol");
     json_object_set_new(out, "publicationId", json_integer(info.publication_id));
     json_object_set_new(out, "startLine", json_integer(sym.start_line));
     json_object_set_new(out, "endLine", json_integer(cut ? last : sym.end_line));
     json_object_set_new(out, "totalLines", json_integer(info.total_lines));
     json_object_set_new(out, "content", lp_mcp_json_string(c->text.ptr, c->text.len));
-    json_object_set_new(out, "source", json_string("publication"));
+    json_object_set_new(out, "source",
+                        json_string(info.from_publication ? "publication" : "disk"));
     json_t *so = json_object();
     json_object_set_new(so, "id", json_string(sym.id));
     json_object_set_new(so, "name", lp_mcp_json_string(sym.name, strlen(sym.name)));

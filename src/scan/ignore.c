@@ -67,6 +67,8 @@ struct lp_ignore {
     ign_list *defaults;
     LP_VEC(ign_list *) outer; /* .gitignore of folders above root, closest first */
     ign_list *exclude;        /* info/exclude */
+    bool git_repo; /* root is inside a git repository that does not ignore it: only then
+                      do .gitignore files apply (as ripgrep does by default) */
     LP_VEC(ign_frame) frames;
     lp_buf scratch;
 };
@@ -377,7 +379,7 @@ void lp_ignore_push(lp_ignore *ig, lp_str dir, int dirfd, unsigned have)
     f.dir = lp_arena_strndup(&ig->arena, dir.ptr, dir.len);
     f.dirlen = dir.len;
     uint32_t baselen = dir.len ? (uint32_t)dir.len + 1 : 0;
-    if (dirfd >= 0 && (have & LP_IGN_HAVE_GITIGNORE))
+    if (dirfd >= 0 && ig->git_repo && (have & LP_IGN_HAVE_GITIGNORE))
         f.git = load_rules_at(ig, dirfd, ".gitignore");
     if (dirfd >= 0 && (have & LP_IGN_HAVE_LOUPEIGNORE))
         f.loupe = load_rules_at(ig, dirfd, ".loupeignore");
@@ -553,6 +555,22 @@ static void load_repo_rules(lp_ignore *ig)
     lp_str rootrel = LP_STR_NULL;
     if (!lp_path_under(lp_buf_str(&top), lp_str_c(ig->root), &rootrel))
         goto done;
+    if (rootrel.len) {
+        /* A root the user chose explicitly is never ignored as a whole: when the
+         * repository around it ignores the root folder itself (a vendored tree, a corpus
+         * under an ignored folder), its outer rules are not inherited at all. */
+        lp_ignore *probe = lp_ignore_new(top.ptr, false);
+        char *rr = lp_xstrndup(rootrel.ptr, rootrel.len);
+        bool root_ignored = lp_ignore_check(probe, rr, true);
+        free(rr);
+        lp_ignore_free(probe);
+        if (root_ignored) {
+            lp_log(LP_LOG_INFO, "scan.root_ignored_by_parent",
+                   "root=%s repository=%s gitignore=off", ig->root, top.ptr);
+            goto done;
+        }
+    }
+    ig->git_repo = true;
     /* Folders from root's parent up to top: their .gitignore, with the path down to root. */
     for (size_t cut = rootrel.len; rootrel.len;) {
         while (cut > 0 && rootrel.ptr[cut - 1] != '/')

@@ -15,11 +15,17 @@
  *      .cache, .eggs, .hg, .svn, .next, .nuxt, .parcel-cache, .turbo, .terraform,
  *      .sass-cache (dir-only basename rules; above .gitignore so a whitelist .gitignore
  *      that re-includes every folder does not pull node_modules back in);
- *   4. `.gitignore` files, deepest first (a folder's own .gitignore does not apply to the
+ *   4. `.gitignore` files, deepest first, ONLY when root is inside a git repository (root
+ *      or an ancestor below $HOME has .git), as ripgrep does by default: a downloaded or
+ *      unpacked tree is not a repository and its .gitignore files mean nothing to git
+ *      (Debian's kernel tarball ignores its whole tree with a root "/" + "*" rule); .loupeignore files and
+ *      the defaults apply everywhere. (A folder's own .gitignore does not apply to the
  *      folder itself, as in git); when root is below the top of a git repository (root has
  *      no .git but an ancestor below $HOME has), the .gitignore files of the folders from
  *      that top down to root's parent apply too, after root's own (root itself is never
- *      excluded: the caller chose it);
+ *      excluded: the caller chose it; and when the repository's rules ignore the root
+ *      folder itself, e.g. a vendored or downloaded tree under an ignored folder, none of
+ *      those outer rules nor info/exclude apply: root is treated as its own top);
  *   5. `$GIT_DIR/info/exclude` of the repository (worktrees: of the common git folder).
  * A path inside an excluded folder is excluded (a file cannot be re-included below an
  * excluded parent folder). Matching is case-sensitive; .gitignore/.loupeignore files that

@@ -89,14 +89,12 @@ static int group_cmp(const void *a, const void *b)
 static const char *make_snippet(lp_store *st, int64_t bid, uint32_t from, uint32_t to,
                                 uint32_t max_lines, lp_arena *arena)
 {
-    sqlite3_stmt *s;
-    if (lp_store_prepare(st, "SELECT data FROM contents WHERE bid = ?1", &s, NULL))
-        return "";
-    sqlite3_bind_int64(s, 1, bid);
+    lp_buf content;
+    lp_buf_init(&content, 0);
     const char *result = "";
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        const char *p = sqlite3_column_blob(s, 0);
-        size_t n = (size_t)sqlite3_column_bytes(s, 0);
+    if (lp_store_content_get(st, bid, &content, NULL) == LP_OK) {
+        const char *p = content.ptr;
+        size_t n = content.len;
         lp_buf b;
         lp_buf_init(&b, 4096);
         uint32_t line = 1;
@@ -123,7 +121,7 @@ static const char *make_snippet(lp_store *st, int64_t bid, uint32_t from, uint32
         result = lp_arena_strndup(arena, b.ptr, b.len);
         lp_buf_release(&b);
     }
-    sqlite3_reset(s);
+    lp_buf_release(&content);
     return result;
 }
 

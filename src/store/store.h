@@ -79,6 +79,18 @@ lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp
 lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * File content, stored once per blob, compressed (zstd) when that pays. Compression is a
+ * pure function so index workers can do it in parallel; the writer only stores the bytes.
+ * Stored form: one codec byte (0 raw, 1 zstd) then the payload. */
+void lp_store_content_encode(lp_str raw, lp_buf *out);
+lp_status lp_store_content_put(lp_store *st, int64_t bid, lp_str encoded, lp_error *err);
+/* The original bytes of blob bid into out (replaced). LP_ENOENT when there is no content,
+ * LP_ECORRUPT when it does not decode. */
+lp_status lp_store_content_get(lp_store *st, int64_t bid, lp_buf *out, lp_error *err);
+/* Decode a stored value (for callers that already selected the column). */
+lp_status lp_store_content_decode(const void *p, size_t n, lp_buf *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
  * Publications. */
 typedef enum lp_index_state {
     LP_STATE_NOT_INDEXED = 0,

@@ -10,6 +10,8 @@
  */
 #include "text/text.h"
 
+#include <pthread.h>
+
 static bool is_cons(const char *w, size_t i)
 {
     switch (w[i]) {
@@ -139,7 +141,7 @@ static const char *const stopwords[] = {
     "its",      "itself",     "just",      "kindly",   "let",     "ll",      "m",
     "may",      "maybe",      "me",        "might",    "mine",    "more",    "most",
     "much",     "must",       "my",        "myself",   "need",    "needs",   "no",
-    "nor",      "not",        "of",        "off",      "often",   "on",      "once",
+    "nor",      "not",        "now",       "of",        "off",      "often",   "on",      "once",
     "only",     "or",         "other",     "ought",    "our",     "ours",    "ourselves",
     "over",     "own",        "please",    "re",       "really",  "s",       "same",
     "shall",    "she",        "should",    "so",       "some",    "someone", "something",
@@ -154,20 +156,40 @@ static const char *const stopwords[] = {
     "your",     "yours",      "yourself",  "yourselves",
 };
 
+/* Open-addressing set over the list, built once: one hash and usually one compare per
+ * token (the tokenizer asks for every prose token). */
+#define STOP_SLOTS 1024
+static uint16_t stop_table[STOP_SLOTS]; /* index + 1, 0 = empty */
+static pthread_once_t stop_once = PTHREAD_ONCE_INIT;
+
+static uint32_t stop_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static void stop_build(void)
+{
+    for (size_t i = 0; i < LP_ARRAY_LEN(stopwords); i++) {
+        uint32_t k = stop_hash(stopwords[i], strlen(stopwords[i])) & (STOP_SLOTS - 1);
+        while (stop_table[k])
+            k = (k + 1) & (STOP_SLOTS - 1);
+        stop_table[k] = (uint16_t)(i + 1);
+    }
+}
+
 bool lp_text_is_stopword(lp_str word)
 {
     if (word.len == 0 || word.len > 12)
         return false;
-    size_t lo = 0, hi = LP_ARRAY_LEN(stopwords);
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = lp_str_cmp(lp_str_c(stopwords[mid]), word);
-        if (c == 0)
+    pthread_once(&stop_once, stop_build);
+    for (uint32_t k = stop_hash(word.ptr, word.len) & (STOP_SLOTS - 1); stop_table[k];
+         k = (k + 1) & (STOP_SLOTS - 1)) {
+        const char *w = stopwords[stop_table[k] - 1];
+        if (!strncmp(w, word.ptr, word.len) && w[word.len] == '\0')
             return true;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
     }
     return false;
 }

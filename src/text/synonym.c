@@ -61,7 +61,7 @@ static const group groups[] = {
     {0.6f, "message msg chat dm"},
     {0.7f, "repo repository"},
     {0.6f, "issue ticket bug"},
-    {0.6f, "pr pull_request mr"},
+    {0.6f, "pr mr pull"},
     {0.7f, "user account member"},
     {0.6f, "user person people profile"},
     {0.7f, "image picture photo img pic"},
@@ -120,9 +120,102 @@ static const group groups[] = {
     {0.6f, "charity nonprofit donation donate"},
     {0.6f, "seo ranking keyword keywords"},
     {0.6f, "space nasa astronomy"},
+    /* Related (0.45): words that usually point at the same kind of tool without meaning
+     * the same thing. Generic topics of tool catalogs, not any one catalog's tools. */
+    {0.45f, "finance financial stock stocks share shares market markets trading trader "
+            "invest investing investment investor portfolio dividend dividends equity fund "
+            "funds etf bond bonds nasdaq ticker earnings"},
+    {0.45f, "crypto cryptocurrency bitcoin ethereum blockchain token tokens nft wallet coin "
+            "coins defi"},
+    {0.45f, "currency currencies exchange forex fx usd eur gbp jpy conversion convert rate"},
+    {0.45f, "bank banking account loan loans mortgage credit debt interest"},
+    {0.45f, "tax taxes taxation irs deduction deductions refund"},
+    {0.45f, "budget expense expenses spending saving savings money"},
+    {0.45f, "shop shopping store buy purchase product products item items deal deals "
+            "price prices brand brands retail retailer ecommerce"},
+    {0.45f, "discount discounts coupon coupons promo voucher cashback sale bargain"},
+    {0.45f, "review reviews rating ratings feedback opinion opinions"},
+    {0.45f, "clothes clothing apparel fashion dress shirt shoes outfit wear"},
+    {0.45f, "house houses home homes property properties apartment apartments condo "
+            "realestate estate housing residential neighborhood neighborhoods"},
+    {0.45f, "rent rental rentals renting lease landlord tenant tenants"},
+    {0.45f, "buy buying purchase purchasing mortgage realtor listing listings"},
+    {0.45f, "job jobs career careers employment employer hiring hire vacancy vacancies "
+            "position positions recruit recruiter recruiting interview internship"},
+    {0.45f, "resume resumes cv applicant candidate"},
+    {0.45f, "travel traveling trip trips journey vacation vacations holiday holidays tour "
+            "tours tourism tourist destination destinations itinerary sightseeing"},
+    {0.45f, "flight flights airline airlines airport plane fly flying airfare"},
+    {0.45f, "hotel hotels accommodation accommodations lodging motel hostel resort stay "
+            "booking room rooms"},
+    {0.45f, "car cars vehicle vehicles auto automobile rental driving drive ev"},
+    {0.45f, "map maps direction directions navigation navigate route routes location "
+            "locations address nearby distance"},
+    {0.45f, "weather forecast temperature rain snow wind climate storm sunny humidity"},
+    {0.45f, "restaurant restaurants dining dinner lunch cafe reservation eat eating cuisine"},
+    {0.45f, "recipe recipes cooking cook meal meals dish dishes ingredient ingredients "
+            "food foods bake baking"},
+    {0.45f, "diet nutrition nutritional calorie calories protein healthy vegan vegetarian "
+            "fitness workout exercise weight"},
+    {0.45f, "health medical medicine doctor doctors symptom symptoms disease diseases "
+            "clinic hospital patient treatment drug drugs"},
+    {0.45f, "law laws legal lawyer attorney court statute statutes regulation "
+            "regulations rights contract lawsuit"},
+    {0.45f, "news headline headlines article articles journalism report reporting "
+            "breaking"},
+    {0.45f, "research academic academia paper papers study studies journal journals "
+            "scholar scholarly publication publications scientific science citation "
+            "citations thesis"},
+    {0.45f, "course courses class classes lesson lessons tutorial tutorials learn "
+            "learning education educational teach teaching tutor study curriculum"},
+    {0.45f, "language languages translate translation translator vocabulary grammar "
+            "pronunciation english spanish french"},
+    {0.45f, "book books novel novels author authors reading ebook library literature"},
+    {0.45f, "movie movies film films cinema show shows tv series episode actor"},
+    {0.45f, "music song songs album albums artist artists band playlist playlists "
+            "lyrics track tracks concert"},
+    {0.45f, "podcast podcasts episode episodes listen audio"},
+    {0.45f, "game games gaming gamer video play player players puzzle"},
+    {0.45f, "sport sports football soccer basketball baseball team teams match score "
+            "scores league"},
+    {0.45f, "image images picture pictures photo photos photography illustration art "
+            "artwork drawing graphic graphics"},
+    {0.45f, "video videos youtube clip clips stream streaming"},
+    {0.45f, "pdf pdfs document documents file files page pages"},
+    {0.45f, "summary summarize summarise summarization digest overview tldr"},
+    {0.45f, "write writing writer essay essays content copywriting blog rewrite "
+            "paraphrase rephrase proofread"},
+    {0.45f, "seo keyword keywords ranking rankings traffic backlink backlinks "
+            "marketing advertising ads campaign campaigns"},
+    {0.45f, "social twitter tweet tweets instagram facebook linkedin tiktok reddit post "
+            "posts followers influencer"},
+    {0.45f, "website websites site sites domain domains url urls webpage webpages "
+            "hosting"},
+    {0.45f, "company companies business businesses corporation firm firms enterprise "
+            "startup startups organization"},
+    {0.45f, "charity charities nonprofit nonprofits donation donations donate "
+            "volunteer fundraising"},
+    {0.45f, "astrology horoscope horoscopes zodiac sign signs tarot"},
+    {0.45f, "space astronomy planet planets star stars nasa mars galaxy telescope"},
+    {0.45f, "earthquake earthquakes disaster disasters seismic tsunami"},
+    {0.45f, "chart charts graph graphs plot plots diagram diagrams visualize "
+            "visualization histogram"},
+    {0.45f, "calculate calculator calculation math mathematics equation arithmetic "
+            "compute"},
+    {0.45f, "calendar schedule scheduling meeting meetings appointment appointments "
+            "event events agenda"},
+    {0.45f, "email emails mail inbox gmail outlook"},
+    {0.45f, "note notes notebook memo reminder reminders todo tasks"},
+    {0.45f, "memory remember recall memorize flashcard flashcards"},
+    {0.45f, "gift gifts present presents birthday anniversary"},
+    {0.45f, "pet pets dog dogs cat cats animal animals"},
+    {0.45f, "code coding program programming developer software github repository "
+            "repositories repo"},
+    {0.45f, "security vulnerability vulnerabilities scan scanner hack hacking"},
+    {0.45f, "meme memes joke jokes funny humor"},
 };
 
-#define MAX_WORDS 1024
+#define MAX_WORDS 4096
 
 typedef struct entry {
     const char *word; /* NUL-terminated, points into words_raw or words_stem */
@@ -203,7 +296,7 @@ size_t lp_text_synonyms(lp_str term, bool stemmed, lp_text_expansion *out, size_
         const char *w;
         float weight;
         uint16_t order;
-    } cands[128];
+    } cands[256];
     size_t nc = 0;
     for (size_t i = lower_bound(idx, term); i < nwords && lp_str_eq_c(term, idx[i].word);
          i++) {

@@ -105,6 +105,9 @@ void lp_text_fold(lp_str in, lp_buf *out);
  * ("create_issue", "createIssue", "Create-Issue" -> "createissue"). Appends to out. Useful
  * to compare names across naming conventions. */
 void lp_text_squash(lp_str in, lp_buf *out);
+/* The same with a caller's tokenizer (created with LP_TEXT_SQUASH), for loops. */
+#define LP_TEXT_SQUASH (LP_TEXT_SPLIT_IDENT | LP_TEXT_JOIN_HYPHEN)
+void lp_text_squash_with(lp_text_tokenizer *tk, lp_str in, lp_buf *out);
 
 /* ------------------------------------------------------------------------------------------
  * Stemming and stopwords (ASCII English; other words are returned unchanged).

@@ -1,5 +1,6 @@
 """`loupe debug-scan`: the walk, the read checks and the broad-root refusal, end to end."""
 import os
+import subprocess
 
 
 def _fixture(ctx):
@@ -13,6 +14,7 @@ def _fixture(ctx):
     ctx.write("image.bin", b"\x89PNG\x00\x00\x00binary", root=root)
     os.symlink("/etc/hostname", os.path.join(root, "outside-link"))
     os.symlink("src", os.path.join(root, "src-link"))
+    subprocess.run(["git", "init", "-q", root], check=True)  # .gitignore needs a repository
     return root
 
 
@@ -26,7 +28,7 @@ def test_debug_scan_reports_files_and_skips(ctx):
     skipped = {s["path"]: s["reason"] for s in j["skipped"]}
     assert skipped == {"image.bin": "binary", "outside-link": "symlink_outside_root",
                        "src-link": "symlink_dir"}, skipped
-    assert j["skip_counts"]["binary"] == 1 and j["skip_counts"]["ignored"] == 3, j
+    assert j["skip_counts"]["binary"] == 1 and j["skip_counts"]["ignored"] == 4, j  # debug.log, build/, node_modules/, .git
     assert j["hashed_files"] == 3, j
     assert j["hashed_bytes"] == sum(os.path.getsize(os.path.join(root, p)) for p in files), j
     assert len(j["merkle"]) == 32, j
@@ -34,7 +36,7 @@ def test_debug_scan_reports_files_and_skips(ctx):
     # debug.log, build/ and node_modules/ are ignored (counted, not listed).
     again = ctx.ok("debug-scan", root, "--json", "--hash").json()
     assert again["merkle"] == j["merkle"], (again, j)
-    assert again["skip_counts"]["ignored"] == 3, again
+    assert again["skip_counts"]["ignored"] == 4, again
     assert again["skip_counts"]["binary"] == 1, again
     assert again["files"] == 4 and again["dirs"] == 2, again
 
@@ -52,7 +54,7 @@ def test_debug_scan_text_output_and_no_defaults(ctx):
     root = _fixture(ctx)
     r = ctx.ok("debug-scan", root, "--no-default-ignores")
     assert "files: 5" in r.out, r  # node_modules/dep/index.js now walked
-    assert "ignored=2" in r.out, r
+    assert "ignored=3" in r.out, r  # debug.log, build/, .git
     assert "walk_ms:" in r.out, r
 
 

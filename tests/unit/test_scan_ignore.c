@@ -305,6 +305,52 @@ done:
     lp_ignore_free(ig);
 }
 
+/* A root under a folder its repository ignores is indexed as chosen: the outer rules that
+ * would hide it all are not inherited; a root that is not ignored still inherits them. */
+T_TEST(scan_ignore_root_inside_ignored_folder)
+{
+    lp_ignore *inside = NULL, *plain = NULL;
+    char root_in[600], root_plain[600];
+    T_CHECK(lp_t_sh("cd '%s' && git init -q repo", t->tmpdir) == 0);
+    T_CHECK_OK(lp_t_write(t, "repo/.gitignore", "corpora/\n*.log\n"), &(lp_error){0});
+    T_CHECK_OK(lp_t_write(t, "repo/corpora/linux/kernel/sched.c", "x\n"), &(lp_error){0});
+    T_CHECK_OK(lp_t_write(t, "repo/src/app/main.c", "x\n"), &(lp_error){0});
+    snprintf(root_in, sizeof root_in, "%s/repo/corpora/linux", t->tmpdir);
+    snprintf(root_plain, sizeof root_plain, "%s/repo/src", t->tmpdir);
+    inside = lp_ignore_new(root_in, false);
+    T_CHECK(!lp_ignore_check(inside, "kernel/sched.c", false));
+    T_CHECK(!lp_ignore_check(inside, "kernel/trace.log", false)); /* outer rules not inherited */
+    plain = lp_ignore_new(root_plain, false);
+    T_CHECK(!lp_ignore_check(plain, "app/main.c", false));
+    T_CHECK(lp_ignore_check(plain, "app/trace.log", false)); /* inherited as git does */
+done:
+    lp_ignore_free(inside);
+    lp_ignore_free(plain);
+}
+
+/* Outside any git repository .gitignore files mean nothing (as for git and ripgrep), while
+ * .loupeignore files and the defaults still apply. */
+T_TEST(scan_ignore_gitignore_only_inside_a_repository)
+{
+    lp_ignore *ig = NULL;
+    T_CHECK_OK(lp_t_write(t, "tree/.gitignore", "/*\n!/debian/\n"), &(lp_error){0});
+    T_CHECK_OK(lp_t_write(t, "tree/sub/.loupeignore", "*.bak\n"), &(lp_error){0});
+    char root[600];
+    snprintf(root, sizeof root, "%s/tree", t->tmpdir);
+    ig = lp_ignore_new(root, true);
+    T_CHECK(!lp_ignore_check(ig, "kernel/sched.c", false));
+    T_CHECK(lp_ignore_check(ig, "sub/old.bak", false));
+    T_CHECK(lp_ignore_check(ig, "node_modules", true));
+    lp_ignore_free(ig);
+    ig = NULL;
+    T_CHECK(lp_t_sh("git init -q '%s'", root) == 0);
+    ig = lp_ignore_new(root, true);
+    T_CHECK(lp_ignore_check(ig, "kernel/sched.c", false)); /* now a repository: git's answer */
+    T_CHECK(!lp_ignore_check(ig, "debian/control", false));
+done:
+    lp_ignore_free(ig);
+}
+
 /* The walk pushes folders itself: its result must agree with lp_ignore_check and git. */
 T_TEST(scan_ignore_walk_agrees_with_git)
 {
@@ -340,6 +386,7 @@ done:
 T_TEST(scan_ignore_defaults_and_loupeignore)
 {
     lp_ignore *on = NULL, *off = NULL, *re = NULL;
+    T_CHECK(lp_t_sh("git init -q '%s'", t->tmpdir) == 0); /* .gitignore needs a repository */
     T_CHECK(lp_t_write(t, "a/.gitignore", "*.gen\n!*/\n") == LP_OK);
     T_CHECK(lp_t_write(t, "b/.loupeignore", "!node_modules/\n!*.gen\nprivate.txt\n") == LP_OK);
     on = lp_ignore_new(t->tmpdir, true);

@@ -105,6 +105,7 @@ T_TEST(scan_walk_each_skip_reason)
     snprintf(outside, sizeof outside, "%s/outside", t->tmpdir);
     T_CHECK(lp_t_write(t, "outside/secret.txt", "secret\n") == LP_OK);
     T_CHECK(lp_t_write(t, "r/.gitignore", "*.o\n") == LP_OK);
+    T_CHECK(lp_t_sh("git init -q '%s/r'", t->tmpdir) == 0); /* .gitignore needs a repository */
     T_CHECK(lp_t_write(t, "r/big.txt", "12345678901") == LP_OK); /* 11 bytes */
     T_CHECK(lp_t_write(t, "r/edge.txt", "1234567890") == LP_OK); /* exactly 10 */
     T_CHECK(lp_t_write(t, "r/main.o", "obj") == LP_OK);
@@ -139,7 +140,7 @@ T_TEST(scan_walk_each_skip_reason)
     T_CHECK_INT(e->size, 5);
     T_CHECK(find_entry(&r, "link-via-root") != NULL);
     T_CHECK(find_entry(&r, "dir/real.txt") != NULL);
-    T_CHECK_INT(r.skip_counts[LP_SKIP_IGNORED], 1);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_IGNORED], 2); /* main.o and .git */
     T_CHECK_INT(r.skip_counts[LP_SKIP_TOO_LARGE], 1);
     T_CHECK_INT(r.skip_counts[LP_SKIP_SPECIAL], 2);
     T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_OUTSIDE], 5);
@@ -255,12 +256,13 @@ T_TEST(scan_walk_nested_50_deep)
     char leaf[1024];
     snprintf(leaf, sizeof leaf, "%s/leaf.c", p.ptr);
     T_CHECK(lp_t_write(t, leaf, "x\n") == LP_OK);
+    T_CHECK(lp_t_sh("git init -q '%s'", t->tmpdir) == 0); /* .gitignore needs a repository */
     lp_scan_opts o = {.use_default_ignores = true};
     T_CHECK_OK(walk(t, NULL, &o, &a, &r, &err), &err);
     T_CHECK_INT(r.dirs_walked, 51);
     /* f.tmp at depths 1..24, the .gitignore, the leaf; depths 25..50 ignored. */
     T_CHECK_INT(r.nentries, 24 + 1 + 1);
-    T_CHECK_INT(r.skip_counts[LP_SKIP_IGNORED], 26);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_IGNORED], 27); /* depths 25..50 and .git */
     /* Bytewise order puts a folder's subfolder "dNN/" before its "f.tmp": the first entries
      * are the deepest ones. */
     T_CHECK_STR(r.entries[1].path, leaf);

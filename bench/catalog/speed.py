@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Tool-catalog speed: build time, query latency and memory on a synthetic 10,000-tool
+catalog of real-shaped definitions (bench/catalog/synth.py).
+
+Runs `loupe tools bench` RUNS times (each run: read + parse + index the catalog, then every
+query once) and reports the median and the minimum of each figure: the machine is shared,
+and the minimum is the least disturbed run. Query latency is per-thread CPU time (wall time
+is printed too). Baselines measured in the same run, for scale: Python's json.load of the
+same file (parsing only, no indexing) and a plain Python BM25 over name + description
+(postings-based, the same queries).
+
+Usage: bench/catalog/speed.py [--loupe build/loupe] [--tools 10000] [--runs 5]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import metatool  # noqa: E402  (plain BM25 and tokenization)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--loupe", default=os.path.join(ROOT, "build", "loupe"))
+    ap.add_argument("--tools", type=int, default=10000)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    work = os.path.join(ROOT, "bench", "work", "catalog")
+    os.makedirs(work, exist_ok=True)
+    cat = os.path.join(work, f"synth{args.tools}.json")
+    qf = os.path.join(work, "synth_queries.txt")
+    subprocess.run([sys.executable, os.path.join(HERE, "synth.py"), cat, qf, "--tools",
+                    str(args.tools)], check=True, stdout=subprocess.DEVNULL)
+    runs = []
+    for _ in range(args.runs):
+        r = subprocess.run([args.loupe, "tools", "bench", "--catalog", cat, "--queries", qf],
+                           capture_output=True, text=True, check=True)
+        line = [x for x in r.stderr.splitlines() if x.startswith("bench ")][-1]
+        runs.append({k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", line)})
+    # Baselines.
+    t0 = time.perf_counter()
+    doc = json.load(open(cat))
+    json_ms = (time.perf_counter() - t0) * 1000
+    tools = doc["tools"]
+    names = [t["name"] for t in tools]
+    t0 = time.perf_counter()
+    bm = metatool.BM25([metatool.split_name(t["name"]) + metatool.words(t.get("description", ""))
+                        for t in tools])
+    bm_build_ms = (time.perf_counter() - t0) * 1000
+    lat = []
+    for q in open(qf).read().splitlines():
+        t0 = time.perf_counter()
+        bm.rank(metatool.words(q), names)
+        lat.append((time.perf_counter() - t0) * 1e6)
+    lat.sort()
+
+    def fig(key):
+        vals = [r[key] for r in runs]
+        return statistics.median(vals), min(vals)
+
+    size = os.path.getsize(cat)
+    print(f"catalog: {int(runs[0]['tools'])} tools, {size / 1e6:.1f} MB of JSON, "
+          f"{int(runs[0]['queries'])} queries; {args.runs} runs; "
+          f"{int(runs[0]['terms'])} terms, {int(runs[0]['postings'])} postings")
+    print()
+    print("| figure | loupe median | loupe min | target | baseline (same run) |")
+    print("|---|---:|---:|---:|---|")
+    b = fig("build_ms")
+    print(f"| build: read + parse + index (ms) | {b[0]:.0f} | {b[1]:.0f} | < 300 | "
+          f"Python json.load alone {json_ms:.0f} ms; plain BM25 index build in Python "
+          f"{bm_build_ms:.0f} ms |")
+    p50 = fig("cpu_p50_us")
+    p95 = fig("cpu_p95_us")
+    w95 = fig("p95_us")
+    print(f"| query p50, CPU (ms) | {p50[0] / 1000:.2f} | {p50[1] / 1000:.2f} | | "
+          f"plain BM25 (Python) p50 {lat[len(lat) // 2] / 1000:.2f} ms |")
+    print(f"| query p95, CPU (ms) | {p95[0] / 1000:.2f} | {p95[1] / 1000:.2f} | < 5 | "
+          f"plain BM25 (Python) p95 {lat[int(len(lat) * 0.95)] / 1000:.2f} ms |")
+    print(f"| query p95, wall (ms) | {w95[0] / 1000:.2f} | {w95[1] / 1000:.2f} | | |")
+    m = fig("bytes_per_tool")
+    print(f"| memory per tool (bytes, index + definition copy) | {m[0]:.0f} | {m[1]:.0f} | | "
+          f"definition JSON {size / runs[0]['tools']:.0f} bytes per tool |")
+
+
+if __name__ == "__main__":
+    main()

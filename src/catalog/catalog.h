@@ -1,0 +1,375 @@
+/*
+ * catalog.h: the contract of src/catalog, tool-catalog search.
+ *
+ * An agent with thousands of tools (MCP servers, OpenAI, Anthropic or Gemini function
+ * definitions) cannot put every definition in its context. A catalog indexes the
+ * definitions and answers "which few tools fit this request, within N tools and T tokens",
+ * returning each chosen definition byte-for-byte as it was given.
+ *
+ * Life of a tool:
+ *   parse   lp_catalog_parse detects the shape of a JSON document (see "Input shapes"),
+ *           validates it with jansson, records the exact source bytes of each definition
+ *           with a small boundary scanner, and prepares every tool (fields, schema text,
+ *           tokens) into a batch. Nothing in the catalog changes yet.
+ *   add     lp_catalog_add / lp_catalog_replace move a batch into the index, all or
+ *           nothing: a failure (duplicate id, size limit) leaves the catalog as it was.
+ *   search  lp_catalog_search ranks with BM25F and applies filters and budgets.
+ *
+ * Input shapes (file level; element shapes may be mixed inside one array):
+ *   - an array of definitions;
+ *   - {"tools": [...]} (MCP tools/list result, or the "tools" of an OpenAI, Anthropic or
+ *     Gemini request); {"result": {"tools": [...]}} (a whole JSON-RPC response);
+ *   - {"functionDeclarations" | "function_declarations": [...]} (Gemini), also as an
+ *     element of a tools array;
+ *   - a single definition object.
+ *   A top-level string "server" (or "namespace") next to "tools" names the namespace of
+ *   every tool in the file.
+ * Definition shapes (provider detection, in this order):
+ *   openai_chat       {"type":"function","function":{"name","description","parameters"}}
+ *   openai_responses  {"type":"function","name","description","parameters"}
+ *   anthropic         {"name","description","input_schema"} (also server tools: {"type",
+ *                     "name"})
+ *   gemini            {"name","description","parameters"} or any element of a
+ *                     functionDeclarations array
+ *   mcp               {"name","title","description","inputSchema","outputSchema",
+ *                     "annotations","_meta"}
+ *   generic           any other object with a string "name"
+ * Adapters read fields; they never translate a definition.
+ *
+ * Fields indexed per tool (BM25F, weights in lp_catalog_params):
+ *   name       the tool's local name split as an identifier (plus the whole identifier);
+ *   namespace  the server: catalog-level "server", else a name prefix ("mcp__github__x",
+ *              "github__x", "github.x", "github/x");
+ *   alias      MCP title, annotations.title, and aliases from "_meta" (or the definition's
+ *              own "aliases" array);
+ *   tag        tags from "_meta" (or the definition's own "tags" array);
+ *   description the description, as prose (stemmed, stopwords dropped);
+ *   schema     text of the input and output schemas: property names, "title" and
+ *              "description" strings, string "enum"/"const" values. The traversal is
+ *              bounded by depth, node and byte limits; "$ref" is never followed (so
+ *              reference loops cannot loop; "$defs" are walked once as ordinary nodes);
+ *              keys "__proto__", "constructor" and "prototype" are ignored. A schema that
+ *              hits a limit is indexed up to it and the tool is flagged schema_truncated.
+ *
+ * Tool identity: id = "<server>/<name>" when the file names a server, else the name.
+ * Two tools with one id in a catalog is an error (duplicate_tool).
+ *
+ * Errors: every failing function returns an lp_status and fills lp_error; the message
+ * starts with a stable catalog code and a colon ("duplicate_tool: tool 'x' in b.json is
+ * already in the catalog (from a.json); ..."); lp_catalog_error_code() reads it back.
+ * Parse errors name the source, the byte offset and line:column, and say what to do.
+ *
+ * Thread safety: a catalog is not locked internally. Any number of threads may call the
+ * const functions (search, lookups, stats) at once; a mutation (add, replace, remove)
+ * needs exclusive access. Pointers into a catalog (tools, results) stay valid until the
+ * next mutation.
+ */
+#ifndef LP_CATALOG_H
+#define LP_CATALOG_H
+
+#include "core/core.h"
+
+#include <jansson.h>
+
+typedef struct lp_catalog lp_catalog;
+typedef struct lp_catalog_batch lp_catalog_batch;
+
+/* ------------------------------------------------------------------------------------------
+ * Error codes. Stable: they appear in messages, JSON output and MCP errors. */
+typedef enum lp_catalog_code {
+    LP_CATALOG_OK = 0,
+    LP_CATALOG_INVALID_JSON,       /* not JSON (position given)                 LP_EINVAL */
+    LP_CATALOG_UNKNOWN_SHAPE,      /* JSON, but no catalog shape recognized     LP_EINVAL */
+    LP_CATALOG_INVALID_DEFINITION, /* an entry is not an object / bad field     LP_EINVAL */
+    LP_CATALOG_MISSING_NAME,       /* an entry has no string "name"             LP_EINVAL */
+    LP_CATALOG_INVALID_NAME,       /* empty, too long, control characters       LP_EINVAL */
+    LP_CATALOG_DUPLICATE_TOOL,     /* an id already in the catalog or batch     LP_EEXIST */
+    LP_CATALOG_TOO_MANY_TOOLS,     /* max_tools reached                         LP_ETOOBIG */
+    LP_CATALOG_DEFINITION_TOO_LARGE, /* one definition over max_definition_bytes LP_ETOOBIG */
+    LP_CATALOG_FILE_TOO_LARGE,     /* a document over max_file_bytes            LP_ETOOBIG */
+    LP_CATALOG_CATALOG_TOO_LARGE,  /* total definition bytes over the limit     LP_ETOOBIG */
+    LP_CATALOG_QUERY_TOO_LONG,     /* query over max_query_bytes                LP_ETOOBIG */
+    LP_CATALOG_INVALID_LIMIT,      /* a limit or budget above its maximum       LP_EINVAL */
+    LP_CATALOG_INVALID_ARGUMENT,   /* malformed search_tools arguments          LP_EINVAL */
+    LP_CATALOG_NOT_FOUND,          /* no tool (or group) with that id           LP_ENOENT */
+    LP_CATALOG_IO,                 /* a catalog file could not be read          LP_EIO */
+    LP_CATALOG_CODE_COUNT
+} lp_catalog_code;
+
+/* "invalid_json", "duplicate_tool", ...; never NULL ("ok" for LP_CATALOG_OK). */
+const char *lp_catalog_code_name(lp_catalog_code code);
+/* The catalog code at the start of err->msg, or LP_CATALOG_OK if none (or err is OK). */
+lp_catalog_code lp_catalog_error_code(const lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Limits: 0 means the default; a value above the absolute maximum is refused by
+ * lp_catalog_new (invalid_limit).                              default      maximum */
+typedef struct lp_catalog_limits {
+    size_t max_tools;             /* tools in the catalog        20,000       200,000 */
+    size_t max_catalog_bytes;     /* sum of definition bytes     256 MiB      2 GiB */
+    size_t max_file_bytes;        /* one parsed document         64 MiB       1 GiB */
+    size_t max_definition_bytes;  /* one definition              256 KiB      16 MiB */
+    size_t max_name_bytes;        /* a tool name                 256          1,024 */
+    size_t max_text_bytes;        /* indexed bytes of one field  32 KiB       1 MiB */
+    size_t max_schema_depth;      /* schema traversal depth      24           256 */
+    size_t max_schema_nodes;      /* schema nodes visited        4,096        1,000,000 */
+    size_t max_schema_text_bytes; /* schema text indexed         16 KiB       1 MiB */
+    size_t max_query_bytes;       /* query text                  4 KiB        64 KiB */
+    size_t max_query_terms;       /* distinct query words (and   32           256
+                                   * as many identifiers) used */
+    size_t max_results;           /* max_tools of one search     100          10,000 */
+    size_t max_pins;              /* pinned names of one search  64           1,024 */
+} lp_catalog_limits;
+
+/* The effective limits (defaults filled in). */
+lp_catalog_limits lp_catalog_limits_default(void);
+lp_catalog_limits lp_catalog_limits_max(void);
+
+/* ------------------------------------------------------------------------------------------
+ * Ranking parameters. Defaults are tuned on the MetaTool development split (see
+ * bench/RESULTS-catalog.md); callers rarely change them. */
+enum {
+    LP_CATALOG_F_NAME = 0,
+    LP_CATALOG_F_NAMESPACE,
+    LP_CATALOG_F_ALIAS,
+    LP_CATALOG_F_TAG,
+    LP_CATALOG_F_DESCRIPTION,
+    LP_CATALOG_F_SCHEMA,
+    LP_CATALOG_NFIELDS
+};
+
+typedef struct lp_catalog_params {
+    double k1;                              /* BM25 saturation */
+    double weight[LP_CATALOG_NFIELDS];      /* BM25F field weights */
+    double b[LP_CATALOG_NFIELDS];           /* BM25F length normalization per field */
+    double prefix_weight;                   /* a query term that is a prefix of a term */
+    double fuzzy_weight;                    /* one edit away (two edits: 2/3 of it) */
+    double synonym_scale;                   /* multiplies the table's synonym weights */
+    double whole_weight;                    /* a query identifier matching a whole one */
+    double exact_name_bonus;                /* the query is the tool's name */
+    double name_term_bonus;                 /* per query term found literally in the name */
+    double namespace_bonus;                 /* a query term is the tool's namespace */
+    double coverage_floor;                  /* score *= floor + (1-floor)*matched/terms */
+} lp_catalog_params;
+
+lp_catalog_params lp_catalog_params_default(void);
+/* Set one parameter from "key=value" ("k1=1.2", "w.name=3", "b.description=0.7",
+ * "prefix=0.6", "fuzzy=0.5", "synonyms=1", "whole=1.2", "exact=8", "name_term=0.3",
+ * "namespace=1", "coverage=0.5"); LP_EINVAL with the list of keys otherwise. */
+lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Catalog lifecycle. */
+
+/* limits and params may be NULL (defaults). Caller frees with lp_catalog_free. */
+lp_status lp_catalog_new(const lp_catalog_limits *limits, const lp_catalog_params *params,
+                         lp_catalog **out, lp_error *err);
+void lp_catalog_free(lp_catalog *cat);
+const lp_catalog_limits *lp_catalog_get_limits(const lp_catalog *cat); /* borrowed */
+
+typedef struct lp_catalog_parse_opts {
+    const char *source; /* label for messages, e.g. the file path (NULL: "<input>") */
+    const char *server; /* namespace for every tool; overrides the document's "server" */
+    const char *group;  /* replace group (NULL: server, else source) */
+    bool lenient;       /* skip invalid entries, recorded as batch warnings */
+} lp_catalog_parse_opts;
+
+/* Parse a JSON document into a new batch (caller frees with lp_catalog_batch_free). The
+ * catalog supplies limits and is not changed. opts may be NULL. */
+lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
+                           const lp_catalog_parse_opts *opts, lp_catalog_batch **out,
+                           lp_error *err);
+void lp_catalog_batch_free(lp_catalog_batch *b);
+size_t lp_catalog_batch_count(const lp_catalog_batch *b);
+/* Warnings of a lenient parse ("invalid_definition: ..."); borrowed, i < count. */
+size_t lp_catalog_batch_warning_count(const lp_catalog_batch *b);
+const char *lp_catalog_batch_warning(const lp_catalog_batch *b, size_t i);
+
+/* Move every tool of batch into the catalog. All or nothing: on failure the catalog is
+ * unchanged and the batch keeps its tools; on success the batch is left empty (the caller
+ * still frees it). */
+lp_status lp_catalog_add(lp_catalog *cat, lp_catalog_batch *batch, lp_error *err);
+/* Remove every tool of the batch's group, then add the batch, as one transaction. The
+ * group need not exist yet (then this is an add). */
+lp_status lp_catalog_replace(lp_catalog *cat, lp_catalog_batch *batch, lp_error *err);
+/* Remove one tool by id (not_found if absent). */
+lp_status lp_catalog_remove(lp_catalog *cat, const char *id, lp_error *err);
+/* Remove every tool of a group; returns the number removed in *removed (may be NULL). */
+lp_status lp_catalog_remove_group(lp_catalog *cat, const char *group, size_t *removed,
+                                  lp_error *err);
+
+/* Read, parse and add one file (add, or replace when replace is true). */
+lp_status lp_catalog_load_file(lp_catalog *cat, const char *path,
+                               const lp_catalog_parse_opts *opts, bool replace,
+                               lp_error *err);
+
+/* Test hook: make the n-th tool insertion of the next add/replace fail (0 = off), so
+ * tests can check that a failure in the middle of a transaction changes nothing. */
+void lp_catalog_debug_fail_insert_at(lp_catalog *cat, size_t n);
+
+/* ------------------------------------------------------------------------------------------
+ * Tools. */
+typedef enum lp_catalog_provider {
+    LP_CATALOG_GENERIC = 0,
+    LP_CATALOG_MCP,
+    LP_CATALOG_OPENAI_CHAT,
+    LP_CATALOG_OPENAI_RESPONSES,
+    LP_CATALOG_ANTHROPIC,
+    LP_CATALOG_GEMINI,
+    LP_CATALOG_PROVIDER_COUNT
+} lp_catalog_provider;
+
+const char *lp_catalog_provider_name(lp_catalog_provider p); /* "mcp", "openai_chat", ... */
+
+/* MCP annotation hints: absent, false or true. */
+typedef enum lp_catalog_hint { LP_HINT_ABSENT = 0, LP_HINT_FALSE, LP_HINT_TRUE } lp_catalog_hint;
+enum {
+    LP_CATALOG_HINT_READ_ONLY = 0, /* readOnlyHint, MCP default false */
+    LP_CATALOG_HINT_DESTRUCTIVE,   /* destructiveHint, MCP default true */
+    LP_CATALOG_HINT_IDEMPOTENT,    /* idempotentHint, MCP default false */
+    LP_CATALOG_HINT_OPEN_WORLD,    /* openWorldHint, MCP default true */
+    LP_CATALOG_NHINTS
+};
+
+/* A tool as the catalog holds it. Every string is NUL-terminated UTF-8 and never NULL
+ * ("" when absent). Borrowed from the catalog: valid until its next mutation. */
+typedef struct lp_catalog_tool {
+    const char *id;
+    const char *name;        /* as given (the name an agent calls) */
+    const char *ns;          /* namespace, "" if none */
+    const char *title;       /* MCP title or annotations.title, "" if none */
+    const char *description; /* as given (not truncated) */
+    const char *group;
+    const char *source;
+    lp_catalog_provider provider;
+    lp_str definition;          /* the exact source bytes of the definition's JSON value */
+    size_t tokens;              /* lp_catalog_estimate_tokens(definition) */
+    const char *const *tags;    /* ntags strings */
+    size_t ntags;
+    const char *const *aliases; /* naliases strings */
+    size_t naliases;
+    lp_catalog_hint hints[LP_CATALOG_NHINTS];
+    bool schema_truncated;      /* schema text was cut at a traversal limit */
+} lp_catalog_tool;
+
+size_t lp_catalog_count(const lp_catalog *cat);
+/* Lookup by id; NULL if absent. Borrowed. */
+const lp_catalog_tool *lp_catalog_get(const lp_catalog *cat, const char *id);
+/* Every tool, sorted by id, into a caller-freed array (free()). */
+const lp_catalog_tool **lp_catalog_list(const lp_catalog *cat, size_t *n);
+
+/* Estimated model tokens of a JSON definition, as a client would send it compact:
+ *   tokens = ceil(0.19 * compact_bytes + 0.14 * structural)
+ * where compact_bytes excludes JSON whitespace outside strings and structural counts the
+ * characters { } [ ] : , and string quotes (tokenizers mostly split on them). The two
+ * coefficients are a least-squares fit to o200k_base counts of real-shaped MCP, OpenAI,
+ * Anthropic and Gemini definitions; bench/catalog/tokens.py measures the error (about 3%
+ * mean absolute on those; estimate/real 0.99 for o200k, 1.01 for cl100k). Text in scripts
+ * other than Latin tokenizes differently; treat the figure as an estimate. */
+size_t lp_catalog_estimate_tokens(lp_str json);
+
+/* ------------------------------------------------------------------------------------------
+ * Search. */
+typedef struct lp_catalog_query {
+    lp_str text;                        /* natural language or a tool name */
+    size_t max_tools;                   /* 0 = 5; at most limits.max_results */
+    size_t max_tokens;                  /* 0 = no token budget */
+    const char *const *pinned;          /* ids or names always included (first) */
+    size_t npinned;
+    const char *const *namespaces;      /* keep tools in any of these (none = all) */
+    size_t nnamespaces;
+    const char *const *tags;            /* keep tools having every one of these */
+    size_t ntags;
+    lp_catalog_hint hints[LP_CATALOG_NHINTS]; /* LP_HINT_ABSENT = no filter; a filter
+                                         * compares with absent hints taking MCP defaults */
+} lp_catalog_query;
+
+typedef struct lp_catalog_hit {
+    const lp_catalog_tool *tool; /* borrowed from the catalog */
+    double score;                /* 0 for a pinned tool that did not match */
+    size_t tokens;
+    bool pinned;
+    uint32_t matched_terms;      /* query terms with a match in this tool */
+} lp_catalog_hit;
+
+typedef struct lp_catalog_result {
+    lp_catalog_hit *hits;   /* nhits, pinned first, then score desc, name asc, id asc */
+    size_t nhits;
+    size_t total_tokens;    /* sum over hits */
+    size_t query_terms;     /* distinct query terms used for ranking */
+    size_t matched;         /* tools that matched and passed the filters */
+    size_t omitted_budget;  /* matched tools left out because of max_tokens */
+    size_t omitted_count;   /* matched tools left out because of max_tools */
+    char **warnings;        /* "code: message" strings, nwarnings */
+    size_t nwarnings;
+} lp_catalog_result;
+
+/* Rank, filter and select. Pinned tools come first and are always included (even past a
+ * budget or a filter; a warning says so); names that match no tool give a warning
+ * (unknown_pin). Remaining tools are taken greedily in rank order: a tool that does not
+ * fit max_tokens is skipped and smaller ones after it may still fit. Only tools with a
+ * positive score are returned. An empty query returns the pinned tools only.
+ * The result is owned by the caller: lp_catalog_result_release. */
+lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
+                            lp_catalog_result *out, lp_error *err);
+void lp_catalog_result_release(lp_catalog_result *r);
+
+/* Append the result as JSON text to out:
+ *   {"query":..., "tools":[{"rank","id","name","namespace","provider","score","tokens",
+ *    "pinned","definition":<the original bytes, verbatim>}], "totalTokens", "matched",
+ *    "omittedForBudget", "omittedForCount", "catalogTools", "warnings":[{"code","message"}]}
+ * with_definitions false leaves "definition" out. */
+void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query *q,
+                                  const lp_catalog_result *r, bool with_definitions,
+                                  lp_buf *out);
+
+/* ------------------------------------------------------------------------------------------
+ * Statistics. */
+typedef struct lp_catalog_stats {
+    size_t tools;
+    size_t by_provider[LP_CATALOG_PROVIDER_COUNT];
+    size_t namespaces;        /* distinct non-empty namespaces */
+    size_t groups;
+    size_t definition_bytes;  /* sum of definition sizes */
+    size_t tokens;            /* sum of token estimates */
+    size_t max_tokens;        /* largest single tool */
+    size_t terms;             /* distinct indexed terms */
+    size_t postings;
+    size_t schema_truncated;  /* tools whose schema text hit a limit */
+    size_t memory_bytes;      /* approximate heap held by the catalog */
+} lp_catalog_stats;
+
+void lp_catalog_get_stats(const lp_catalog *cat, lp_catalog_stats *out);
+
+/* ------------------------------------------------------------------------------------------
+ * MCP: the `search_tools` tool, ready to register in an MCP server.
+ *
+ *   json_t *def = lp_catalog_search_tools_tool();   // {name, title, description,
+ *                                                   //  inputSchema, outputSchema,
+ *                                                   //  annotations}: put in tools/list
+ *   // on tools/call with name "search_tools":
+ *   json_t *res; lp_buf text;
+ *   if (lp_catalog_search_tools_call(cat, arguments, &res, &text, &err) == LP_OK)
+ *       -> {"content":[{"type":"text","text":text}], "structuredContent": res}
+ *   else if lp_catalog_error_code(&err) is invalid_argument, query_too_long or
+ *       invalid_limit -> a tool result with isError true and err.msg as text (the agent
+ *       can fix its arguments); anything else -> a JSON-RPC internal error.
+ *
+ * Arguments (inputSchema): query (string, required), maxTools (1..limits.max_results,
+ * default 5), maxTokens (integer >= 0, 0 = none), pinned (string array), namespaces
+ * (string array), tags (string array), annotations (object of readOnlyHint,
+ * destructiveHint, idempotentHint, openWorldHint booleans), includeDefinitions (boolean,
+ * default true). Unknown argument keys are refused (invalid_argument).
+ *
+ * Result (outputSchema): the object lp_catalog_result_write_json writes. Each matching
+ * definition is embedded unchanged: `text` holds its exact original bytes; in the json_t
+ * (json_loadb of that text) keys keep their order and values their meaning, but a
+ * serializer may re-escape strings or re-format numbers, so relay `text` when byte
+ * identity matters.
+ */
+json_t *lp_catalog_search_tools_tool(void); /* new reference: caller json_decref()s */
+/* *result: new reference (caller decrefs). text may be NULL; else it is appended to. */
+lp_status lp_catalog_search_tools_call(const lp_catalog *cat, const json_t *arguments,
+                                       json_t **result, lp_buf *text, lp_error *err);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * catalog_int.h: what the files of src/catalog share (not part of the contract).
+ *
+ *   util.c    error codes, limits, parameters, token estimate, JSON text helpers
+ *   jscan.c   byte ranges of JSON values (the exact source bytes of each definition)
+ *   parse.c   shapes, provider adapters, field extraction, bounded schema traversal
+ *   index.c   dictionary, postings, trigram index, transactional add/replace/remove
+ *   search.c  BM25F ranking, expansions, filters, budgets, result JSON
+ *   mcp.c     the search_tools MCP tool
+ */
+#ifndef LP_CATALOG_INT_H
+#define LP_CATALOG_INT_H
+
+#include "catalog/catalog.h"
+#include "text/text.h"
+
+#define NF LP_CATALOG_NFIELDS
+
+/* Fill err with "<code>: <message>" and return the code's status. */
+lp_status lp_cat_fail(lp_error *err, lp_catalog_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Fill defaults into *l and check maxima (invalid_limit). */
+lp_status lp_cat_limits_resolve(lp_catalog_limits *l, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * JSON text helpers. */
+
+/* Append s as a JSON string literal (quotes, escapes; invalid UTF-8 bytes become U+FFFD). */
+void lp_cat_json_str(lp_buf *out, lp_str s);
+/* Line and column (1-based) of byte offset off in s. */
+void lp_cat_line_col(const char *s, size_t len, size_t off, size_t *line, size_t *col);
+
+/* ------------------------------------------------------------------------------------------
+ * jscan: byte ranges of values in a document that jansson has already validated. All
+ * functions stay inside [0, len) whatever the input. */
+typedef struct lp_jrange {
+    size_t start, end; /* [start, end) of one JSON value, no surrounding whitespace */
+} lp_jrange;
+typedef LP_VEC(lp_jrange) lp_jrange_vec;
+
+/* Range of the value starting at the first non-space byte at or after pos. */
+bool lp_jscan_value(const char *s, size_t len, size_t pos, lp_jrange *out);
+/* Ranges of the elements of the array at r (which must span exactly one array); false if
+ * the skeleton is malformed. */
+bool lp_jscan_array(const char *s, size_t len, lp_jrange r, lp_jrange_vec *out);
+/* Range of the member value with this key in the object at r; false if absent. */
+bool lp_jscan_member(const char *s, size_t len, lp_jrange r, const char *key, lp_jrange *out);
+typedef struct lp_jmember {
+    lp_jrange key; /* the key's string literal, quotes included */
+    lp_jrange value;
+} lp_jmember;
+typedef LP_VEC(lp_jmember) lp_jmember_vec;
+/* Members of the object at r (which must span exactly one object); false if the skeleton
+ * is malformed. */
+bool lp_jscan_object(const char *s, size_t len, lp_jrange r, lp_jmember_vec *out);
+/* Does the member's key decode to key (ASCII keys only)? */
+bool lp_jscan_key_is(const char *s, lp_jmember m, const char *key);
+
+/* ------------------------------------------------------------------------------------------
+ * A document: one tool, prepared by parse.c, indexed by index.c. */
+typedef struct lp_cat_pterm {
+    uint64_t hash; /* lp_hash64_of(text) */
+    uint32_t off;  /* into doc->term_text */
+    uint16_t len;
+    uint8_t tf[NF]; /* saturating counts */
+} lp_cat_pterm;
+
+typedef struct lp_cat_dterm {
+    uint32_t term;  /* dictionary id */
+    uint8_t tf[NF];
+} lp_cat_dterm;
+
+typedef struct lp_cat_doc {
+    lp_catalog_tool pub;    /* strings below are owned by the doc */
+    char *strings;          /* one block: id, name, ns, title, description, group, source */
+    char **tags;            /* owned, pub.tags points here */
+    char **aliases;
+    char *def;              /* copy of the definition bytes */
+    char *squash_name;      /* squashed local name ("createissue") */
+    char *squash_full;      /* squashed name as given, with its prefix */
+    char *squash_ns;        /* squashed namespace */
+    uint32_t flen[NF];      /* field lengths in tokens */
+    /* Prepared terms (a batch document); freed when indexed. */
+    lp_cat_pterm *pterms;
+    uint32_t npterms;
+    char *term_text;
+    /* Indexed terms (a catalog document). */
+    lp_cat_dterm *dterms;
+    uint32_t ndterms;
+    uint32_t slot;
+    size_t mem; /* approximate heap bytes held */
+} lp_cat_doc;
+
+void lp_cat_doc_free(lp_cat_doc *d);
+
+struct lp_catalog_batch {
+    LP_VEC(lp_cat_doc *) docs;
+    LP_VEC(char *) warnings;
+    char *group;
+    char *source;
+};
+
+/* ------------------------------------------------------------------------------------------
+ * The index. */
+typedef struct lp_cat_posting {
+    uint32_t doc; /* slot */
+    uint8_t tf[NF];
+    uint8_t pad[2];
+} lp_cat_posting;
+
+typedef struct lp_cat_term {
+    uint32_t off; /* into cat->text */
+    uint16_t len;
+    uint16_t pad;
+    uint32_t mark; /* scratch stamp for batch operations */
+    uint32_t df;   /* == npost */
+    uint32_t npost, cap;
+    lp_cat_posting *post;
+} lp_cat_term;
+
+typedef struct lp_cat_tri {
+    uint32_t key; /* trigram + 1 (0 marks an empty slot) */
+    uint32_t n, cap;
+    uint32_t *terms;
+} lp_cat_tri;
+
+struct lp_catalog {
+    lp_catalog_limits limits;
+    lp_catalog_params params;
+    /* Documents by slot (NULL = free slot). */
+    LP_VEC(lp_cat_doc *) slots;
+    LP_VEC(uint32_t) free_slots;
+    size_t ndocs;
+    /* id -> slot: open addressing, UINT32_MAX = empty. */
+    uint32_t *id_table;
+    size_t id_cap;
+    /* Dictionary: term ids index terms; text holds term bytes; term_table maps hash -> id. */
+    LP_VEC(lp_cat_term) terms;
+    LP_VEC(char) text;
+    uint32_t *term_table;
+    size_t term_cap;
+    /* Trigram -> term ids (terms of 3+ bytes), open addressing on key. */
+    lp_cat_tri *tri;
+    size_t tri_cap, tri_used;
+    /* Totals for BM25F. */
+    uint64_t field_total[NF];
+    size_t definition_bytes;
+    size_t postings;
+    size_t fail_insert_at; /* test hook */
+    uint32_t mark;         /* last stamp used in terms[].mark */
+    /* BM25F length normalization, 1 / (1 - b + b * len / avg), per slot and field;
+     * refreshed after every mutation so searches only read it. */
+    float *inv_norm;
+    size_t inv_norm_slots;
+};
+
+/* search.c: recompute inv_norm (called at the end of every mutation). */
+void lp_cat_refresh_norms(lp_catalog *cat);
+
+/* index.c */
+uint32_t lp_cat_term_lookup(const lp_catalog *cat, lp_str text); /* UINT32_MAX if absent */
+static inline lp_str lp_cat_term_text(const lp_catalog *cat, uint32_t id)
+{
+    return (lp_str){cat->text.items + cat->terms.items[id].off, cat->terms.items[id].len};
+}
+/* Term ids sharing trigrams with q; see search.c for use. */
+const lp_cat_tri *lp_cat_tri_get(const lp_catalog *cat, uint32_t trigram);
+
+/* parse.c: prepare one definition (value v at bytes [r.start, r.end) of s). */
+typedef struct lp_cat_parse_ctx {
+    const lp_catalog_limits *limits;
+    const char *source;
+    const char *server;
+    const char *group;
+    const char *s; /* the whole document */
+    size_t len;
+    size_t index;    /* entry number, for messages */
+    size_t line_off; /* where() has counted lines up to this offset ... */
+    size_t line;     /* ... and this is the line there (1-based) */
+    lp_catalog_provider forced; /* LP_CATALOG_GENERIC = detect */
+    lp_text_tokenizer *code_tk, *prose_tk, *squash_tk;
+    void *scratch; /* parse.c's per-document scratch buffers */
+} lp_cat_parse_ctx;
+
+#endif

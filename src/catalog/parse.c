@@ -1,0 +1,983 @@
+/*
+ * parse.c: from a JSON document to a batch of prepared tools.
+ *
+ * jansson validates the document and gives values; jscan.c gives the byte range of each
+ * definition, walked along the same path, so the two always agree (same arrays, same
+ * order). Adapters only read fields; the definition bytes are copied untouched. Every
+ * dimension an input controls is bounded: document and definition bytes, name length,
+ * indexed text per field, schema depth, nodes and text, tags and aliases.
+ */
+#include "catalog/catalog_int.h"
+
+#define MAX_LIST_ITEMS 32  /* tags or aliases kept per tool */
+#define MAX_LIST_BYTES 128 /* bytes of one tag or alias */
+#define MAX_ENUM_ITEMS 64  /* enum values indexed per enum */
+
+/* Per-parse scratch, reused for every tool of a document (reset, not freed). */
+typedef struct prep {
+    lp_cat_parse_ctx *ctx;
+    LP_VEC(uint32_t) offs; /* token start offsets into text */
+    LP_VEC(uint16_t) lens;
+    LP_VEC(uint8_t) fields;
+    LP_VEC(uint32_t) table; /* hash -> index into uniq, UINT32_MAX empty */
+    LP_VEC(lp_cat_pterm) uniq;
+    lp_buf text;
+    lp_buf schema;
+    uint32_t flen[NF];
+    uint8_t field;
+    bool schema_truncated;
+    size_t schema_nodes;
+} prep;
+
+static void prep_reset(prep *p)
+{
+    p->offs.len = p->lens.len = p->fields.len = p->uniq.len = 0;
+    lp_buf_reset(&p->text);
+    lp_buf_reset(&p->schema);
+    memset(p->flen, 0, sizeof p->flen);
+    p->schema_truncated = false;
+    p->schema_nodes = 0;
+}
+
+static void prep_release(prep *p)
+{
+    lp_vec_free(&p->offs);
+    lp_vec_free(&p->lens);
+    lp_vec_free(&p->fields);
+    lp_vec_free(&p->table);
+    lp_vec_free(&p->uniq);
+    lp_buf_release(&p->text);
+    lp_buf_release(&p->schema);
+}
+
+static int collect_token(void *ctx, const lp_text_token *tok)
+{
+    prep *p = ctx;
+    lp_vec_push(&p->offs, (uint32_t)p->text.len);
+    lp_vec_push(&p->lens, (uint16_t)tok->len);
+    lp_vec_push(&p->fields, p->field);
+    lp_buf_append(&p->text, tok->text, tok->len);
+    p->flen[p->field]++;
+    return 0;
+}
+
+static void index_text(prep *p, int field, lp_str s, bool prose)
+{
+    if (s.len > p->ctx->limits->max_text_bytes)
+        s.len = p->ctx->limits->max_text_bytes;
+    p->field = (uint8_t)field;
+    lp_text_tokenize(prose ? p->ctx->prose_tk : p->ctx->code_tk, s, collect_token, p);
+}
+
+/* Merge collected tokens into the doc's unique terms with per-field counts (a hash table
+ * over the token texts; terms keep first-occurrence order and their hash, which the index
+ * reuses). */
+static void finish_terms(prep *p, lp_cat_doc *d)
+{
+    size_t n = p->offs.len, cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    lp_vec_reserve(&p->table, cap);
+    memset(p->table.items, 0xff, cap * sizeof *p->table.items);
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = p->text.ptr + p->offs.items[i];
+        uint16_t len = p->lens.items[i];
+        uint64_t h = lp_hash64_of(t, len);
+        size_t k = (size_t)h & (cap - 1);
+        lp_cat_pterm *u = NULL;
+        while (p->table.items[k] != UINT32_MAX) {
+            lp_cat_pterm *c = &p->uniq.items[p->table.items[k]];
+            if (c->hash == h && c->len == len && !memcmp(p->text.ptr + c->off, t, len)) {
+                u = c;
+                break;
+            }
+            k = (k + 1) & (cap - 1);
+        }
+        if (!u) {
+            p->table.items[k] = (uint32_t)p->uniq.len;
+            u = lp_vec_push_zero(&p->uniq);
+            u->off = p->offs.items[i];
+            u->len = len;
+            u->hash = h;
+            bytes += len;
+        }
+        if (u->tf[p->fields.items[i]] < 255)
+            u->tf[p->fields.items[i]]++;
+    }
+    size_t uniq = p->uniq.len;
+    d->pterms = lp_xmalloc((uniq ? uniq : 1) * sizeof *d->pterms);
+    d->term_text = lp_xmalloc(bytes ? bytes : 1);
+    size_t off = 0;
+    for (size_t i = 0; i < uniq; i++) {
+        d->pterms[i] = p->uniq.items[i];
+        memcpy(d->term_text + off, p->text.ptr + p->uniq.items[i].off, d->pterms[i].len);
+        d->pterms[i].off = (uint32_t)off;
+        off += d->pterms[i].len;
+    }
+    d->npterms = (uint32_t)uniq;
+    memcpy(d->flen, p->flen, sizeof d->flen);
+    d->mem += uniq * sizeof *d->pterms + bytes;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Schema text: bounded, iterative, never follows $ref. */
+static bool hostile_key(const char *k)
+{
+    return !strcmp(k, "__proto__") || !strcmp(k, "constructor") || !strcmp(k, "prototype");
+}
+
+static void schema_put(prep *p, const char *s, size_t n)
+{
+    size_t max = p->ctx->limits->max_schema_text_bytes;
+    if (p->schema.len >= max) {
+        p->schema_truncated = true;
+        return;
+    }
+    if (p->schema.len + n + 1 > max) {
+        n = max - p->schema.len - 1;
+        p->schema_truncated = true;
+    }
+    lp_buf_append(&p->schema, s, n);
+    lp_buf_putc(&p->schema, '\n');
+}
+
+enum { SK_OTHER, SK_TEXT, SK_ENUM, SK_SKIP, SK_PROPS };
+
+/* What a schema keyword means for text collection (one strcmp per key at most). */
+static int schema_key(const char *k)
+{
+    switch (k[0]) {
+    case 'd':
+        return !strcmp(k, "description") ? SK_TEXT : !strcmp(k, "default") ? SK_SKIP : SK_OTHER;
+    case 't':
+        return !strcmp(k, "title") ? SK_TEXT : SK_OTHER;
+    case 'c':
+        return !strcmp(k, "const") ? SK_TEXT : SK_OTHER;
+    case 'e':
+        return !strcmp(k, "enum")                              ? SK_ENUM
+               : !strcmp(k, "examples") || !strcmp(k, "example") ? SK_SKIP
+                                                                 : SK_OTHER;
+    case '$':
+        return !strcmp(k, "$ref") ? SK_SKIP : SK_OTHER;
+    case 'p':
+        return !strcmp(k, "properties") || !strcmp(k, "patternProperties") ? SK_PROPS
+                                                                              : SK_OTHER;
+    default:
+        return SK_OTHER;
+    }
+}
+
+typedef struct frame {
+    json_t *node;
+    uint32_t depth;
+    bool props; /* node is a "properties" map: its keys are property names */
+} frame;
+
+/* Breadth-first, so the top-level properties (the ones that matter most) are read before
+ * a wide or deep subtree exhausts the node budget. The queue holds at most max_schema_nodes
+ * entries. */
+static void schema_walk(prep *p, json_t *root)
+{
+    if (!root || !(json_is_object(root) || json_is_array(root)))
+        return;
+    const lp_catalog_limits *lim = p->ctx->limits;
+    LP_VEC(frame) queue = {0};
+    size_t head = 0;
+    lp_vec_push(&queue, ((frame){root, 0, false}));
+    p->schema_nodes++;
+    while (head < queue.len) {
+        frame f = queue.items[head++];
+        if (p->schema.len >= lim->max_schema_text_bytes) {
+            p->schema_truncated = true;
+            break;
+        }
+        bool child_ok = f.depth + 1 <= lim->max_schema_depth;
+#define PUSH(n, pr)                                                                            \
+    do {                                                                                       \
+        if (!child_ok || p->schema_nodes >= lim->max_schema_nodes) {                           \
+            p->schema_truncated = true;                                                        \
+        } else {                                                                               \
+            p->schema_nodes++;                                                                 \
+            lp_vec_push(&queue, ((frame){(n), f.depth + 1, (pr)}));                            \
+        }                                                                                      \
+    } while (0)
+        if (json_is_array(f.node)) {
+            size_t i;
+            json_t *v;
+            json_array_foreach(f.node, i, v)
+            {
+                if (p->schema_nodes >= lim->max_schema_nodes) {
+                    p->schema_truncated = true;
+                    break; /* nothing more can be queued, and arrays hold no text */
+                }
+                if (json_is_object(v) || json_is_array(v))
+                    PUSH(v, false);
+            }
+            continue;
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach(f.node, k, v)
+        {
+            if (hostile_key(k))
+                continue;
+            if (p->schema.len >= lim->max_schema_text_bytes) {
+                p->schema_truncated = true;
+                break;
+            }
+            if (f.props) {
+                schema_put(p, k, strlen(k));
+                if (json_is_object(v) || json_is_array(v))
+                    PUSH(v, false);
+                continue;
+            }
+            int kind = schema_key(k);
+            if (kind == SK_TEXT) {
+                if (json_is_string(v))
+                    schema_put(p, json_string_value(v), json_string_length(v));
+                else if (json_is_object(v) || json_is_array(v))
+                    PUSH(v, false); /* a property that happens to be named "title" */
+            } else if (kind == SK_ENUM) {
+                if (json_is_array(v)) {
+                    size_t i, shown = 0;
+                    json_t *e;
+                    json_array_foreach(v, i, e)
+                    {
+                        if (shown == MAX_ENUM_ITEMS) {
+                            p->schema_truncated = true;
+                            break;
+                        }
+                        if (json_is_string(e)) {
+                            schema_put(p, json_string_value(e), json_string_length(e));
+                            shown++;
+                        }
+                    }
+                }
+            } else if (kind == SK_SKIP) {
+                /* $ref is never followed; defaults and examples are data, not schema. */
+            } else if (kind == SK_PROPS) {
+                if (json_is_object(v))
+                    PUSH(v, true);
+            } else if (json_is_object(v) || json_is_array(v)) {
+                PUSH(v, false);
+            }
+        }
+#undef PUSH
+    }
+    lp_vec_free(&queue);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Adapters. */
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
+    }
+}
+
+static lp_catalog_provider detect(json_t *v, lp_catalog_provider forced, json_t **fn)
+{
+    *fn = v;
+    json_t *type = json_object_get(v, "type");
+    if (json_is_string(type) && !strcmp(json_string_value(type), "function")) {
+        json_t *f = json_object_get(v, "function");
+        if (json_is_object(f)) {
+            *fn = f;
+            return LP_CATALOG_OPENAI_CHAT;
+        }
+        return LP_CATALOG_OPENAI_RESPONSES;
+    }
+    if (forced != LP_CATALOG_GENERIC)
+        return forced;
+    if (json_object_get(v, "input_schema"))
+        return LP_CATALOG_ANTHROPIC;
+    if (json_object_get(v, "inputSchema") || json_object_get(v, "outputSchema") ||
+        json_object_get(v, "annotations") || json_object_get(v, "title"))
+        return LP_CATALOG_MCP;
+    if (json_is_string(type))
+        return LP_CATALOG_ANTHROPIC; /* server tools: {"type":"web_search_...","name":...} */
+    return LP_CATALOG_GENERIC;
+}
+
+/* Entry description for messages: "FILE entry #3 (line 7)". */
+/* Entries arrive in document order, so the line count continues from the previous entry:
+ * linear in the document overall, not per entry. */
+static void where(lp_cat_parse_ctx *c, lp_jrange r, char *out, size_t n)
+{
+    if (r.start < c->line_off) {
+        c->line_off = 0;
+        c->line = 1;
+    }
+    for (size_t i = c->line_off; i < r.start && i < c->len; i++)
+        c->line += c->s[i] == '\n';
+    c->line_off = r.start;
+    snprintf(out, n, "%s entry #%zu (byte %zu, line %zu)", c->source, c->index, r.start,
+             c->line);
+}
+
+static bool bad_name(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            return true;
+    }
+    return false;
+}
+
+/* Copy up to MAX_LIST_ITEMS strings of arr into a NULL-free owned array. */
+static char **string_list(json_t *arr, char **prev, size_t *n, lp_cat_doc *d)
+{
+    if (!json_is_array(arr))
+        return prev;
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e)
+    {
+        if (*n >= MAX_LIST_ITEMS)
+            break;
+        if (!json_is_string(e) || json_string_length(e) == 0 ||
+            json_string_length(e) > MAX_LIST_BYTES)
+            continue;
+        prev = lp_xrealloc(prev, (*n + 1) * sizeof *prev);
+        prev[(*n)++] = lp_xstrdup(json_string_value(e));
+        d->mem += json_string_length(e) + 1 + sizeof(char *);
+    }
+    return prev;
+}
+
+static const char *opt_string(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Split a namespaced name: "mcp__github__x", "github__x", "github.x", "github/x". */
+static bool split_prefix(const char *name, size_t *ns_len, const char **local)
+{
+    const char *s = name;
+    if (!strncmp(s, "mcp__", 5) && s[5])
+        s += 5;
+    const char *seps[] = {"__", ".", "/"};
+    for (size_t k = 0; k < LP_ARRAY_LEN(seps); k++) {
+        const char *p = strstr(s + 1, seps[k]);
+        if (p && p[strlen(seps[k])]) {
+            *ns_len = (size_t)(p - s);
+            *local = p + strlen(seps[k]);
+            /* report the namespace relative to name */
+            *ns_len += (size_t)(s - name);
+            return true;
+        }
+        if (p)
+            return false;
+    }
+    return false;
+}
+
+static void hint_of(json_t *ann, const char *key, lp_catalog_hint *h)
+{
+    json_t *v = json_object_get(ann, key);
+    *h = json_is_true(v) ? LP_HINT_TRUE : json_is_false(v) ? LP_HINT_FALSE : LP_HINT_ABSENT;
+}
+
+static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc **out,
+                         lp_error *err)
+{
+    char at[LP_ERROR_MSG_MAX / 2];
+    *out = NULL;
+    c->index++;
+    /* The entry's location is only spelled out when something is wrong with it. */
+#define AT (where(c, r, at, sizeof at), at)
+    if (!json_is_object(v))
+        return lp_cat_fail(err, LP_CATALOG_INVALID_DEFINITION,
+                           "%s is %s; a tool definition must be an object with a \"name\"", AT,
+                           type_name(v));
+    if (r.end - r.start > c->limits->max_definition_bytes)
+        return lp_cat_fail(err, LP_CATALOG_DEFINITION_TOO_LARGE,
+                           "%s is %zu bytes, over the %zu-byte limit; shorten its schema or "
+                           "raise max_definition_bytes",
+                           AT, r.end - r.start, c->limits->max_definition_bytes);
+    json_t *fn;
+    lp_catalog_provider prov = detect(v, c->forced, &fn);
+    json_t *jname = json_object_get(fn, "name");
+    if (!json_is_string(jname)) {
+        json_t *type = json_object_get(v, "type");
+        return lp_cat_fail(err, LP_CATALOG_MISSING_NAME,
+                           "%s has %s \"name\"%s%s%s; every tool needs a string name", AT,
+                           jname ? type_name(jname) : "no", json_is_string(type) ? " (type " : "",
+                           json_is_string(type) ? json_string_value(type) : "",
+                           json_is_string(type) ? ")" : "");
+    }
+    const char *name = json_string_value(jname);
+    size_t name_len = json_string_length(jname);
+    if (name_len == 0 || name_len > c->limits->max_name_bytes || bad_name(name, name_len) ||
+        strlen(name) != name_len)
+        return lp_cat_fail(err, LP_CATALOG_INVALID_NAME,
+                           "%s has a name that is empty, longer than %zu bytes or holds "
+                           "control characters; fix the name",
+                           AT, c->limits->max_name_bytes);
+    json_t *jdesc = json_object_get(fn, "description");
+    if (jdesc && !json_is_string(jdesc) && !json_is_null(jdesc))
+        return lp_cat_fail(err, LP_CATALOG_INVALID_DEFINITION,
+                           "%s (tool '%.64s') has a \"description\" that is %s; it must be a "
+                           "string",
+                           AT, name, type_name(jdesc));
+#undef AT
+    const char *desc = json_is_string(jdesc) ? json_string_value(jdesc) : "";
+    size_t desc_len = json_is_string(jdesc) ? json_string_length(jdesc) : 0;
+
+    lp_cat_doc *d = lp_xcalloc(1, sizeof *d);
+    d->pub.provider = prov;
+    /* Namespace and local name. */
+    const char *local = name;
+    size_t ns_len = 0;
+    const char *ns = "";
+    if (c->server && *c->server) {
+        ns = c->server;
+        ns_len = strlen(ns);
+        size_t pl;
+        const char *l2;
+        if (split_prefix(name, &pl, &l2))
+            local = l2;
+    } else if (split_prefix(name, &ns_len, &local)) {
+        ns = name;
+        if (!strncmp(ns, "mcp__", 5)) {
+            ns += 5;
+            ns_len -= 5;
+        }
+    }
+    /* Title: MCP title, else annotations.title. */
+    json_t *ann = json_object_get(v, "annotations");
+    const char *title = opt_string(v, "title");
+    const char *ann_title = json_is_object(ann) ? opt_string(ann, "title") : NULL;
+    if (!title)
+        title = ann_title ? ann_title : "";
+    if (json_is_object(ann)) {
+        hint_of(ann, "readOnlyHint", &d->pub.hints[LP_CATALOG_HINT_READ_ONLY]);
+        hint_of(ann, "destructiveHint", &d->pub.hints[LP_CATALOG_HINT_DESTRUCTIVE]);
+        hint_of(ann, "idempotentHint", &d->pub.hints[LP_CATALOG_HINT_IDEMPOTENT]);
+        hint_of(ann, "openWorldHint", &d->pub.hints[LP_CATALOG_HINT_OPEN_WORLD]);
+    }
+    /* Strings block: id, name, ns, title, description, group, source. */
+    lp_buf sb;
+    lp_buf_init(&sb, 0);
+    size_t o_id = 0;
+    if (c->server && *c->server)
+        lp_buf_printf(&sb, "%s/", c->server);
+    lp_buf_append(&sb, name, name_len);
+    lp_buf_putc(&sb, 0);
+    size_t o_name = sb.len;
+    lp_buf_append(&sb, name, name_len);
+    lp_buf_putc(&sb, 0);
+    size_t o_ns = sb.len;
+    lp_buf_append(&sb, ns, ns_len);
+    lp_buf_putc(&sb, 0);
+    size_t o_title = sb.len;
+    lp_buf_puts(&sb, title);
+    lp_buf_putc(&sb, 0);
+    size_t o_desc = sb.len;
+    lp_buf_append(&sb, desc, desc_len);
+    lp_buf_putc(&sb, 0);
+    size_t o_group = sb.len;
+    lp_buf_puts(&sb, c->group);
+    lp_buf_putc(&sb, 0);
+    size_t o_source = sb.len;
+    lp_buf_puts(&sb, c->source);
+    lp_buf_putc(&sb, 0);
+    d->mem += sb.len;
+    d->strings = lp_buf_detach(&sb, NULL);
+    d->pub.id = d->strings + o_id;
+    d->pub.name = d->strings + o_name;
+    d->pub.ns = d->strings + o_ns;
+    d->pub.title = d->strings + o_title;
+    d->pub.description = d->strings + o_desc;
+    d->pub.group = d->strings + o_group;
+    d->pub.source = d->strings + o_source;
+    /* Definition bytes. */
+    size_t dl = r.end - r.start;
+    d->def = lp_xmalloc(dl + 1);
+    memcpy(d->def, c->s + r.start, dl);
+    d->def[dl] = '\0';
+    d->mem += dl + 1;
+    d->pub.definition = (lp_str){d->def, dl};
+    d->pub.tokens = lp_catalog_estimate_tokens(d->pub.definition);
+    /* Tags and aliases: _meta (plain or "loupe/" keys), or the definition's own arrays. */
+    size_t ntags = 0, nal = 0;
+    json_t *meta = json_object_get(v, "_meta");
+    if (json_is_object(meta)) {
+        d->tags = string_list(json_object_get(meta, "tags"), d->tags, &ntags, d);
+        d->tags = string_list(json_object_get(meta, "loupe/tags"), d->tags, &ntags, d);
+        d->aliases = string_list(json_object_get(meta, "aliases"), d->aliases, &nal, d);
+        d->aliases = string_list(json_object_get(meta, "loupe/aliases"), d->aliases, &nal, d);
+    }
+    d->tags = string_list(json_object_get(v, "tags"), d->tags, &ntags, d);
+    d->aliases = string_list(json_object_get(v, "aliases"), d->aliases, &nal, d);
+    d->pub.tags = (const char *const *)d->tags;
+    d->pub.ntags = ntags;
+    d->pub.aliases = (const char *const *)d->aliases;
+    d->pub.naliases = nal;
+    /* Squashed names for exact-name matching. */
+    lp_buf sq;
+    lp_buf_init(&sq, 0);
+    lp_text_squash_with(c->squash_tk, lp_str_c(local), &sq);
+    d->squash_name = lp_buf_detach(&sq, NULL);
+    lp_text_squash_with(c->squash_tk, (lp_str){name, name_len}, &sq);
+    d->squash_full = lp_buf_detach(&sq, NULL);
+    lp_text_squash_with(c->squash_tk, (lp_str){ns, ns_len}, &sq);
+    d->squash_ns = lp_buf_detach(&sq, NULL);
+    d->mem += strlen(d->squash_name) + strlen(d->squash_full) + strlen(d->squash_ns) + 3;
+
+    /* Fields. */
+    prep *pp = c->scratch;
+    prep_reset(pp);
+    pp->ctx = c;
+#define p (*pp)
+    index_text(&p, LP_CATALOG_F_NAME, lp_str_c(local), false);
+    index_text(&p, LP_CATALOG_F_NAMESPACE, (lp_str){ns, ns_len}, false);
+    if (*title)
+        index_text(&p, LP_CATALOG_F_ALIAS, lp_str_c(title), true);
+    if (ann_title && title != ann_title && strcmp(ann_title, title) != 0)
+        index_text(&p, LP_CATALOG_F_ALIAS, lp_str_c(ann_title), true);
+    for (size_t i = 0; i < nal; i++)
+        index_text(&p, LP_CATALOG_F_ALIAS, lp_str_c(d->aliases[i]), true);
+    for (size_t i = 0; i < ntags; i++)
+        index_text(&p, LP_CATALOG_F_TAG, lp_str_c(d->tags[i]), false);
+    index_text(&p, LP_CATALOG_F_DESCRIPTION, (lp_str){desc, desc_len}, true);
+    static const char *const schema_keys[] = {"inputSchema", "outputSchema", "input_schema",
+                                              "parameters", "parametersJsonSchema", "response"};
+    for (size_t i = 0; i < LP_ARRAY_LEN(schema_keys); i++)
+        schema_walk(&p, json_object_get(fn, schema_keys[i]));
+    p.field = LP_CATALOG_F_SCHEMA;
+    lp_text_tokenize(c->prose_tk, lp_buf_str(&p.schema), collect_token, &p);
+    d->pub.schema_truncated = p.schema_truncated;
+    finish_terms(&p, d);
+#undef p
+    d->mem += sizeof *d;
+    *out = d;
+    return LP_OK;
+}
+
+void lp_cat_doc_free(lp_cat_doc *d)
+{
+    if (!d)
+        return;
+    free(d->strings);
+    for (size_t i = 0; i < d->pub.ntags; i++)
+        free(d->tags[i]);
+    free(d->tags);
+    for (size_t i = 0; i < d->pub.naliases; i++)
+        free(d->aliases[i]);
+    free(d->aliases);
+    free(d->def);
+    free(d->squash_name);
+    free(d->squash_full);
+    free(d->squash_ns);
+    free(d->pterms);
+    free(d->term_text);
+    free(d->dterms);
+    free(d);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Shapes. */
+/* An object without "name" that is a provider built-in rather than a broken definition:
+ * a non-function "type", or none of the keys a function definition has. */
+static bool builtin_tool(json_t *v)
+{
+    if (!json_is_object(v) || json_object_get(v, "name"))
+        return false;
+    json_t *type = json_object_get(v, "type");
+    if (json_is_string(type))
+        return strcmp(json_string_value(type), "function") != 0;
+    static const char *const fn_keys[] = {"description", "parameters", "inputSchema",
+                                          "input_schema", "function", "title"};
+    for (size_t i = 0; i < LP_ARRAY_LEN(fn_keys); i++)
+        if (json_object_get(v, fn_keys[i]))
+            return false;
+    return json_object_size(v) > 0;
+}
+
+static char *strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strdup_printf(const char *fmt, ...)
+{
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    va_list ap;
+    va_start(ap, fmt);
+    lp_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return lp_buf_detach(&b, NULL);
+}
+
+/* Parse one located value with jansson. Errors carry absolute positions. */
+static lp_status parse_slice(lp_cat_parse_ctx *c, lp_jrange r, json_t **out, lp_error *err)
+{
+    json_error_t jerr;
+    *out = json_loadb(c->s + r.start, r.end - r.start, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+                      &jerr);
+    if (*out)
+        return LP_OK;
+    size_t pos = r.start + (size_t)(jerr.position > 0 ? jerr.position : 0);
+    size_t line, col;
+    lp_cat_line_col(c->s, c->len, pos, &line, &col);
+    return lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
+                       "%s:%zu:%zu (byte %zu): %s; fix the JSON (a catalog file is a tools/list "
+                       "result, an array of tool definitions or one definition)",
+                       c->source, line, col, pos, jerr.text);
+}
+
+/* The skeleton around the located values is malformed: let jansson say where. */
+static lp_status skeleton_error(lp_cat_parse_ctx *c, lp_jrange r, lp_error *err)
+{
+    json_t *v = NULL;
+    lp_status st = parse_slice(c, r, &v, err);
+    json_decref(v);
+    if (st)
+        return st;
+    return lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
+                       "%s: malformed JSON between bytes %zu and %zu (a NUL byte or a cut "
+                       "file?); re-export it",
+                       c->source, r.start, r.end);
+}
+
+static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, lp_jrange r,
+                            bool lenient, int level, lp_error *err)
+{
+    lp_jrange_vec el = {0};
+    lp_status st = LP_OK;
+    json_t *v = NULL;
+    if (!lp_jscan_array(c->s, c->len, r, &el)) {
+        st = skeleton_error(c, r, err);
+        goto done;
+    }
+    for (size_t i = 0; i < el.len; i++) {
+        /* One element at a time: small trees, freed at once, memory bounded by the largest
+         * definition rather than by the document. */
+        st = parse_slice(c, el.items[i], &v, err);
+        if (st)
+            goto done;
+        json_t *decl = json_object_get(v, "functionDeclarations");
+        const char *dk = "functionDeclarations";
+        if (!decl) {
+            decl = json_object_get(v, "function_declarations");
+            dk = "function_declarations";
+        }
+        if (level == 0 && json_is_array(decl) && !json_object_get(v, "name")) {
+            lp_jrange dr;
+            if (!lp_jscan_member(c->s, c->len, el.items[i], dk, &dr)) {
+                st = skeleton_error(c, el.items[i], err);
+                goto done;
+            }
+            lp_catalog_provider saved = c->forced;
+            c->forced = LP_CATALOG_GEMINI;
+            st = walk_array(c, b, dr, lenient, level + 1, err);
+            c->forced = saved;
+            if (st)
+                goto done;
+        } else if (builtin_tool(v)) {
+            /* Provider built-ins ({"type":"web_search_preview"}, {"googleSearch":{}}) are
+             * not function definitions: nothing to index or route. */
+            char at[160];
+            c->index++;
+            where(c, el.items[i], at, sizeof at);
+            if (b->warnings.len < 10000)
+                lp_vec_push(&b->warnings,
+                            strdup_printf("builtin_tool: %s is a provider built-in tool "
+                                          "without a name; not indexed",
+                                          at));
+        } else {
+            lp_cat_doc *d;
+            lp_error e = {0};
+            st = prepare(c, v, el.items[i], &d, &e);
+            if (st == LP_OK) {
+                lp_vec_push(&b->docs, d);
+            } else if (!lenient) {
+                if (err)
+                    *err = e;
+                goto done;
+            } else {
+                if (b->warnings.len < 10000)
+                    lp_vec_push(&b->warnings, lp_xstrdup(e.msg));
+                st = LP_OK;
+            }
+        }
+        json_decref(v);
+        v = NULL;
+    }
+done:
+    json_decref(v);
+    lp_vec_free(&el);
+    return st;
+}
+
+void lp_catalog_batch_free(lp_catalog_batch *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->docs.len; i++)
+        lp_cat_doc_free(b->docs.items[i]);
+    lp_vec_free(&b->docs);
+    for (size_t i = 0; i < b->warnings.len; i++)
+        free(b->warnings.items[i]);
+    lp_vec_free(&b->warnings);
+    free(b->group);
+    free(b->source);
+    free(b);
+}
+
+size_t lp_catalog_batch_count(const lp_catalog_batch *b) { return b ? b->docs.len : 0; }
+size_t lp_catalog_batch_warning_count(const lp_catalog_batch *b)
+{
+    return b ? b->warnings.len : 0;
+}
+const char *lp_catalog_batch_warning(const lp_catalog_batch *b, size_t i)
+{
+    return b && i < b->warnings.len ? b->warnings.items[i] : NULL;
+}
+
+static int doc_id_cmp(const void *a, const void *b)
+{
+    const lp_cat_doc *x = *(lp_cat_doc *const *)a, *y = *(lp_cat_doc *const *)b;
+    int c = strcmp(x->pub.id, y->pub.id);
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/* Where the tools are in a document. */
+typedef struct shape {
+    bool has_tools;          /* an array of definitions at `tools` */
+    lp_jrange tools;
+    lp_catalog_provider forced;
+    const char *bad_key;     /* "tools" or a declarations key that is not an array */
+    char server[256];        /* a "server"/"namespace" string next to the tools */
+    bool looks_like_tool;    /* the root has "name" or "function": one definition */
+} shape;
+
+/* Read the members of the object at r: validate every value we do not descend into,
+ * find the tools array (looking inside "result" once), and the server name. */
+static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, shape *sh, int level,
+                             lp_error *err)
+{
+    lp_jmember_vec m = {0};
+    lp_status st = LP_OK;
+    json_t *v = NULL;
+    if (!lp_jscan_object(c->s, c->len, r, &m)) {
+        st = skeleton_error(c, r, err);
+        goto done;
+    }
+    /* Keys: valid strings, no duplicates at this level. */
+    for (size_t i = 0; i < m.len; i++) {
+        json_t *k = NULL;
+        if ((st = parse_slice(c, m.items[i].key, &k, err)))
+            goto done;
+        json_decref(k);
+        for (size_t j = 0; j < i; j++) {
+            size_t l1 = m.items[i].key.end - m.items[i].key.start;
+            size_t l2 = m.items[j].key.end - m.items[j].key.start;
+            if (l1 == l2 && !memcmp(c->s + m.items[i].key.start, c->s + m.items[j].key.start,
+                                    l1)) {
+                st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
+                                 "%s (byte %zu): duplicate object key %.*s; keep one", c->source,
+                                 m.items[i].key.start, (int)LP_MIN(l1, (size_t)64),
+                                 c->s + m.items[i].key.start);
+                goto done;
+            }
+        }
+    }
+    lp_jrange result = {0, 0};
+    bool has_result = false;
+    for (size_t i = 0; i < m.len; i++) {
+        lp_jmember mm = m.items[i];
+        char first = c->s[mm.value.start];
+        bool tools = lp_jscan_key_is(c->s, mm, "tools");
+        bool decl = lp_jscan_key_is(c->s, mm, "functionDeclarations") ||
+                    lp_jscan_key_is(c->s, mm, "function_declarations");
+        if ((tools || decl) && !sh->has_tools) {
+            if (first != '[') {
+                sh->bad_key = tools ? "tools" : "functionDeclarations";
+            } else {
+                sh->has_tools = true;
+                sh->tools = mm.value;
+                sh->forced = decl ? LP_CATALOG_GEMINI : LP_CATALOG_GENERIC;
+                continue; /* validated element by element */
+            }
+        }
+        if (level == 0 && first == '{' && lp_jscan_key_is(c->s, mm, "result")) {
+            has_result = true;
+            result = mm.value;
+            continue;
+        }
+        if ((st = parse_slice(c, mm.value, &v, err)))
+            goto done;
+        bool named = lp_jscan_key_is(c->s, mm, "server") ||
+                     lp_jscan_key_is(c->s, mm, "namespace");
+        if (named && json_is_string(v) && !sh->server[0])
+            snprintf(sh->server, sizeof sh->server, "%s", json_string_value(v));
+        if (level == 0 && (lp_jscan_key_is(c->s, mm, "name") ||
+                           lp_jscan_key_is(c->s, mm, "function")))
+            sh->looks_like_tool = true;
+        json_decref(v);
+        v = NULL;
+    }
+    if (has_result) {
+        if (!sh->has_tools && !sh->looks_like_tool) {
+            st = read_object(c, result, sh, level + 1, err);
+        } else {
+            st = parse_slice(c, result, &v, err);
+        }
+    }
+done:
+    json_decref(v);
+    lp_vec_free(&m);
+    return st;
+}
+
+static const char *kind_of_byte(char ch)
+{
+    if (ch == '"')
+        return "a string";
+    if (ch == 't' || ch == 'f')
+        return "a boolean";
+    if (ch == 'n')
+        return "null";
+    return "a number";
+}
+
+lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
+                           const lp_catalog_parse_opts *opts, lp_catalog_batch **out,
+                           lp_error *err)
+{
+    lp_catalog_parse_opts o = opts ? *opts : (lp_catalog_parse_opts){0};
+    const char *source = o.source && *o.source ? o.source : "<input>";
+    lp_catalog_batch *b = lp_xcalloc(1, sizeof *b);
+    lp_status st = LP_OK;
+    lp_cat_parse_ctx c = {.limits = &cat->limits, .source = source, .line = 1, .s = json,
+                          .len = len};
+    shape sh = {0};
+    prep scratch = {0};
+    json_t *root = NULL;
+    lp_buf_init(&scratch.text, 0);
+    lp_buf_init(&scratch.schema, 0);
+    *out = NULL;
+    if (len > cat->limits.max_file_bytes) {
+        st = lp_cat_fail(err, LP_CATALOG_FILE_TOO_LARGE,
+                         "%s is %zu bytes, over the %zu-byte limit; split the catalog into "
+                         "several files",
+                         source, len, cat->limits.max_file_bytes);
+        goto done;
+    }
+    uint64_t t0 = lp_now_ns();
+    /* A UTF-8 byte order mark is tolerated; offsets stay relative to the whole input. */
+    size_t base = len >= 3 && !memcmp(json, "\xef\xbb\xbf", 3) ? 3 : 0;
+    lp_jrange rr;
+    if (!lp_jscan_value(json, len, base, &rr)) {
+        st = skeleton_error(&c, (lp_jrange){base, len}, err);
+        goto done;
+    }
+    for (size_t i = rr.end; i < len; i++) {
+        char ch = json[i];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+            st = skeleton_error(&c, (lp_jrange){base, len}, err);
+            goto done;
+        }
+    }
+    char first = json[rr.start];
+    if (first == '[') {
+        sh.has_tools = true;
+        sh.tools = rr;
+    } else if (first == '{') {
+        if ((st = read_object(&c, rr, &sh, 0, err)))
+            goto done;
+        if (sh.bad_key) {
+            st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
+                             "%s: \"%s\" is not an array; it must be an array of tool "
+                             "definitions",
+                             source, sh.bad_key);
+            goto done;
+        }
+        if (!sh.has_tools && !sh.looks_like_tool) {
+            st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
+                             "%s: a JSON object with no \"tools\", \"functionDeclarations\" or "
+                             "\"name\"; give a tools/list result, an array of definitions or "
+                             "one definition",
+                             source);
+            goto done;
+        }
+    } else {
+        if ((st = parse_slice(&c, rr, &root, err)))
+            goto done;
+        st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
+                         "%s: the document is %s; give a tools/list result, an array of tool "
+                         "definitions or one definition",
+                         source, kind_of_byte(first));
+        goto done;
+    }
+    const char *server = o.server && *o.server ? o.server : sh.server[0] ? sh.server : NULL;
+    c.server = server;
+    c.group = o.group && *o.group ? o.group : c.server ? c.server : source;
+    c.forced = sh.forced;
+    c.code_tk = lp_text_tokenizer_new(LP_TEXT_CODE | LP_TEXT_STEM);
+    c.prose_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
+    c.squash_tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
+    c.scratch = &scratch;
+    b->group = lp_xstrdup(c.group);
+    b->source = lp_xstrdup(source);
+    if (sh.has_tools) {
+        st = walk_array(&c, b, sh.tools, o.lenient, 0, err);
+    } else if ((st = parse_slice(&c, rr, &root, err)) == LP_OK) {
+        lp_cat_doc *d;
+        st = prepare(&c, root, rr, &d, err);
+        if (st == LP_OK)
+            lp_vec_push(&b->docs, d);
+    }
+    lp_text_tokenizer_free(c.code_tk);
+    lp_text_tokenizer_free(c.prose_tk);
+    lp_text_tokenizer_free(c.squash_tk);
+    lp_log(LP_LOG_DEBUG, "catalog.parse", "source=%s tools=%zu ms=%.1f", source, b->docs.len,
+           (lp_now_ns() - t0) / 1e6);
+    if (st)
+        goto done;
+    if (b->docs.len > cat->limits.max_tools) {
+        st = lp_cat_fail(err, LP_CATALOG_TOO_MANY_TOOLS,
+                         "%s holds %zu tools, over the %zu-tool limit; split it or raise "
+                         "max_tools",
+                         source, b->docs.len, cat->limits.max_tools);
+        goto done;
+    }
+    /* Ids are unique inside a batch. */
+    if (b->docs.len > 1) {
+        lp_cat_doc **sorted = lp_xmalloc(b->docs.len * sizeof *sorted);
+        memcpy(sorted, b->docs.items, b->docs.len * sizeof *sorted);
+        qsort(sorted, b->docs.len, sizeof *sorted, doc_id_cmp);
+        for (size_t i = 1; i < b->docs.len && st == LP_OK; i++)
+            if (!strcmp(sorted[i - 1]->pub.id, sorted[i]->pub.id))
+                st = lp_cat_fail(err, LP_CATALOG_DUPLICATE_TOOL,
+                                 "%s defines tool '%.80s' twice; remove one, or load the "
+                                 "files with different server names",
+                                 source, sorted[i]->pub.id);
+        free(sorted);
+        if (st)
+            goto done;
+    }
+    *out = b;
+    b = NULL;
+done:
+    json_decref(root);
+    prep_release(&scratch);
+    lp_catalog_batch_free(b);
+    return st;
+}

@@ -1,0 +1,653 @@
+/*
+ * search.c: BM25F ranking over tool documents, filters, pins and budgets.
+ *
+ * For each distinct query term (stemmed, stopwords dropped) the candidate index terms are:
+ * the literal term (weight 1), prefix matches in either direction (the query term starts a
+ * term, or a term of 4+ bytes starts the query term: "financ" / "financi"), synonyms from
+ * the text table, and, only when the literal term is absent, fuzzy matches drawn from the
+ * trigram index and checked with a bounded edit distance. A document takes, per query
+ * term, only its strongest candidate contribution (weight x BM25F), so a synonym group or
+ * a family of prefixes never votes twice; and an index term credits at most one query
+ * term (literal owners first, then expansions in query order). Then:
+ *   score = (sum over query terms + whole-identifier matches + exact-name bonus)
+ *           x (floor + (1 - floor) x matched_terms / query_terms)
+ * Order: score desc, name asc, id asc (bytewise), which is total because ids are unique.
+ *
+ * Work per query is bounded: at most max_query_terms terms, 32 prefix and 16 fuzzy
+ * candidates per term, and a cap on the trigram postings read per term.
+ */
+#include "catalog/catalog_int.h"
+
+#include <math.h>
+#include <strings.h>
+
+#define MAX_PREFIX 32
+#define MAX_FUZZY 16
+#define MAX_SYN 32
+#define TRI_WORK_MAX 200000 /* trigram postings read per query term, fuzzy or prefix */
+
+enum { K_LITERAL, K_PREFIX, K_SYNONYM, K_FUZZY };
+
+typedef struct cand {
+    uint32_t term;
+    float weight;
+    uint8_t kind;
+} cand;
+
+typedef struct qterm {
+    char text[LP_TEXT_TOKEN_MAX + 1];
+    uint16_t len;
+    bool whole;
+} qterm;
+
+typedef LP_VEC(qterm) qterm_vec;
+typedef LP_VEC(cand) cand_vec;
+
+void lp_cat_refresh_norms(lp_catalog *cat)
+{
+    size_t n = cat->slots.len;
+    if (n > cat->inv_norm_slots || !cat->inv_norm) {
+        free(cat->inv_norm);
+        cat->inv_norm = lp_xmalloc(lp_mul_size(n ? n : 1, NF * sizeof(float)));
+        cat->inv_norm_slots = n;
+    }
+    double avg[NF];
+    for (int f = 0; f < NF; f++) {
+        avg[f] = cat->ndocs ? (double)cat->field_total[f] / (double)cat->ndocs : 0;
+        if (avg[f] <= 0)
+            avg[f] = 1;
+    }
+    for (size_t s = 0; s < n; s++) {
+        const lp_cat_doc *d = cat->slots.items[s];
+        for (int f = 0; f < NF; f++) {
+            double b = cat->params.b[f];
+            double norm = d ? 1 - b + b * (double)d->flen[f] / avg[f] : 1;
+            cat->inv_norm[s * NF + f] = (float)(1.0 / (norm > 1e-6 ? norm : 1e-6));
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Query terms. */
+typedef struct qcollect {
+    qterm_vec *terms;
+    size_t max;
+    bool truncated;
+} qcollect;
+
+static int collect_q(void *ctx, const lp_text_token *tok)
+{
+    qcollect *c = ctx;
+    bool whole = tok->flags & LP_TEXT_TOK_WHOLE;
+    for (size_t i = 0; i < c->terms->len; i++) {
+        qterm *q = &c->terms->items[i];
+        if (q->whole == whole && q->len == tok->len && !memcmp(q->text, tok->text, tok->len))
+            return 0;
+    }
+    size_t same_kind = 0;
+    for (size_t i = 0; i < c->terms->len; i++)
+        same_kind += c->terms->items[i].whole == whole;
+    if (same_kind >= c->max) {
+        c->truncated = true;
+        return 0;
+    }
+    qterm *q = lp_vec_push_zero(c->terms);
+    memcpy(q->text, tok->text, tok->len);
+    q->len = (uint16_t)tok->len;
+    q->whole = whole;
+    return 0;
+}
+
+static size_t count_plain(const qterm_vec *v)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->len; i++)
+        n += !v->items[i].whole;
+    return n;
+}
+
+static bool query_terms(const lp_catalog *cat, lp_str text, qterm_vec *out)
+{
+    qcollect c = {out, cat->limits.max_query_terms, false};
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_PROSE);
+    lp_text_tokenize(tk, text, collect_q, &c);
+    lp_text_tokenizer_free(tk);
+    if (count_plain(out) == 0) {
+        /* Only stopwords ("it", "now"): they are all the query has, so use them. */
+        out->len = 0;
+        c.truncated = false;
+        tk = lp_text_tokenizer_new(LP_TEXT_CODE | LP_TEXT_STEM);
+        lp_text_tokenize(tk, text, collect_q, &c);
+        lp_text_tokenizer_free(tk);
+    }
+    return c.truncated;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Candidates for one query term. */
+static void push_cand(cand_vec *v, uint32_t term, double w, uint8_t kind)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i].term == term) {
+            if (w > v->items[i].weight) {
+                v->items[i].weight = (float)w;
+                v->items[i].kind = kind;
+            }
+            return;
+        }
+    lp_vec_push(v, ((cand){term, (float)w, kind}));
+}
+
+static bool live(const lp_catalog *cat, uint32_t id)
+{
+    return id != UINT32_MAX && cat->terms.items[id].df > 0;
+}
+
+/* The trigram of q with the fewest terms, or NULL. */
+static const lp_cat_tri *rarest_trigram(const lp_catalog *cat, lp_str q)
+{
+    uint32_t tri[LP_TEXT_TOKEN_MAX];
+    size_t n = LP_MIN(lp_text_trigrams(q, tri, LP_ARRAY_LEN(tri)), LP_ARRAY_LEN(tri));
+    const lp_cat_tri *best = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const lp_cat_tri *t = lp_cat_tri_get(cat, tri[i]);
+        if (!t)
+            return NULL; /* a trigram no term has: no term contains q */
+        if (!best || t->n < best->n)
+            best = t;
+    }
+    return best;
+}
+
+static void prefix_cands(const lp_catalog *cat, lp_str q, cand_vec *out)
+{
+    const lp_catalog_params *P = &cat->params;
+    size_t found = 0;
+    /* Terms that start with q. */
+    if (q.len >= 3) {
+        const lp_cat_tri *t = rarest_trigram(cat, q);
+        size_t work = t ? LP_MIN((size_t)t->n, (size_t)TRI_WORK_MAX) : 0;
+        for (size_t i = 0; i < work && found < MAX_PREFIX; i++) {
+            uint32_t id = t->terms[i];
+            lp_str s = lp_cat_term_text(cat, id);
+            if (s.len > q.len && cat->terms.items[id].df > 0 && !memcmp(s.ptr, q.ptr, q.len)) {
+                double w = P->prefix_weight * (0.5 + 0.5 * (double)q.len / (double)s.len);
+                push_cand(out, id, w, K_PREFIX);
+                found++;
+            }
+        }
+    }
+    /* Terms of 4+ bytes that start q. */
+    for (size_t l = q.len - 1; l >= 4 && l < q.len; l--) {
+        if (((unsigned char)q.ptr[l] & 0xC0) == 0x80)
+            continue; /* not a codepoint boundary */
+        uint32_t id = lp_cat_term_lookup(cat, (lp_str){q.ptr, l});
+        if (live(cat, id)) {
+            double w = P->prefix_weight * (0.5 + 0.5 * (double)l / (double)q.len);
+            push_cand(out, id, w, K_PREFIX);
+        }
+    }
+}
+
+typedef struct fz {
+    uint32_t term;
+    uint8_t dist;
+} fz;
+
+static void fuzzy_cands(const lp_catalog *cat, lp_str q, uint8_t *counts, cand_vec *out)
+{
+    if (q.len < 4)
+        return;
+    size_t maxd = q.len >= 8 ? 2 : 1;
+    uint32_t tri[LP_TEXT_TOKEN_MAX];
+    size_t n = LP_MIN(lp_text_trigrams(q, tri, LP_ARRAY_LEN(tri)), LP_ARRAY_LEN(tri));
+    LP_VEC(uint32_t) touched = {0};
+    size_t work = 0;
+    for (size_t i = 0; i < n && work < TRI_WORK_MAX; i++) {
+        const lp_cat_tri *t = lp_cat_tri_get(cat, tri[i]);
+        if (!t)
+            continue;
+        for (uint32_t k = 0; k < t->n && work < TRI_WORK_MAX; k++, work++) {
+            uint32_t id = t->terms[k];
+            if (counts[id] == 0)
+                lp_vec_push(&touched, id);
+            if (counts[id] < 255)
+                counts[id]++;
+        }
+    }
+    /* q-gram lemma: d edits destroy at most 3d trigrams of q. */
+    size_t need = n > 3 * maxd ? n - 3 * maxd : 1;
+    fz best[MAX_FUZZY];
+    size_t nb = 0;
+    for (size_t i = 0; i < touched.len; i++) {
+        uint32_t id = touched.items[i];
+        size_t c = counts[id];
+        counts[id] = 0;
+        if (c < need || cat->terms.items[id].df == 0)
+            continue;
+        lp_str s = lp_cat_term_text(cat, id);
+        if ((s.len > q.len ? s.len - q.len : q.len - s.len) > maxd)
+            continue;
+        size_t d = lp_text_edit_distance(q, s, maxd);
+        if (d == 0 || d > maxd)
+            continue;
+        /* Keep the closest; ties: the more frequent term, then the lower id. */
+        fz f = {id, (uint8_t)d};
+        size_t pos = nb;
+        while (pos > 0) {
+            fz *b = &best[pos - 1];
+            bool better = f.dist < b->dist ||
+                          (f.dist == b->dist &&
+                           (cat->terms.items[id].df > cat->terms.items[b->term].df ||
+                            (cat->terms.items[id].df == cat->terms.items[b->term].df &&
+                             id < b->term)));
+            if (!better)
+                break;
+            pos--;
+        }
+        if (pos >= MAX_FUZZY)
+            continue;
+        if (nb < MAX_FUZZY)
+            nb++;
+        memmove(&best[pos + 1], &best[pos], (nb - 1 - pos) * sizeof *best);
+        best[pos] = f;
+    }
+    for (size_t i = 0; i < nb; i++)
+        push_cand(out, best[i].term,
+                  cat->params.fuzzy_weight * (best[i].dist == 1 ? 1.0 : 2.0 / 3.0), K_FUZZY);
+    lp_vec_free(&touched);
+}
+
+static void candidates(const lp_catalog *cat, const qterm *q, uint8_t *counts, cand_vec *out)
+{
+    lp_str t = {q->text, q->len};
+    out->len = 0;
+    uint32_t lit = lp_cat_term_lookup(cat, t);
+    if (q->whole) {
+        if (live(cat, lit))
+            push_cand(out, lit, cat->params.whole_weight, K_LITERAL);
+        return;
+    }
+    if (live(cat, lit))
+        push_cand(out, lit, 1.0, K_LITERAL);
+    lp_text_expansion syn[MAX_SYN];
+    size_t ns = LP_MIN(lp_text_synonyms(t, true, syn, MAX_SYN), (size_t)MAX_SYN);
+    for (size_t i = 0; i < ns; i++) {
+        uint32_t id = lp_cat_term_lookup(cat, syn[i].term);
+        if (live(cat, id))
+            push_cand(out, id, syn[i].weight * cat->params.synonym_scale, K_SYNONYM);
+    }
+    prefix_cands(cat, t, out);
+    if (!live(cat, lit))
+        fuzzy_cands(cat, t, counts, out);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Ranking. */
+typedef struct scratch {
+    float *best;
+    uint16_t *stamp;
+    double *total;
+    uint16_t *matched;
+    uint8_t *seen;
+    LP_VEC(uint32_t) touched;
+    LP_VEC(uint32_t) hits; /* slots with a positive total */
+} scratch;
+
+static void score_term(const lp_catalog *cat, const cand_vec *cands, uint16_t stamp,
+                       scratch *sc)
+{
+    const lp_catalog_params *P = &cat->params;
+    double N = (double)cat->ndocs;
+    sc->touched.len = 0;
+    for (size_t c = 0; c < cands->len; c++) {
+        const cand *cd = &cands->items[c];
+        const lp_cat_term *t = &cat->terms.items[cd->term];
+        double df = t->df;
+        double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
+        for (uint32_t i = 0; i < t->npost; i++) {
+            const lp_cat_posting *p = &t->post[i];
+            const float *inv = &cat->inv_norm[(size_t)p->doc * NF];
+            double tf = 0;
+            for (int f = 0; f < NF; f++)
+                if (p->tf[f])
+                    tf += P->weight[f] * p->tf[f] * inv[f];
+            double s = cd->weight * idf * tf * (P->k1 + 1) / (tf + P->k1);
+            if (cd->kind == K_LITERAL) {
+                if (p->tf[LP_CATALOG_F_NAME])
+                    s += P->name_term_bonus;
+                if (p->tf[LP_CATALOG_F_NAMESPACE])
+                    s += P->namespace_bonus;
+            }
+            if (sc->stamp[p->doc] != stamp) {
+                sc->stamp[p->doc] = stamp;
+                sc->best[p->doc] = (float)s;
+                lp_vec_push(&sc->touched, p->doc);
+            } else if (s > sc->best[p->doc]) {
+                sc->best[p->doc] = (float)s;
+            }
+        }
+    }
+}
+
+static bool name_eq_ci(const char *a, const char *b) { return strcasecmp(a, b) == 0; }
+
+static bool passes_filters(const lp_cat_doc *d, const lp_catalog_query *q)
+{
+    if (q->nnamespaces) {
+        bool ok = false;
+        for (size_t i = 0; i < q->nnamespaces && !ok; i++)
+            ok = name_eq_ci(d->pub.ns, q->namespaces[i]);
+        if (!ok)
+            return false;
+    }
+    for (size_t i = 0; i < q->ntags; i++) {
+        bool ok = false;
+        for (size_t k = 0; k < d->pub.ntags && !ok; k++)
+            ok = name_eq_ci(d->pub.tags[k], q->tags[i]);
+        if (!ok)
+            return false;
+    }
+    static const lp_catalog_hint defaults[LP_CATALOG_NHINTS] = {
+        [LP_CATALOG_HINT_READ_ONLY] = LP_HINT_FALSE,
+        [LP_CATALOG_HINT_DESTRUCTIVE] = LP_HINT_TRUE,
+        [LP_CATALOG_HINT_IDEMPOTENT] = LP_HINT_FALSE,
+        [LP_CATALOG_HINT_OPEN_WORLD] = LP_HINT_TRUE,
+    };
+    for (int h = 0; h < LP_CATALOG_NHINTS; h++) {
+        if (q->hints[h] == LP_HINT_ABSENT)
+            continue;
+        lp_catalog_hint v = d->pub.hints[h] != LP_HINT_ABSENT ? d->pub.hints[h] : defaults[h];
+        if (v != q->hints[h])
+            return false;
+    }
+    return true;
+}
+
+typedef struct ranked {
+    const lp_cat_doc *doc;
+    double score;
+    uint16_t matched;
+} ranked;
+
+static int ranked_cmp(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    int c = strcmp(x->doc->pub.name, y->doc->pub.name);
+    return c ? c : strcmp(x->doc->pub.id, y->doc->pub.id);
+}
+
+static void warn(lp_catalog_result *r, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void warn(lp_catalog_result *r, const char *code, const char *fmt, ...)
+{
+    if (r->nwarnings >= 64)
+        return;
+    lp_buf b;
+    lp_buf_init(&b, 512);
+    lp_buf_printf(&b, "%s: ", code);
+    va_list ap;
+    va_start(ap, fmt);
+    lp_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    r->warnings = lp_xrealloc(r->warnings, (r->nwarnings + 1) * sizeof *r->warnings);
+    r->warnings[r->nwarnings++] = lp_buf_detach(&b, NULL);
+}
+
+static bool exact_name(const lp_cat_doc *d, const char *sq)
+{
+    if (!*sq)
+        return false;
+    if (!strcmp(sq, d->squash_name) || !strcmp(sq, d->squash_full))
+        return true;
+    size_t nl = strlen(d->squash_ns);
+    return nl && !strncmp(sq, d->squash_ns, nl) && !strcmp(sq + nl, d->squash_name);
+}
+
+static void add_hit(lp_catalog_result *r, const lp_cat_doc *d, double score, uint16_t matched,
+                    bool pinned)
+{
+    r->hits[r->nhits++] = (lp_catalog_hit){&d->pub, score, d->pub.tokens, pinned, matched};
+    r->total_tokens += d->pub.tokens;
+}
+
+lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
+                            lp_catalog_result *out, lp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const lp_catalog_limits *L = &cat->limits;
+    if (q->text.len > L->max_query_bytes)
+        return lp_cat_fail(err, LP_CATALOG_QUERY_TOO_LONG,
+                           "the query is %zu bytes, over the %zu-byte limit; shorten it",
+                           q->text.len, L->max_query_bytes);
+    size_t max_tools = q->max_tools ? q->max_tools : 5;
+    if (max_tools > L->max_results)
+        return lp_cat_fail(err, LP_CATALOG_INVALID_LIMIT,
+                           "max_tools %zu is above the limit %zu; ask for fewer tools",
+                           max_tools, L->max_results);
+    if (q->npinned > L->max_pins)
+        return lp_cat_fail(err, LP_CATALOG_INVALID_LIMIT,
+                           "%zu pinned tools is above the limit %zu; pin fewer", q->npinned,
+                           L->max_pins);
+    size_t nslots = cat->slots.len;
+    scratch sc = {0};
+    sc.best = lp_xmalloc((nslots ? nslots : 1) * sizeof *sc.best);
+    sc.stamp = lp_xcalloc(nslots ? nslots : 1, sizeof *sc.stamp);
+    sc.total = lp_xcalloc(nslots ? nslots : 1, sizeof *sc.total);
+    sc.matched = lp_xcalloc(nslots ? nslots : 1, sizeof *sc.matched);
+    sc.seen = lp_xcalloc(nslots ? nslots : 1, 1);
+    uint8_t *counts = NULL, *claimed = NULL;
+    qterm_vec terms = {0};
+    cand_vec cands = {0};
+    ranked *rk = NULL;
+    lp_buf sq;
+    lp_buf_init(&sq, 0);
+
+    lp_str qtext = lp_str_trim(q->text);
+    if (qtext.len && query_terms(cat, qtext, &terms))
+        warn(out, "query_terms_truncated", "only the first %zu distinct query terms were used",
+             L->max_query_terms);
+    size_t nplain = count_plain(&terms);
+    out->query_terms = nplain;
+    if (qtext.len && nplain == 0)
+        warn(out, "no_query_terms", "the query has no searchable words");
+    counts = lp_xcalloc(cat->terms.len ? cat->terms.len : 1, 1);
+    /* An index term credits at most one query term: the literal query terms claim their
+     * own terms first, then each query term (in order) claims its expansions. So "make a
+     * new folder" cannot count "add" twice (through make and through new). */
+    claimed = lp_xcalloc(cat->terms.len ? cat->terms.len : 1, 1);
+    for (size_t i = 0; i < terms.len; i++) {
+        uint32_t id = lp_cat_term_lookup(cat, (lp_str){terms.items[i].text, terms.items[i].len});
+        if (id != UINT32_MAX)
+            claimed[id] = 1;
+    }
+    uint16_t stamp = 0;
+    for (size_t i = 0; i < terms.len && nslots; i++) {
+        candidates(cat, &terms.items[i], counts, &cands);
+        size_t w = 0;
+        for (size_t c = 0; c < cands.len; c++) {
+            cand cd = cands.items[c];
+            if (cd.kind != K_LITERAL && claimed[cd.term])
+                continue;
+            cands.items[w++] = cd;
+        }
+        cands.len = w;
+        for (size_t c = 0; c < cands.len; c++)
+            claimed[cands.items[c].term] = 1;
+        if (!cands.len)
+            continue;
+        score_term(cat, &cands, ++stamp, &sc);
+        for (size_t k = 0; k < sc.touched.len; k++) {
+            uint32_t s = sc.touched.items[k];
+            if (!sc.seen[s]) {
+                sc.seen[s] = 1;
+                lp_vec_push(&sc.hits, s);
+            }
+            sc.total[s] += sc.best[s];
+            if (!terms.items[i].whole)
+                sc.matched[s]++;
+        }
+    }
+    /* Exact name, coverage, filters. */
+    lp_text_squash(qtext, &sq);
+    rk = lp_xmalloc((sc.hits.len ? sc.hits.len : 1) * sizeof *rk);
+    size_t nrk = 0;
+    double floor = cat->params.coverage_floor;
+    for (size_t i = 0; i < sc.hits.len; i++) {
+        uint32_t s = sc.hits.items[i];
+        const lp_cat_doc *d = cat->slots.items[s];
+        double score = sc.total[s];
+        if (exact_name(d, sq.ptr))
+            score += cat->params.exact_name_bonus;
+        if (nplain)
+            score *= floor + (1 - floor) * (double)LP_MIN(sc.matched[s], nplain) / (double)nplain;
+        sc.total[s] = score;
+        if (score > 0 && passes_filters(d, q))
+            rk[nrk++] = (ranked){d, score, sc.matched[s]};
+    }
+    qsort(rk, nrk, sizeof *rk, ranked_cmp);
+    out->matched = nrk;
+    out->hits = lp_xmalloc((max_tools + q->npinned + 1) * sizeof *out->hits);
+    /* Pinned tools first, in the order given; an id wins over a name. */
+    size_t pinned_count = 0;
+    for (size_t i = 0; i < q->npinned; i++) {
+        const char *pin = q->pinned[i];
+        const lp_catalog_tool *byid = lp_catalog_get(cat, pin);
+        size_t found = 0;
+        for (size_t s = 0; s < nslots; s++) {
+            const lp_cat_doc *d = cat->slots.items[s];
+            if (!d || (byid ? &d->pub != byid : strcmp(d->pub.name, pin) != 0))
+                continue;
+            found++;
+            bool dup = false;
+            for (size_t h = 0; h < out->nhits && !dup; h++)
+                dup = out->hits[h].tool == &d->pub;
+            if (dup)
+                continue;
+            if (out->nhits == max_tools + q->npinned)
+                break;
+            add_hit(out, d, sc.total[s] > 0 ? sc.total[s] : 0, sc.matched[s], true);
+            pinned_count++;
+        }
+        if (!found)
+            warn(out, "unknown_pin", "no tool has the id or name '%.100s'", pin);
+    }
+    if (pinned_count > max_tools)
+        warn(out, "pinned_over_budget", "%zu pinned tools exceed max_tools %zu", pinned_count,
+             max_tools);
+    if (q->max_tokens && out->total_tokens > q->max_tokens)
+        warn(out, "pinned_over_budget",
+             "pinned tools take %zu tokens, over max_tokens %zu; nothing else fits",
+             out->total_tokens, q->max_tokens);
+    for (size_t i = 0; i < nrk; i++) {
+        const lp_cat_doc *d = rk[i].doc;
+        bool pinned = false;
+        for (size_t h = 0; h < pinned_count && !pinned; h++)
+            pinned = out->hits[h].tool == &d->pub;
+        if (pinned)
+            continue;
+        if (out->nhits >= max_tools) {
+            out->omitted_count++;
+            continue;
+        }
+        if (q->max_tokens && out->total_tokens + d->pub.tokens > q->max_tokens) {
+            out->omitted_budget++;
+            continue;
+        }
+        add_hit(out, d, rk[i].score, rk[i].matched, false);
+    }
+    lp_buf_release(&sq);
+    free(rk);
+    free(counts);
+    free(claimed);
+    lp_vec_free(&terms);
+    lp_vec_free(&cands);
+    free(sc.best);
+    free(sc.stamp);
+    free(sc.total);
+    free(sc.matched);
+    free(sc.seen);
+    lp_vec_free(&sc.touched);
+    lp_vec_free(&sc.hits);
+    return LP_OK;
+}
+
+void lp_catalog_result_release(lp_catalog_result *r)
+{
+    if (!r)
+        return;
+    free(r->hits);
+    for (size_t i = 0; i < r->nwarnings; i++)
+        free(r->warnings[i]);
+    free(r->warnings);
+    memset(r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * JSON output. */
+void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query *q,
+                                  const lp_catalog_result *r, bool with_definitions,
+                                  lp_buf *out)
+{
+    lp_buf_puts(out, "{\"query\":");
+    lp_cat_json_str(out, q->text);
+    lp_buf_puts(out, ",\"tools\":[");
+    for (size_t i = 0; i < r->nhits; i++) {
+        const lp_catalog_hit *h = &r->hits[i];
+        const lp_catalog_tool *t = h->tool;
+        if (i)
+            lp_buf_putc(out, ',');
+        lp_buf_printf(out, "{\"rank\":%zu,\"id\":", i + 1);
+        lp_cat_json_str(out, lp_str_c(t->id));
+        lp_buf_puts(out, ",\"name\":");
+        lp_cat_json_str(out, lp_str_c(t->name));
+        lp_buf_puts(out, ",\"namespace\":");
+        lp_cat_json_str(out, lp_str_c(t->ns));
+        lp_buf_printf(out, ",\"provider\":\"%s\",\"score\":%.4f,\"tokens\":%zu,"
+                           "\"pinned\":%s,\"matchedTerms\":%u",
+                      lp_catalog_provider_name(t->provider), h->score, h->tokens,
+                      h->pinned ? "true" : "false", h->matched_terms);
+        if (with_definitions) {
+            lp_buf_puts(out, ",\"definition\":");
+            lp_buf_put_str(out, t->definition);
+        }
+        lp_buf_putc(out, '}');
+    }
+    lp_buf_printf(out,
+                  "],\"totalTokens\":%zu,\"queryTerms\":%zu,\"matched\":%zu,"
+                  "\"omittedForBudget\":%zu,\"omittedForCount\":%zu,\"catalogTools\":%zu,"
+                  "\"warnings\":[",
+                  r->total_tokens, r->query_terms, r->matched, r->omitted_budget,
+                  r->omitted_count, lp_catalog_count(cat));
+    for (size_t i = 0; i < r->nwarnings; i++) {
+        const char *w = r->warnings[i];
+        const char *colon = strchr(w, ':');
+        size_t cl = colon ? (size_t)(colon - w) : strlen(w);
+        const char *msg = colon ? colon + 1 : "";
+        while (*msg == ' ')
+            msg++;
+        if (i)
+            lp_buf_putc(out, ',');
+        lp_buf_puts(out, "{\"code\":");
+        lp_cat_json_str(out, (lp_str){w, cl});
+        lp_buf_puts(out, ",\"message\":");
+        lp_cat_json_str(out, lp_str_c(msg));
+        lp_buf_putc(out, '}');
+    }
+    lp_buf_puts(out, "]}");
+}
+
+const char *lp_catalog_provider_name(lp_catalog_provider p)
+{
+    static const char *const names[LP_CATALOG_PROVIDER_COUNT] = {
+        [LP_CATALOG_GENERIC] = "generic",
+        [LP_CATALOG_MCP] = "mcp",
+        [LP_CATALOG_OPENAI_CHAT] = "openai_chat",
+        [LP_CATALOG_OPENAI_RESPONSES] = "openai_responses",
+        [LP_CATALOG_ANTHROPIC] = "anthropic",
+        [LP_CATALOG_GEMINI] = "gemini",
+    };
+    return (unsigned)p < LP_CATALOG_PROVIDER_COUNT ? names[p] : "unknown";
+}

@@ -1,0 +1,298 @@
+/*
+ * lang_int.h: what the files of src/lang share: the language registry, the extraction
+ * context handed to per-language hooks, and the chunker's input.
+ *
+ * How a code file becomes symbols (extract.c):
+ *   1. tree-sitter parses the bytes (one parser per thread and language);
+ *   2. one depth-first walk with a TSTreeCursor visits every node once, keeping the
+ *      ancestor stack; at a node whose type roots a pattern of the language's query
+ *      (src/lang/queries/<lang>.scm, embedded at build time) the query runs on that node
+ *      alone (max start depth 0), so the query describes definitions declaratively while
+ *      the walk stays linear and gives each match its context (ancestors, the enclosing
+ *      symbol, the enclosing scope);
+ *   3. the language's refine hook (lang_<name>.c) turns each match into a symbol: kind
+ *      adjustments, name, visibility, flags, wrapper nodes (export, decorators);
+ *   4. generic code computes spans, signatures, doc comments (comment runs directly
+ *      above, found by binary search over the comments seen by the walk), qualified
+ *      names, logical parents (by name for Go receivers, Rust impl blocks, C++
+ *      out-of-class definitions) and ordinals;
+ *   5. chunk.c cuts owner-bounded chunks.
+ *
+ * Query capture conventions (every capture except @definition.* / @scope is optional):
+ *   @definition.<kind>  the pattern's root node is a definition of lp_symkind <kind>
+ *                       (the name lp_symkind_name prints: function, class, type_alias...)
+ *   @scope              the root node is a container that is not a symbol but qualifies
+ *                       the symbols inside it (a Rust impl block); @name gives its name
+ *   @name               the name node (its text is the symbol's name unless the hook
+ *                       sets another)
+ *   @body               the body: the signature ends where it starts, and an enclosing
+ *                       symbol's chunk elides it
+ *   @value              the value of a constant/variable/alias (the signature stops
+ *                       before a multi-line value)
+ *   @qualifier          a node naming the logical owner (Go receiver type)
+ * Other capture names are ignored by the definition extractor (reserved for references).
+ *
+ * Adding references (calls, imports) for the code graph: write patterns rooted at the call
+ * or import node with captures such as @reference.call / @reference.import (and @name for
+ * the callee) in the language's .scm; give them a capture role in rt_build (lang.c);
+ * gather them in collect_defs (extract.c) the way leaf definitions are gathered, and
+ * attach each to cx->container, the innermost symbol enclosing that point of the walk; a
+ * per-language hook beside refine can clean receivers and qualifiers. The walk visits
+ * every node once and runs the query only at nodes that root a pattern, so each call site
+ * costs one query execution on its own node.
+ * A @definition capture is normally the pattern's root node (it may then contain other
+ * definitions); one below the root is a leaf definition (enum members listed in their
+ * body) that never contains others. Patterns may not be rooted at a wildcard. When several
+ * patterns match one node, the kind of the first pattern in the file wins and the others
+ * fill in captures it lacks.
+ */
+#ifndef LP_LANG_INT_H
+#define LP_LANG_INT_H
+
+#include "lang/lang.h"
+
+#include <tree_sitter/api.h>
+
+/* ------------------------------------------------------------------------------------------
+ * Embedded query sources (generated from src/lang/queries/NAME.scm by tools/embed.c). */
+typedef struct lp_embedded_query {
+    const char *name; /* file name without .scm: "python", "c-sharp" */
+    const char *src;
+    size_t len;
+} lp_embedded_query;
+
+extern const lp_embedded_query lp_embedded_queries[];
+extern const size_t lp_embedded_queries_count;
+
+/* ------------------------------------------------------------------------------------------
+ * Extraction context and symbols under construction. */
+typedef struct lx_ctx lx_ctx;
+
+/* One definition (or scope) found by the query at the current walk node. */
+typedef struct lx_def {
+    TSNode node; /* the pattern root */
+    TSNode name, body, value, qualifier; /* null nodes when not captured */
+    lp_symkind kind;
+    bool scope;
+} lx_def;
+
+/* A symbol being built. The hook sees it with the generic defaults filled in. */
+typedef struct lx_sym {
+    lp_symkind kind;
+    lp_str name;      /* default: text of @name; "" means anonymous (the hook names it) */
+    lp_str qualifier; /* logical owner written in the syntax, '.'-joined ("Foo", "ns.Foo") */
+    TSNode node;      /* the definition node (the @definition capture) */
+    TSNode outer;     /* the node whose bytes are the definition, wrappers included
+                         (export statement, decorated definition); default: the root */
+    uint32_t span_start; /* UINT32_MAX = computed: outer start after leading decorations */
+    uint32_t outer_start; /* set by generic code: start of decorations/attributes */
+    uint32_t lead_start;  /* UINT32_MAX, or where leading text that belongs to this symbol
+                             starts (a group opener: Go `const (`): the doc comment is
+                             looked up above it and the chunk includes it */
+    uint32_t start, end;
+    uint32_t sig_end;
+    uint32_t body_start, body_end; /* has_body */
+    uint32_t doc_start, doc_end;   /* has_doc */
+    bool has_body, has_doc;
+    bool prefix;   /* a package/namespace clause that qualifies the rest of the file */
+    bool no_chunk; /* never owns chunks (its text stays in the enclosing owner's) */
+    lp_visibility vis;
+    uint32_t flags;
+    int32_t container; /* innermost enclosing symbol (physical), -1 at top level */
+    int32_t parent;    /* logical parent */
+    int32_t scope;     /* innermost enclosing @scope entry inside the container, or -1 */
+    const char *qname;
+    /* scratch a hook may keep on a container while its members are refined (C++ access
+     * sections: how far the body was scanned and the access in force there) */
+    uint32_t hook_pos;
+    int hook_state;
+    uint32_t nest; /* number of enclosing symbols */
+} lx_sym;
+
+/* A @scope entry (Rust impl block). */
+typedef struct lx_scope {
+    TSNode node;
+    lp_str name;      /* the type the scope is about ("Foo") */
+    lp_str trait;     /* the trait implemented, if any */
+    int32_t container;
+} lx_scope;
+
+typedef struct lp_lang_spec {
+    lp_lang lang;
+    const char *query_name; /* embedded query file ("python") */
+    const TSLanguage *(*ts_language)(void);
+    /* Node types that are comments (doc comments are runs of these directly above). */
+    const char *const *comment_types;
+    /* Node types of siblings that decorate the next definition (Rust attribute_item): the
+     * definition's outer start moves back over them. */
+    const char *const *attribute_types;
+    /* Child node types skipped at the start of a definition's span (decorators,
+     * annotations, attribute lists), and container types searched through for them
+     * (Java `modifiers`). */
+    const char *const *decoration_types;
+    const char *const *decoration_containers;
+    /* Fill in or correct a symbol; return false to drop the match. d->scope entries are
+     * passed with s == NULL and scope set. May be NULL. */
+    bool (*refine)(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope);
+    /* Called once the geometry is known (outer_start covers attributes above the item,
+     * doc found): last chance to set flags from attribute text. May be NULL. */
+    void (*finish)(lx_ctx *cx, lx_sym *s);
+} lp_lang_spec;
+
+const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
+
+/* Per-language runtime: compiled query and node-type tables (built once, immutable). */
+typedef struct lx_capture_role lx_capture_role;
+typedef struct lx_lang_rt {
+    const lp_lang_spec *spec;
+    const TSLanguage *ts;
+    TSQuery *query;
+    uint32_t nsymbols;
+    uint8_t *sym_flags; /* per TSSymbol: LX_SYMF_* */
+    uint8_t *capture_role; /* per capture id: LX_CAP_* */
+    lp_symkind *capture_kind; /* per capture id for LX_CAP_DEF */
+} lx_lang_rt;
+
+enum {
+    LX_SYMF_ROOT = 0x1,       /* roots a query pattern */
+    LX_SYMF_COMMENT = 0x2,
+    LX_SYMF_ATTRIBUTE = 0x4,
+    LX_SYMF_DECORATION = 0x8,
+    LX_SYMF_DECO_CONTAINER = 0x10,
+};
+
+enum {
+    LX_CAP_NONE = 0,
+    LX_CAP_DEF,
+    LX_CAP_SCOPE,
+    LX_CAP_NAME,
+    LX_CAP_BODY,
+    LX_CAP_VALUE,
+    LX_CAP_QUALIFIER,
+};
+
+/* The runtime for a code language (compiled on first use, thread-safe); NULL for languages
+ * without a grammar. On a query compile error, *err says where (a build defect). */
+const lx_lang_rt *lp_lang_rt_get(lp_lang l, lp_error *err);
+
+/* Per-thread tree-sitter objects. */
+TSParser *lp_lang_thread_parser(lp_lang l);
+TSQueryCursor *lp_lang_thread_cursor(void);
+
+#define LX_MAX_DEPTH 4096 /* deeper nodes are not examined (pathological nesting) */
+#define LX_MAX_NEST 64    /* symbols nested deeper than this are not emitted: their text
+                             stays in the enclosing owner (bounds qname lengths) */
+
+struct lx_ctx {
+    const lx_lang_rt *rt;
+    const char *src;
+    uint32_t len;
+    lp_arena *arena;
+    /* The walk: anc[0..depth] are the current node's ancestors (anc[depth] is the node). */
+    TSNode *anc;
+    uint32_t depth;
+    int32_t container; /* innermost open symbol, -1 */
+    int32_t scope;     /* innermost open scope within the container, -1 */
+    bool leaf;         /* refining a leaf definition captured below the pattern root
+                          (anc[depth] is then the root, not the definition) */
+    LP_VEC(lx_sym) syms;
+    LP_VEC(lx_scope) scopes;
+};
+
+/* Helpers for hooks. */
+static inline lp_str lx_text(const lx_ctx *cx, TSNode n)
+{
+    if (ts_node_is_null(n))
+        return (lp_str){"", 0};
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    if (b > cx->len)
+        b = cx->len;
+    if (a > b)
+        a = b;
+    return (lp_str){cx->src + a, b - a};
+}
+static inline bool lx_is(TSNode n, const char *type)
+{
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+/* The k-th ancestor of the node being refined (1 = parent); null past the root. */
+TSNode lx_ancestor(const lx_ctx *cx, uint32_t k);
+/* The enclosing symbol (container) or NULL. */
+const lx_sym *lx_container(const lx_ctx *cx);
+/* The enclosing scope entry or NULL. */
+const lx_scope *lx_scope_cur(const lx_ctx *cx);
+/* First child (named or not) of n with the given type, or a null node. */
+TSNode lx_child_of_type(TSNode n, const char *type);
+/* True when n has a child (anonymous keyword included) whose text is `word`. */
+bool lx_has_keyword(const lx_ctx *cx, TSNode n, const char *word);
+/* Copy of s into the arena (NUL-terminated). */
+lp_str lx_dup(lx_ctx *cx, lp_str s);
+/* Strip generic arguments and pointer/reference marks from a type's text ("*Foo[T]" ->
+ * "Foo", "Foo<T>" -> "Foo", "&'a mut Foo" -> "Foo"); "::" becomes '.'. */
+lp_str lx_clean_type_name(lx_ctx *cx, lp_str s);
+/* C and C++ (lang_c.c): the name inside a declarator chain (pointer, array, function,
+ * parenthesized, init and attributed declarators); *is_function is set when the chain
+ * declares a function (not a pointer to one). Null when there is no name. */
+TSNode lx_c_declarator_name(TSNode declarator, bool *is_function);
+/* Does node have a storage class specifier / type qualifier child with this text? */
+bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word);
+/* Shared refine for the C constructs of C and C++ (functions, prototypes, variables,
+ * structs/unions/enums, typedefs, fields, macros). */
+bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s);
+
+/* Kind predicates. */
+bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, record, union,
+                                       object */
+
+/* ------------------------------------------------------------------------------------------
+ * Extraction and chunking entry points (called by lp_parse). */
+
+/* Parse and extract symbols for a code language. */
+lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms,
+                     size_t *nsyms, bool *partial, lp_error *err);
+
+/* Ordinals: 0, 1, ... among symbols with equal (qname, kind), in order. */
+void lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals);
+
+/* A symbol as the chunker needs it. */
+typedef struct lx_owner {
+    uint32_t region_start; /* doc/decorations included */
+    uint32_t end;
+    uint32_t body_start, body_end; /* elided from the container's text when has_body */
+    uint32_t doc_cut_start, doc_cut_end; /* elided too (doc above the child) when has_doc */
+    int32_t container;
+    bool has_body, has_doc_cut;
+    bool owns_chunks;
+    lp_chunk_kind kind;
+} lx_owner;
+
+typedef struct lx_chunk_opts {
+    uint32_t max_lines, max_bytes, overlap_lines;
+} lx_chunk_opts;
+
+/* Line table: starts of lines, for byte -> line. */
+typedef struct lx_lines {
+    const uint32_t *starts;
+    uint32_t n;
+} lx_lines;
+
+/* Cut chunks for `owners` (in source order, containers before their contents) and the
+ * module text between top-level owners (chunk kind module_kind, owner -1). `lines` is
+ * content's line table. */
+void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, size_t nowners,
+              lp_chunk_kind module_kind, const lx_chunk_opts *o, lp_arena *arena,
+              lp_chunk **chunks, size_t *nchunks);
+void lx_lines_build(lp_str content, lp_arena *arena, lx_lines *out);
+uint32_t lx_line_of(const lx_lines *l, uint32_t byte); /* 1-based */
+lp_span lx_make_span(const lx_lines *l, uint32_t start, uint32_t end);
+
+/* Plain text: paragraphs packed into bounded chunks (owner -1, LP_CHUNK_TEXT). */
+void lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_chunk **chunks,
+                   size_t *nchunks);
+
+/* Documents (docs.c): headings become LP_SYM_SECTION symbols (arena arrays); own_end[i]
+ * is where section i's own text ends (the next heading of any level, or the end). */
+void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lines, lp_arena *arena,
+                     lp_symbol **syms, uint32_t **own_end, size_t *nsyms);
+
+#endif

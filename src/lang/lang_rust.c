@@ -1,0 +1,139 @@
+/*
+ * lang_rust.c: Rust's hook.
+ *
+ * - `impl Type` and `impl Trait for Type` blocks are scopes: functions inside are methods
+ *   qualified by the type (generics, references and paths cleaned: `impl<T> From<T> for
+ *   Wrapper<T>` qualifies by Wrapper) whose parent is the type when this file declares it;
+ *   functions in a trait are methods too (signatures without a body are declarations);
+ * - modules qualify what they contain (store.Store.get, '.'-joined like every language);
+ *   `mod x;` is a declaration;
+ * - visibility: `pub` is public, `pub(crate)` / `pub(super)` / `pub(in path)` internal,
+ *   `pub(self)` or nothing private; trait items, items of `impl Trait for` blocks and enum
+ *   variants have no visibility of their own (unknown); #[macro_export] macros are public;
+ * - flags: async (fn modifiers), static (static items: constants unless `static mut`),
+ *   test (#[test], #[tokio::test] and any attribute path ending in `test`; modules under
+ *   #[cfg(test)]), declaration (signatures, extern blocks, `mod x;`).
+ */
+#include "lang/lang_int.h"
+
+const TSLanguage *tree_sitter_rust(void);
+
+static lp_visibility vis_of(const lx_ctx *cx, TSNode item)
+{
+    TSNode v = lx_child_of_type(item, "visibility_modifier");
+    if (ts_node_is_null(v))
+        return LP_VIS_PRIVATE;
+    lp_str t = lx_text(cx, v);
+    if (lp_str_eq_c(t, "pub"))
+        return LP_VIS_PUBLIC;
+    if (lp_str_starts_with(t, LP_STR("pub(self")) || lp_str_starts_with(t, LP_STR("pub( self")))
+        return LP_VIS_PRIVATE;
+    return LP_VIS_INTERNAL;
+}
+
+static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
+{
+    if (scope) {
+        scope->name = lx_clean_type_name(cx, lx_text(cx, d->name));
+        TSNode trait = ts_node_child_by_field_name(d->node, "trait", 5);
+        if (!ts_node_is_null(trait))
+            scope->trait = lx_clean_type_name(cx, lx_text(cx, trait));
+        return true;
+    }
+    const char *type = ts_node_type(d->node);
+    const lx_sym *container = lx_container(cx);
+    const lx_scope *sc = lx_scope_cur(cx);
+    bool in_trait = container && container->kind == LP_SYM_TRAIT && !sc;
+    bool in_trait_impl = sc && sc->trait.len;
+    TSNode p1 = lx_ancestor(cx, 1), p2 = lx_ancestor(cx, 2);
+    bool in_extern = lx_is(p1, "declaration_list") && lx_is(p2, "foreign_mod_item");
+
+    s->vis = vis_of(cx, d->node);
+    if (in_trait || in_trait_impl || s->kind == LP_SYM_ENUM_MEMBER ||
+        (container && container->kind == LP_SYM_ENUM_MEMBER))
+        s->vis = LP_VIS_UNKNOWN;
+
+    switch (s->kind) {
+    case LP_SYM_FUNCTION:
+        if (sc || in_trait)
+            s->kind = LP_SYM_METHOD;
+        if (!strcmp(type, "function_signature_item"))
+            s->flags |= LP_SYMF_DECLARATION;
+        if (in_extern) {
+            s->flags |= LP_SYMF_DECLARATION;
+            s->outer = d->node;
+        }
+        {
+            TSNode mods = lx_child_of_type(d->node, "function_modifiers");
+            if (!ts_node_is_null(mods) && lx_has_keyword(cx, mods, "async"))
+                s->flags |= LP_SYMF_ASYNC;
+        }
+        break;
+    case LP_SYM_VARIABLE: /* static items */
+        s->flags |= LP_SYMF_STATIC;
+        if (ts_node_is_null(lx_child_of_type(d->node, "mutable_specifier")))
+            s->kind = LP_SYM_CONSTANT;
+        break;
+    case LP_SYM_MODULE:
+        if (!s->has_body)
+            s->flags |= LP_SYMF_DECLARATION;
+        break;
+    case LP_SYM_MACRO: {
+        /* the signature is `macro_rules! name`: the rules are the body */
+        uint32_t e = ts_node_end_byte(d->name);
+        if (e > ts_node_start_byte(d->node))
+            s->sig_end = e;
+        break;
+    }
+    case LP_SYM_TYPE_ALIAS:
+        if (!strcmp(type, "associated_type"))
+            s->flags |= LP_SYMF_DECLARATION;
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+/* Does an attribute path (text after "#[" up to '(' or ']') end in `test`? */
+static bool attr_is_test(lp_str attr)
+{
+    size_t end = 0;
+    while (end < attr.len && attr.ptr[end] != '(' && attr.ptr[end] != ']' && attr.ptr[end] != '=')
+        end++;
+    lp_str path = lp_str_trim(lp_str_sub(attr, 0, end));
+    if (lp_str_eq_c(path, "test"))
+        return true;
+    return lp_str_ends_with(path, LP_STR("::test"));
+}
+
+static void finish(lx_ctx *cx, lx_sym *s)
+{
+    if (s->outer_start >= s->start)
+        return;
+    lp_str attrs = {cx->src + s->outer_start, s->start - s->outer_start};
+    for (size_t i = 0; i + 2 < attrs.len; i++) {
+        if (attrs.ptr[i] != '#' || attrs.ptr[i + 1] != '[')
+            continue;
+        lp_str a = lp_str_sub(attrs, i + 2, attrs.len);
+        if (attr_is_test(a) && (s->kind == LP_SYM_FUNCTION || s->kind == LP_SYM_METHOD))
+            s->flags |= LP_SYMF_TEST;
+        if (lp_str_starts_with(a, LP_STR("cfg(test)")) && s->kind == LP_SYM_MODULE)
+            s->flags |= LP_SYMF_TEST;
+        if (lp_str_starts_with(a, LP_STR("macro_export")) && s->kind == LP_SYM_MACRO)
+            s->vis = LP_VIS_PUBLIC;
+    }
+}
+
+static const char *const comments[] = {"line_comment", "block_comment", NULL};
+static const char *const attributes[] = {"attribute_item", NULL};
+
+const lp_lang_spec lp_spec_rust = {
+    .lang = LP_LANG_RUST,
+    .query_name = "rust",
+    .ts_language = tree_sitter_rust,
+    .comment_types = comments,
+    .attribute_types = attributes,
+    .refine = refine,
+    .finish = finish,
+};

@@ -1,0 +1,185 @@
+/*
+ * parse.c: lp_parse, one file's bytes -> symbols and chunks. Dispatches to the code
+ * extractor (extract.c), the document sectioner (docs.c) or plain-text packing, then
+ * to the chunker (chunk.c). Everything returned lives in the caller's arena.
+ */
+#include "lang/lang_int.h"
+
+#define LP_LANG_MAX_INPUT ((size_t)64 << 20) /* offsets are 32-bit; files are <= 8 MiB */
+
+static void opts_resolve(const lp_parse_opts *in, lx_chunk_opts *o)
+{
+    o->max_lines = in && in->chunk_max_lines ? in->chunk_max_lines : 60;
+    o->max_bytes = in && in->chunk_max_bytes ? in->chunk_max_bytes : 2400;
+    o->overlap_lines = in && in->chunk_overlap_lines ? in->chunk_overlap_lines : 8;
+    if (o->max_bytes < 64)
+        o->max_bytes = 64;
+    if (o->max_lines < 2)
+        o->max_lines = 2;
+    if (o->overlap_lines >= o->max_lines)
+        o->overlap_lines = o->max_lines / 2;
+}
+
+static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o,
+                            lp_arena *arena, lp_parse_result *out, lp_error *err)
+{
+    const lx_lang_rt *rt = lp_lang_rt_get(lang, err);
+    if (!rt)
+        return err ? err->code : LP_ERROR;
+    lx_sym *syms = NULL;
+    size_t n = 0;
+    bool partial = false;
+    lp_status rc = lx_extract(rt, content, arena, &syms, &n, &partial, err);
+    if (rc)
+        return rc;
+    lx_lines lines;
+    lx_lines_build(content, arena, &lines);
+    uint32_t *ord = lp_xcalloc(n ? n : 1, sizeof(uint32_t));
+    lx_assign_ordinals(syms, n, ord);
+    lp_symbol *out_syms = lp_arena_zalloc(arena, (n ? n : 1) * sizeof(lp_symbol));
+    lx_owner *owners = lp_xcalloc(n ? n : 1, sizeof(lx_owner));
+    for (size_t i = 0; i < n; i++) {
+        const lx_sym *s = &syms[i];
+        lp_symbol *d = &out_syms[i];
+        d->kind = s->kind;
+        d->name = lp_arena_strndup(arena, s->name.ptr, s->name.len);
+        d->qname = s->qname ? s->qname : d->name;
+        d->span = lx_make_span(&lines, s->start, s->end);
+        d->sig = lx_make_span(&lines, s->start, s->sig_end);
+        if (s->has_doc)
+            d->doc = lx_make_span(&lines, s->doc_start, s->doc_end);
+        d->parent = s->parent;
+        d->ordinal = ord[i];
+        d->vis = s->vis;
+        d->flags = s->flags;
+
+        lx_owner *w = &owners[i];
+        w->region_start = s->outer_start;
+        if (s->has_doc && s->doc_start < w->region_start)
+            w->region_start = s->doc_start;
+        w->end = s->end;
+        w->has_body = s->has_body;
+        w->body_start = s->body_start;
+        w->body_end = s->body_end;
+        if (s->has_doc && s->doc_end <= s->outer_start) {
+            w->has_doc_cut = true;
+            w->doc_cut_start = s->doc_start;
+            w->doc_cut_end = s->outer_start;
+        }
+        w->container = s->container;
+        w->owns_chunks = !s->no_chunk && (s->container < 0 || s->has_body);
+        w->kind = LP_CHUNK_CODE;
+    }
+    lx_chunk(content, &lines, owners, n, LP_CHUNK_MODULE, o, arena, &out->chunks, &out->nchunks);
+    out->symbols = out_syms;
+    out->nsymbols = n;
+    out->partial_parse = partial;
+    free(owners);
+    free(ord);
+    free(syms);
+    return LP_OK;
+}
+
+static void parse_doc(lp_lang lang, lp_str content, const lx_chunk_opts *o, lp_arena *arena,
+                      lp_parse_result *out)
+{
+    lp_symbol *syms = NULL;
+    uint32_t *own_end = NULL;
+    size_t n = 0;
+    lx_lines lines;
+    lx_lines_build(content, arena, &lines);
+    lx_doc_sections(lang, content, &lines, arena, &syms, &own_end, &n);
+    lx_owner *owners = lp_xcalloc(n ? n : 1, sizeof(lx_owner));
+    for (size_t i = 0; i < n; i++) {
+        owners[i].region_start = syms[i].span.start_byte;
+        owners[i].end = own_end[i];
+        owners[i].container = -1;
+        owners[i].owns_chunks = true;
+        owners[i].kind = LP_CHUNK_SECTION;
+    }
+    lx_chunk(content, &lines, owners, n, LP_CHUNK_TEXT, o, arena, &out->chunks, &out->nchunks);
+    out->symbols = syms;
+    out->nsymbols = n;
+    free(owners);
+}
+
+lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_arena *arena,
+                   lp_parse_result *out, lp_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if ((unsigned)lang >= LP_LANG_COUNT)
+        return lp_error_set(err, LP_EINVAL, "unknown language number %d", (int)lang);
+    if (!arena || (!content.ptr && content.len))
+        return lp_error_set(err, LP_EINVAL, "lp_parse needs an arena and content");
+    if (content.len > LP_LANG_MAX_INPUT)
+        return lp_error_set(err, LP_ETOOBIG,
+                            "file of %zu bytes is over the parser's 64 MiB limit; skip it",
+                            content.len);
+    if (!content.ptr)
+        content = LP_STR("");
+    lx_chunk_opts o;
+    opts_resolve(opts, &o);
+    out->lang = lang;
+    switch (lang) {
+    case LP_LANG_TEXT:
+        lx_chunk_text(content, &o, arena, &out->chunks, &out->nchunks);
+        out->symbols = lp_arena_zalloc(arena, sizeof(lp_symbol));
+        return LP_OK;
+    case LP_LANG_MARKDOWN:
+    case LP_LANG_RST:
+        parse_doc(lang, content, &o, arena, out);
+        return LP_OK;
+    default:
+        return parse_code(lang, content, &o, arena, out, err);
+    }
+}
+
+static void dump_node(TSTreeCursor *c, lp_str content, lp_buf *out)
+{
+    uint32_t depth = 0;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(c);
+        const char *field = ts_tree_cursor_current_field_name(c);
+        bool named = ts_node_is_named(n);
+        if (named || ts_node_is_missing(n)) {
+            lp_buf_printf(out, "%*s%s%s%s%s [%u,%u)", (int)depth * 2, "", field ? field : "",
+                          field ? ": " : "", ts_node_is_missing(n) ? "MISSING " : "",
+                          ts_node_type(n), ts_node_start_byte(n), ts_node_end_byte(n));
+            if (ts_node_child_count(n) == 0) {
+                uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+                if (b > a && b - a <= 40 && b <= content.len && !memchr(content.ptr + a, '\n', b - a))
+                    lp_buf_printf(out, " \"%.*s\"", (int)(b - a), content.ptr + a);
+            }
+            lp_buf_putc(out, '\n');
+        }
+        if (ts_tree_cursor_goto_first_child(c)) {
+            depth++;
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(c)) {
+            if (!ts_tree_cursor_goto_parent(c))
+                return;
+            depth--;
+        }
+    }
+}
+
+lp_status lp_parse_tree_dump(lp_lang lang, lp_str content, lp_buf *out, lp_error *err)
+{
+    const lx_lang_rt *rt = lp_lang_rt_get(lang, err);
+    if (!rt)
+        return err ? err->code : LP_EUNSUPPORTED;
+    TSParser *p = lp_lang_thread_parser(lang);
+    if (!p)
+        return lp_error_set(err, LP_ERROR, "no parser for %s", lp_lang_name(lang));
+    TSTree *t = ts_parser_parse_string(p, NULL, content.ptr ? content.ptr : "", (uint32_t)content.len);
+    if (!t)
+        return lp_error_set(err, LP_ERROR, "tree-sitter gave no tree");
+    if (out) {
+        TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(t));
+        dump_node(&c, content, out);
+        ts_tree_cursor_delete(&c);
+    }
+    ts_tree_delete(t);
+    return LP_OK;
+}

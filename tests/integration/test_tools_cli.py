@@ -1,0 +1,136 @@
+"""`loupe tools search|stats`: tool-catalog search from the command line."""
+import json
+import os
+
+FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                   "fixtures", "catalog")
+
+
+def cat(*names):
+    args = []
+    for n in names:
+        args += ["--catalog", os.path.join(FIX, n)]
+    return args
+
+
+ALL = cat("github_mcp.json", "slack_mcp.json", "filesystem_rpc.json", "openai_chat.json",
+          "openai_responses.json", "anthropic.json", "gemini.json")
+
+
+def test_search_prints_ranked_tools(ctx):
+    r = ctx.ok("tools", "search", "open", "a", "pull", "request", *ALL)
+    lines = r.out.splitlines()
+    assert lines[0].startswith("1. github/create_pull_request"), r
+    assert "Create a new pull request" in lines[1], r
+    assert "matching tools" in r.out and "tokens" in r.out, r
+    assert r.err == "", r  # built-in tools are skipped quietly during a search
+
+
+def test_search_json_embeds_definitions_byte_for_byte(ctx):
+    r = ctx.ok("tools", "search", "cafe", "--json", *cat("odd_bytes.json", "github_mcp.json"))
+    doc = r.json()
+    assert doc["tools"][0]["name"] == "caf\u00e9_lookup", doc
+    raw = open(os.path.join(FIX, "odd_bytes.json"), encoding="utf-8").read()
+    start = raw.index('{"name" :')
+    end = raw.index("1E+2]}") + len("1E+2]}")
+    assert raw[start:end] in r.out, r.out
+    t = doc["tools"][0]
+    assert t["tokens"] > 0 and t["provider"] == "generic" and t["rank"] == 1
+    assert doc["totalTokens"] == sum(x["tokens"] for x in doc["tools"])
+    assert doc["catalogTools"] == 22
+    r = ctx.ok("tools", "search", "cafe", "--json", "--no-definitions", *cat("odd_bytes.json"))
+    assert "definition" not in r.json()["tools"][0]
+
+
+def test_search_budgets_pins_and_filters(ctx):
+    r = ctx.ok("tools", "search", "issue", "--max-tools", "2", "--json", *ALL)
+    doc = r.json()
+    assert len(doc["tools"]) == 2 and doc["omittedForCount"] > 0, doc
+    cheapest = min(x["tokens"] for x in doc["tools"])
+    r = ctx.ok("tools", "search", "issue", "--max-tokens", str(cheapest), "--json", *ALL)
+    doc = r.json()
+    assert doc["totalTokens"] <= cheapest and doc["omittedForBudget"] > 0, doc
+    r = ctx.ok("tools", "search", "issue", "--pin", "read_file", "--max-tools", "2", "--json",
+               *ALL)
+    doc = r.json()
+    assert doc["tools"][0]["id"] == "read_file" and doc["tools"][0]["pinned"], doc
+    assert len(doc["tools"]) == 2
+    r = ctx.ok("tools", "search", "search", "--namespace", "github", "--json", "--max-tools",
+               "10", *ALL)
+    assert {x["namespace"] for x in r.json()["tools"]} == {"github"}, r
+    r = ctx.ok("tools", "search", "get", "--read-only", "--json", "--max-tools", "50", *ALL)
+    ids = [x["id"] for x in r.json()["tools"]]
+    assert "read_file" in ids and "github/get_issue" in ids and "get_weather" not in ids, ids
+    r = ctx.ok("tools", "search", "people", "--tag", "people", "--json", *ALL)
+    assert {x["id"] for x in r.json()["tools"]} == {"slack_get_users",
+                                                     "slack_get_user_profile"}, r
+    r = ctx.ok("tools", "search", "x", "--pin", "no_such_tool", *ALL)
+    assert "unknown_pin" in r.err, r
+
+
+def test_stats(ctx):
+    r = ctx.ok("tools", "stats", *ALL)
+    assert "tools          52" in r.out, r
+    assert "mcp 39" in r.out and "gemini 3" in r.out, r
+    assert "built-in tool" in r.err, r
+    r = ctx.ok("tools", "stats", "--json", *ALL)
+    doc = r.json()
+    assert doc["tools"] == 52 and doc["providers"]["openai_chat"] == 4, doc
+    assert doc["namespaces"] == 1 and doc["groups"] == 7 and doc["memoryBytes"] > 0, doc
+
+
+def test_errors_name_the_file_and_what_to_do(ctx):
+    r = ctx.run("tools", "search", "x", "--catalog", ctx.path("missing.json"))
+    assert r.rc != 0 and "missing.json" in r.err and "--catalog" in r.err, r
+    bad = ctx.write("bad.json", '[\n  {"name": "a"},\n  {"name": }\n]\n')
+    r = ctx.run("tools", "search", "x", "--catalog", bad)
+    assert r.rc == 1, r
+    assert "invalid_json" in r.err and "bad.json:3:" in r.err and "byte" in r.err, r
+    r = ctx.run("tools", "search", "x", "--catalog", bad, "--json")
+    assert r.json()["error"]["code"] == "invalid_argument", r
+    assert "invalid_json" in r.json()["error"]["message"], r
+    noname = ctx.write("noname.json", '{"tools": [{"description": "x"}]}')
+    r = ctx.run("tools", "stats", "--catalog", noname)
+    assert r.rc == 1 and "missing_name" in r.err and "entry #1" in r.err, r
+    shape = ctx.write("shape.json", '{"hello": "world"}')
+    r = ctx.run("tools", "stats", "--catalog", shape)
+    assert r.rc == 1 and "unknown_shape" in r.err and "tools/list" in r.err, r
+    dup = ctx.write("dup.json", '[{"name": "read_file"}]')
+    r = ctx.run("tools", "stats", *cat("filesystem_rpc.json"), "--catalog", dup)
+    assert r.rc == 1 and "duplicate_tool" in r.err and "server" in r.err, r
+
+
+def test_lenient_skips_bad_entries(ctx):
+    mixed = ctx.write("mixed.json", '[{"name": "good", "description": "fine"}, 42, {"name": ""}]')
+    r = ctx.run("tools", "stats", "--catalog", mixed)
+    assert r.rc == 1 and "invalid_definition" in r.err, r
+    r = ctx.ok("tools", "stats", "--catalog", mixed, "--lenient")
+    assert "tools          1" in r.out, r
+    assert r.err.count("warning: skipped") == 2, r
+
+
+def test_usage_errors(ctx):
+    for args in (["tools"], ["tools", "frob"], ["tools", "search", "x"],
+                 ["tools", "search", "--catalog", "a.json"],
+                 ["tools", "search", "x", "--catalog"],
+                 ["tools", "search", "x", "--catalog", "a.json", "--max-tools", "many"],
+                 ["tools", "search", "x", "--catalog", "a.json", "--frob"],
+                 ["tools", "stats", "extra", "--catalog", "a.json"]):
+        r = ctx.run(*args)
+        assert r.rc == 2 and "--help" in r.err, (args, r)
+    r = ctx.ok("tools", "--help")
+    assert "--max-tokens" in r.out and "--catalog" in r.out, r
+    r = ctx.ok("--help")
+    assert "tools" in r.out, r
+
+
+def test_hostile_file_is_refused_cleanly(ctx):
+    deep = ctx.write("deep.json", '[{"name":"d","inputSchema":' + '[' * 5000 + ']' * 5000 + '}]')
+    r = ctx.run("tools", "stats", "--catalog", deep)
+    assert r.rc == 1 and "invalid_json" in r.err and "depth" in r.err, r
+    blob = ctx.write("blob.json", b'[{"name":"x\xff"}]')
+    r = ctx.run("tools", "stats", "--catalog", blob)
+    assert r.rc == 1 and "invalid_json" in r.err, r
+    big = ctx.write("big.json", '[{"name":"big","description":"' + "a " * 200000 + '"}]')
+    r = ctx.run("tools", "stats", "--catalog", big)
+    assert r.rc == 1 and "definition_too_large" in r.err, r

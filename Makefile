@@ -4,6 +4,7 @@
 #   make run        build, index this repository, print its status and one answer
 #   make test       -Werror builds (gcc and clang+ASan/UBSan), unit, integration, MCP tests
 #   make asan       the sanitizer build only (build/asan/loupe)
+#   make tsan       the ThreadSanitizer build (build/tsan/loupe; not part of make test)
 #   make format     clang-format the sources in place
 #   make lint       clang-tidy over the sources
 #   make bench      benchmarks (never part of make test); QUICK=1 for the short run
@@ -114,6 +115,7 @@ REL_CFLAGS  := $(BASE_CFLAGS) -O2
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                -fno-sanitize-recover=undefined -DLP_ARENA_DEBUG=1
 ASAN_LDFLAGS := -fsanitize=address,undefined
+TSAN_CFLAGS := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=thread
 LDLIBS_ALL   = $(TS_LIB) $(PKG_LIBS) -lpthread -lm
 
 # Query files of src/lang, embedded into the binary by a tiny generator (no Python at
@@ -180,6 +182,7 @@ endef
 
 $(eval $(call VARIANT_RULES,rel,$(CC),$(REL_CFLAGS),))
 $(eval $(call VARIANT_RULES,asan,$(CLANG),$(ASAN_CFLAGS),$(ASAN_LDFLAGS)))
+$(eval $(call VARIANT_RULES,tsan,$(CLANG),$(TSAN_CFLAGS),-fsanitize=thread))
 
 # Copy then rename: replacing a binary that is running fails with "text file busy".
 $(B)/loupe: $(B)/rel/loupe
@@ -196,9 +199,12 @@ $(B)/loupe-train: $(filter-out %/main.o %/model_blob.o,$(rel_OBJ)) $(TRAIN_OBJ) 
 	@echo "LD[train] $@"
 	@$(CC) $(REL_CFLAGS) $^ $(LDLIBS_ALL) -o $@
 
-.PHONY: all asan unit
+.PHONY: all asan tsan unit
 all: $(B)/loupe
 asan: $(B)/asan/loupe $(B)/asan/unit-tests
+# ThreadSanitizer build for the concurrent parts (not in `make test`): run the MCP tests with
+# tests/integration/runner.py --loupe build/tsan/loupe -k mcp
+tsan: $(B)/tsan/loupe
 unit: $(B)/rel/unit-tests
 
 # ---------------------------------------------------------------------------
@@ -235,7 +241,7 @@ model: $(B)/loupe-train
 	@tools/train/make-model.sh $(B)/loupe-train
 
 clean:
-	rm -rf $(B)/rel $(B)/asan $(B)/loupe
+	rm -rf $(B)/rel $(B)/asan $(B)/tsan $(B)/loupe
 
 distclean:
 	rm -rf $(B) $(NM)

@@ -18,6 +18,7 @@ extern const lp_cli_cmd lp_cmd_list;
 extern const lp_cli_cmd lp_cmd_clear;
 extern const lp_cli_cmd lp_cmd_read;
 extern const lp_cli_cmd lp_cmd_search;
+extern const lp_cli_cmd lp_cmd_more;
 extern const lp_cli_cmd lp_cmd_outline;
 extern const lp_cli_cmd lp_cmd_symbol;
 extern const lp_cli_cmd lp_cmd_debug_scan;
@@ -38,6 +39,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_list,
     &lp_cmd_clear,
     &lp_cmd_search,
+    &lp_cmd_more,
     &lp_cmd_read,
     &lp_cmd_outline,
     &lp_cmd_symbol,

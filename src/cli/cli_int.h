@@ -53,6 +53,15 @@ void lp_cli_print_json(struct json_t *j);
 bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max,
                         uint64_t *out);
 
+/* cmd_search.c: search result pages, shared with `loupe more`. */
+struct lp_search_group;
+struct json_t *lp_cli_search_results_json(const struct lp_search_group *groups, size_t from,
+                                          size_t n);
+struct json_t *lp_cli_pagination_json(size_t offset, size_t shown, size_t frozen,
+                                      const char *handle);
+void lp_cli_search_print(const struct lp_search_group *groups, size_t from, size_t n);
+void lp_cli_more_hint(size_t left, const char *handle);
+
 #define LOUPE_VERSION "0.1.0"
 
 #endif

@@ -1,11 +1,14 @@
 /*
  * cmd_doctor.c: `loupe doctor`: checks the binary, the state folder and each coding agent's
- * configuration, and says what to fix. Index checks plug in at lp_doctor_check_indexes.
+ * configuration, and every indexed root's state, and says what to fix.
  */
 #include "cli/cli_int.h"
 #include "cli/install.h"
+#include "index/index.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,14 +39,111 @@ static void problem(report *r, const char *what, const char *detail, const char 
 }
 
 /*
- * The index checks (every indexed root: publication state, fingerprint, freshness, disk
- * use). The index layer replaces this body; it reports through ok/warn/problem.
+ * The index checks: every indexed root's state (publication, fingerprint, freshness, the
+ * live writer), and the continuation cache. One line per root, with the command that fixes
+ * what is wrong.
  */
 static void lp_doctor_check_indexes(report *r, const char *state_dir)
 {
-    (void)r;
-    (void)state_dir;
-    ok("indexes", "(index checks are not available in this build)");
+    lp_error err = {0};
+    lp_root_entry *roots = NULL;
+    size_t n = 0;
+    lp_buf msg, fix;
+    lp_buf_init(&msg, 0);
+    lp_buf_init(&fix, 0);
+    if (lp_store_list_roots(&roots, &n, &err)) {
+        problem(r, "indexes", err.msg, "check that the state folder is readable");
+        goto done;
+    }
+    if (n == 0)
+        ok("indexes", "no codebase is indexed yet (index one with 'loupe index PATH')");
+    for (size_t i = 0; i < n; i++) {
+        const char *root = roots[i].root;
+        lp_buf_reset(&msg);
+        lp_buf_reset(&fix);
+        struct stat sb;
+        if (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            lp_buf_printf(&msg, "%s: the folder no longer exists", root);
+            lp_buf_printf(&fix, "remove its index with 'loupe clear %s'", root);
+            warn(r, "index", msg.ptr, fix.ptr);
+            continue;
+        }
+        lp_index_status s;
+        lp_error e2 = {0};
+        if (lp_index_status_get(root, true, &s, &e2)) {
+            lp_buf_printf(&msg, "%s: %s", root, e2.msg);
+            lp_buf_printf(&fix, "rebuild it with 'loupe reindex %s'", root);
+            problem(r, "index", msg.ptr, fix.ptr);
+            continue;
+        }
+        lp_buf_printf(&msg, "%s: %s", root, lp_index_state_name(s.state));
+        if (s.pub.id)
+            lp_buf_printf(&msg, ", publication %lld (%lld files, %lld symbols)",
+                          (long long)s.pub.id, (long long)s.pub.files, (long long)s.pub.symbols);
+        switch (s.state) {
+        case LP_STATE_READY:
+            lp_buf_puts(&msg, ", fresh");
+            if (s.pub.partial) {
+                lp_buf_puts(&msg, ", PARTIAL (the searchable-byte limit was reached)");
+                lp_buf_printf(&fix, "raise the limit: 'loupe reindex %s --max-total-bytes N'",
+                              root);
+                warn(r, "index", msg.ptr, fix.ptr);
+            } else {
+                ok("index", msg.ptr);
+            }
+            break;
+        case LP_STATE_STALE:
+            lp_buf_printf(&msg, ": %llu changed, %llu added, %llu deleted since (e.g. %s)",
+                          (unsigned long long)s.changed, (unsigned long long)s.added,
+                          (unsigned long long)s.deleted, s.sample_changed);
+            lp_buf_printf(&fix, "run 'loupe sync %s'", root);
+            warn(r, "index", msg.ptr, fix.ptr);
+            break;
+        case LP_STATE_INDEXING:
+            lp_buf_printf(&msg, ": pid %ld is running '%s' (%s, %llu of %llu files)",
+                          s.lease.pid, s.lease.op, s.lease.phase,
+                          (unsigned long long)s.lease.files_done,
+                          (unsigned long long)s.lease.files_total);
+            ok("index", msg.ptr);
+            break;
+        case LP_STATE_REQUIRES_REINDEX:
+            lp_buf_puts(&msg, ": built by another loupe version, not served");
+            lp_buf_printf(&fix, "run 'loupe reindex %s'", root);
+            problem(r, "index", msg.ptr, fix.ptr);
+            break;
+        default:
+            lp_buf_puts(&msg, ": no publication");
+            lp_buf_printf(&fix, "run 'loupe index %s' (or 'loupe clear %s')", root, root);
+            warn(r, "index", msg.ptr, fix.ptr);
+            break;
+        }
+    }
+    /* The continuation cache (frozen search result sets). */
+    lp_buf_reset(&msg);
+    lp_buf_printf(&msg, "%s/frozen", state_dir);
+    DIR *d = opendir(msg.ptr);
+    if (d) {
+        size_t sets = 0;
+        uint64_t bytes = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            struct stat sb;
+            if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &sb, 0) == 0 &&
+                S_ISREG(sb.st_mode)) {
+                sets++;
+                bytes += (uint64_t)sb.st_size;
+            }
+        }
+        closedir(d);
+        lp_buf_reset(&fix);
+        lp_buf_printf(&fix, "%zu search result set(s), %.1f KiB (a cache; expires by itself)",
+                      sets, (double)bytes / 1024.0);
+        ok("continuations", fix.ptr);
+    }
+done:
+    lp_store_roots_free(roots, n);
+    lp_buf_release(&msg);
+    lp_buf_release(&fix);
 }
 
 static void check_state(report *r, lp_buf *dir)
@@ -167,7 +267,9 @@ const lp_cli_cmd lp_cmd_doctor = {
              "\n"
              "Checks the binary, the state folder ($LOUPE_HOME, else $XDG_STATE_HOME/loupe, else\n"
              "~/.local/state/loupe: must be writable), and each coding agent's configuration\n"
-             "(present, has a loupe server, which points at an existing executable). Prints one\n"
-             "line per check and a fix for each problem; exits 1 when a check failed.\n",
+             "(present, has a loupe server, which points at an existing executable), and each\n"
+             "indexed codebase (ready, stale, requires_reindex, ...; walks each tree to detect\n"
+             "changed files). Prints one line per check and a fix for each problem; exits 1\n"
+             "when a check failed.\n",
     .run = run,
 };

@@ -8,40 +8,64 @@
 
 #include <jansson.h>
 
+#define FROZEN_MIN 50u
+
 static json_t *channels_json(uint32_t ch)
 {
+    const char *names[4];
+    size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
-    if (ch & LP_CH_EXACT)
-        json_array_append_new(a, json_string("exact"));
-    if (ch & LP_CH_LEXICAL)
-        json_array_append_new(a, json_string("lexical"));
-    if (ch & LP_CH_DENSE)
-        json_array_append_new(a, json_string("dense"));
-    if (ch & LP_CH_LIVE)
-        json_array_append_new(a, json_string("live"));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
     return a;
 }
 
-static json_t *result_json(const char *root, const lp_search_result *r)
+json_t *lp_cli_search_results_json(const lp_search_group *groups, size_t from, size_t n)
 {
-    json_t *groups = json_array();
-    for (size_t i = 0; i < r->ngroups; i++) {
-        const lp_search_group *g = &r->groups[i];
+    json_t *arr = json_array();
+    for (size_t i = from; i < from + n; i++) {
+        const lp_search_group *g = &groups[i];
         json_t *owner = json_pack("{s:s?, s:s, s:s?, s:s?, s:s, s:i, s:i}", "id",
                                   g->owner.id[0] ? g->owner.id : NULL, "file", g->owner.file,
                                   "symbol", g->owner.symbol, "qualifiedName", g->owner.qname,
                                   "kind", g->owner.kind, "startLine", (int)g->owner.start_line,
                                   "endLine", (int)g->owner.end_line);
-        json_array_append_new(groups, json_pack("{s:i, s:o, s:f, s:o, s:s}", "rank", (int)g->rank,
-                                                "owner", owner, "score", g->score, "channels",
-                                                channels_json(g->channels), "snippet",
-                                                g->snippet));
+        json_array_append_new(arr, json_pack("{s:i, s:o, s:f, s:o, s:s}", "rank", (int)g->rank,
+                                             "owner", owner, "score", g->score, "channels",
+                                             channels_json(g->channels), "snippet",
+                                             g->snippet));
     }
-    json_t *warnings = json_array();
-    for (size_t i = 0; i < r->nwarnings; i++)
-        json_array_append_new(warnings, json_string(r->warnings[i]));
-    return json_pack("{s:s, s:I, s:o, s:o}", "codebaseRoot", root, "publicationId",
-                     (json_int_t)r->publication_id, "results", groups, "warnings", warnings);
+    return arr;
+}
+
+json_t *lp_cli_pagination_json(size_t offset, size_t shown, size_t frozen, const char *handle)
+{
+    bool complete = !handle || !*handle;
+    return json_pack("{s:I, s:I, s:I, s:b, s:s?}", "offset", (json_int_t)offset, "shown",
+                     (json_int_t)shown, "frozen", (json_int_t)frozen, "complete", complete,
+                     "continuation", complete ? NULL : handle);
+}
+
+void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
+{
+    for (size_t i = from; i < from + n; i++) {
+        const lp_search_group *g = &groups[i];
+        printf("%u. %s:%u-%u  %s %s  (%.2f)\n", g->rank, g->owner.file, g->owner.start_line,
+               g->owner.end_line, g->owner.kind, g->owner.qname ? g->owner.qname : "",
+               g->score);
+        for (const char *p = g->snippet; *p;) {
+            const char *nl = strchr(p, '\n');
+            int len = nl ? (int)(nl - p) : (int)strlen(p);
+            printf("    %.*s\n", len, p);
+            p += len + (nl ? 1 : 0);
+        }
+    }
+}
+
+void lp_cli_more_hint(size_t left, const char *handle)
+{
+    if (handle && *handle)
+        printf("(%zu more: loupe more %s)\n", left, handle);
 }
 
 static int run(int argc, char **argv)
@@ -108,7 +132,12 @@ static int run(int argc, char **argv)
     lp_arena arena;
     lp_arena_init(&arena, 0);
     int code = LP_EXIT_OK;
-    lp_search_request req = {.query = query.ptr, .limit = (uint32_t)limit};
+    /* The search freezes up to FROZEN_MIN groups (more when --limit asks for more) and
+     * shows --limit of them; `loupe more HANDLE` shows the rest. */
+    lp_search_request req = {.query = query.ptr,
+                             .limit = (uint32_t)LP_MAX(limit, (uint64_t)FROZEN_MIN)};
+    lp_buf handle;
+    lp_buf_init(&handle, 0);
     lp_status rc = lp_search_scope_parse(lp_str_c(scope_arg), &req.scope, &err);
     if (!rc)
         rc = lp_cli_root_for(root_arg, true, false, &root, &err);
@@ -130,34 +159,36 @@ static int run(int argc, char **argv)
                               root.ptr, root.ptr);
         if (!rc)
             rc = lp_search_run(st, &req, &arena, &res, &err);
+        if (!rc && res.ngroups > limit)
+            rc = lp_search_freeze(root.ptr, &req, &res, (uint32_t)limit, (uint32_t)limit,
+                                  &handle, NULL, &err);
         lp_store_unpin(st);
     }
     if (rc) {
         code = lp_cli_fail(&err, json);
         goto done;
     }
+    size_t shown = LP_MIN(res.ngroups, (size_t)limit);
     if (json) {
-        json_t *j = result_json(root.ptr, &res);
+        json_t *warnings = json_array();
+        for (size_t i = 0; i < res.nwarnings; i++)
+            json_array_append_new(warnings, json_string(res.warnings[i]));
+        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o}", "codebaseRoot", root.ptr,
+                              "publicationId", (json_int_t)res.publication_id, "results",
+                              lp_cli_search_results_json(res.groups, 0, shown), "warnings",
+                              warnings, "pagination",
+                              lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr));
         lp_cli_print_json(j);
         json_decref(j);
     } else {
         if (res.ngroups == 0)
             printf("no results for '%s' in %s (publication %lld)\n", query.ptr, root.ptr,
                    (long long)res.publication_id);
-        for (size_t i = 0; i < res.ngroups; i++) {
-            const lp_search_group *g = &res.groups[i];
-            printf("%u. %s:%u-%u  %s %s  (%.2f)\n", g->rank, g->owner.file, g->owner.start_line,
-                   g->owner.end_line, g->owner.kind, g->owner.qname ? g->owner.qname : "",
-                   g->score);
-            for (const char *p = g->snippet; *p;) {
-                const char *nl = strchr(p, '\n');
-                int len = nl ? (int)(nl - p) : (int)strlen(p);
-                printf("    %.*s\n", len, p);
-                p += len + (nl ? 1 : 0);
-            }
-        }
+        lp_cli_search_print(res.groups, 0, shown);
+        lp_cli_more_hint(res.ngroups - shown, handle.ptr);
     }
 done:
+    lp_buf_release(&handle);
     lp_store_close(st);
     lp_buf_release(&query);
     lp_buf_release(&root);
@@ -171,6 +202,8 @@ const lp_cli_cmd lp_cmd_search = {
     .usage = "usage: loupe search QUERY... [--limit N] [--scope S] [--path ROOT] [--json]\n"
              "Search the indexed root containing the current folder (or --path). Results are\n"
              "grouped by owning symbol, best first, each with its span and a snippet.\n"
+             "The search keeps up to max(50, N) results; when there are more than shown, it\n"
+             "prints a continuation handle: 'loupe more HANDLE' shows the next ones.\n"
              "  --limit N     groups to show (default 10, max 200)\n"
              "  --scope S     runtime (default), tests, docs or mixed\n",
     .run = run,

@@ -88,8 +88,10 @@ void lp_buf_release(lp_buf *b)
 void lp_buf_reset(lp_buf *b)
 {
     b->len = 0;
-    b->ptr[0] = '\0';
-    if (!b->cap)
+    /* Never write the shared empty buffer: several threads reset empty buffers at once. */
+    if (b->cap)
+        b->ptr[0] = '\0';
+    else
         b->ptr = empty_buf;
     b->err = LP_OK;
 }

@@ -764,7 +764,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     while ((r = queue_pop(&b))) {
         if (test_delay_us)
             usleep((useconds_t)LP_MIN(test_delay_us, 1000000u));
-        if (!rc && opts->cancel && *opts->cancel)
+        /* Atomic: another thread (an MCP cancel) may set the flag while this one builds. */
+        if (!rc && opts->cancel && __atomic_load_n(opts->cancel, __ATOMIC_RELAXED))
             rc = lp_error_set(err, LP_ECANCELED, "indexing of %s was cancelled", root);
         if (!rc)
             rc = write_result(&w, &b, r, err);

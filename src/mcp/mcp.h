@@ -147,10 +147,17 @@ lp_status lp_mcp_registry_add(lp_mcp_registry *r, const lp_mcp_tool_def *def, lp
 size_t lp_mcp_registry_count(const lp_mcp_registry *r);
 /* The tool list as sent by tools/list (new reference; caller owns). */
 json_t *lp_mcp_registry_tools_json(const lp_mcp_registry *r);
+/* Run fn(ctx) when the registry is freed (after the server stopped), in reverse order of
+ * registration: tools that keep server-wide state (background index builds, caches) stop
+ * and release it there. */
+void lp_mcp_registry_on_free(lp_mcp_registry *r, void (*fn)(void *ctx), void *ctx);
 
 /*
- * Register every tool loupe serves (src/mcp/tools.c): the real tools, and the debug_*
- * fixtures when opt->test_tools. This is where the index/search tools plug in.
+ * Register every tool loupe serves (src/mcp/tools.c): list_codebases, manage_index,
+ * search_codebase, continue_search, file_outline and read_file, then the debug_* fixtures
+ * when opt->test_tools. The index tools share server-wide state (background index
+ * operations, the freshness cache) that lives until the registry is freed; freeing it
+ * cancels the index operations still running (their previous publication stays current).
  */
 lp_status lp_mcp_register_tools(lp_mcp_registry *r, const lp_mcp_options *opt, lp_error *err);
 /* The test fixtures alone (src/mcp/tools_debug.c). */
@@ -190,6 +197,10 @@ void lp_mcp_call_log(lp_mcp_call *c, lp_mcp_log_level lv, const char *fmt, ...)
  * dropped). Setting a new pin releases the previous one. */
 void lp_mcp_call_set_pin(lp_mcp_call *c, void *pin, void (*release)(void *pin));
 void *lp_mcp_call_pin(const lp_mcp_call *c);
+/* A more specific stable code for the handler's failure ("continuation_expired", ...): the
+ * isError text becomes "<code>: <err->msg>" instead of "<status code>: <err->msg>". code must
+ * be a static string of [a-z0-9_]; NULL restores the status code. Ignored on success. */
+void lp_mcp_call_set_error_code(lp_mcp_call *c, const char *code);
 
 /* ------------------------------------------------------------------------------------------
  * Input validation: a JSON Schema 2020-12 subset implemented in C.

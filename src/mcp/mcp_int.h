@@ -20,8 +20,14 @@ typedef struct lp_mcp_tool {
     json_t *listing;       /* owned; the tools/list entry */
 } lp_mcp_tool;
 
+typedef struct lp_mcp_cleanup {
+    void (*fn)(void *ctx);
+    void *ctx;
+} lp_mcp_cleanup;
+
 struct lp_mcp_registry {
     LP_VEC(lp_mcp_tool) tools;
+    LP_VEC(lp_mcp_cleanup) cleanups;
 };
 
 const lp_mcp_tool *lp_mcp_registry_find(const lp_mcp_registry *r, const char *name);
@@ -51,6 +57,7 @@ struct lp_mcp_call {
     lp_arena arena;
     void *pin;
     void (*pin_release)(void *pin);
+    const char *error_code; /* static; replaces the status code in an isError text */
     struct lp_mcp_call *next_queued;
     struct lp_mcp_call *next_inflight;
 };

@@ -16,6 +16,9 @@ void lp_mcp_registry_free(lp_mcp_registry *r)
 {
     if (!r)
         return;
+    for (size_t i = r->cleanups.len; i-- > 0;)
+        r->cleanups.items[i].fn(r->cleanups.items[i].ctx);
+    lp_vec_free(&r->cleanups);
     for (size_t i = 0; i < r->tools.len; i++) {
         json_decref(r->tools.items[i].input_schema);
         json_decref(r->tools.items[i].output_schema);
@@ -26,6 +29,12 @@ void lp_mcp_registry_free(lp_mcp_registry *r)
 }
 
 size_t lp_mcp_registry_count(const lp_mcp_registry *r) { return r->tools.len; }
+
+void lp_mcp_registry_on_free(lp_mcp_registry *r, void (*fn)(void *ctx), void *ctx)
+{
+    lp_mcp_cleanup c = {fn, ctx};
+    lp_vec_push(&r->cleanups, c);
+}
 
 const lp_mcp_tool *lp_mcp_registry_find(const lp_mcp_registry *r, const char *name)
 {

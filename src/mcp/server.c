@@ -233,7 +233,7 @@ static void complete_call(lp_mcp_server *s, lp_mcp_call *c, lp_status rc, json_t
             json_decref(result);
             lp_buf m;
             lp_buf_init(&m, 0);
-            lp_buf_printf(&m, "%s: %s", lp_status_code(rc),
+            lp_buf_printf(&m, "%s: %s", c->error_code ? c->error_code : lp_status_code(rc),
                           err->msg[0] ? err->msg : "the tool failed without saying why");
             res = lp_mcp_tool_result_error(m.ptr);
             lp_buf_release(&m);
@@ -355,6 +355,8 @@ void lp_mcp_call_set_pin(lp_mcp_call *c, void *pin, void (*release)(void *pin))
 }
 
 void *lp_mcp_call_pin(const lp_mcp_call *c) { return c->pin; }
+
+void lp_mcp_call_set_error_code(lp_mcp_call *c, const char *code) { c->error_code = code; }
 
 /* ------------------------------------------------------------------------------------------
  * Methods. */

@@ -1,17 +1,29 @@
 /*
- * tools.c: the list of tools loupe serves over MCP.
+ * tools.c: the list of tools loupe serves over MCP, in the order tools/list shows them.
  *
- * This is where the index/search tools plug in: list_codebases, manage_index,
- * search_codebase, continue_search, file_outline, read_file, call_graph, trace_path,
- * find_references, detect_changes, architecture_overview and search_tools each add one
- * lp_mcp_tool_def (static storage) and call lp_mcp_registry_add below, in the order
- * tools/list should show them. The debug_* fixtures come last and only for tests.
+ * The index tools share one lp_tools (background index operations, the freshness cache):
+ * it is created here, handed to each tool as its `user` pointer, and freed with the
+ * registry (which cancels builds still running; their previous publication stays current).
+ * The debug_* fixtures come last and only for tests.
  */
-#include "mcp/mcp.h"
+#include "mcp/tools_int.h"
+
+static const lp_mcp_tool_def *const index_tools[] = {
+    &lp_tool_list_codebases,  &lp_tool_manage_index, &lp_tool_search_codebase,
+    &lp_tool_continue_search, &lp_tool_file_outline, &lp_tool_read_file,
+};
 
 lp_status lp_mcp_register_tools(lp_mcp_registry *r, const lp_mcp_options *opt, lp_error *err)
 {
-    /* The real tools are registered here once src/index and src/search exist. */
+    lp_tools *t = lp_tools_new();
+    lp_mcp_registry_on_free(r, lp_tools_free, t);
+    for (size_t i = 0; i < LP_ARRAY_LEN(index_tools); i++) {
+        lp_mcp_tool_def def = *index_tools[i];
+        def.user = t;
+        lp_status rc = lp_mcp_registry_add(r, &def, err);
+        if (rc)
+            return rc;
+    }
     if (opt->test_tools) {
         lp_status rc = lp_mcp_register_debug_tools(r, err);
         if (rc)

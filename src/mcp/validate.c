@@ -281,32 +281,32 @@ static void describe(lp_buf *b, const json_t *s)
         json_t *emn = json_object_get(s, "exclusiveMinimum");
         json_t *emx = json_object_get(s, "exclusiveMaximum");
         if (mn && mx)
-            lp_buf_printf(b, " between %g and %g", json_number_value(mn), json_number_value(mx));
+            lp_buf_printf(b, " between %.15g and %.15g", json_number_value(mn), json_number_value(mx));
         else if (mn)
-            lp_buf_printf(b, " of at least %g", json_number_value(mn));
+            lp_buf_printf(b, " of at least %.15g", json_number_value(mn));
         else if (mx)
-            lp_buf_printf(b, " of at most %g", json_number_value(mx));
+            lp_buf_printf(b, " of at most %.15g", json_number_value(mx));
         if (emn)
-            lp_buf_printf(b, " greater than %g", json_number_value(emn));
+            lp_buf_printf(b, " greater than %.15g", json_number_value(emn));
         if (emx)
-            lp_buf_printf(b, " less than %g", json_number_value(emx));
+            lp_buf_printf(b, " less than %.15g", json_number_value(emx));
     } else if (!strcmp(t, "string")) {
         json_t *mn = json_object_get(s, "minLength"), *mx = json_object_get(s, "maxLength");
         if (mn && mx)
-            lp_buf_printf(b, " of %g to %g characters", json_number_value(mn),
+            lp_buf_printf(b, " of %.15g to %.15g characters", json_number_value(mn),
                           json_number_value(mx));
         else if (mn)
-            lp_buf_printf(b, " of at least %g characters", json_number_value(mn));
+            lp_buf_printf(b, " of at least %.15g characters", json_number_value(mn));
         else if (mx)
-            lp_buf_printf(b, " of at most %g characters", json_number_value(mx));
+            lp_buf_printf(b, " of at most %.15g characters", json_number_value(mx));
     } else if (!strcmp(t, "array")) {
         json_t *mn = json_object_get(s, "minItems"), *mx = json_object_get(s, "maxItems");
         if (mn && mx)
-            lp_buf_printf(b, " of %g to %g items", json_number_value(mn), json_number_value(mx));
+            lp_buf_printf(b, " of %.15g to %.15g items", json_number_value(mn), json_number_value(mx));
         else if (mn)
-            lp_buf_printf(b, " of at least %g items", json_number_value(mn));
+            lp_buf_printf(b, " of at least %.15g items", json_number_value(mn));
         else if (mx)
-            lp_buf_printf(b, " of at most %g items", json_number_value(mx));
+            lp_buf_printf(b, " of at most %.15g items", json_number_value(mx));
     }
 }
 
@@ -373,9 +373,14 @@ static void validate_object(vstate *st, const json_t *s, const json_t *v)
                     lp_buf_puts(&names, ", ");
                 lp_buf_puts(&names, pk);
             }
-            problem(st, "Unknown argument '%s'; the accepted %s: %s.", st->path.ptr,
-                    mark ? "keys at this level are" : "arguments are",
-                    names.len ? names.ptr : "(none)");
+            if (names.len)
+                problem(st, "Unknown argument '%s'; the accepted %s: %s.", st->path.ptr,
+                        mark ? "keys at this level are" : "arguments are", names.ptr);
+            else if (mark)
+                problem(st, "Unknown argument '%s'; this object takes no keys.", st->path.ptr);
+            else
+                problem(st, "Unknown argument '%s'; %s takes no arguments (call it with {}).",
+                        st->path.ptr, st->tool);
             lp_buf_release(&names);
         }
         lp_buf_truncate(&st->path, mark);

@@ -25,6 +25,11 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
 #define LP_CH_LEXICAL 0x2u
 #define LP_CH_DENSE 0x4u
 #define LP_CH_LIVE 0x8u
+/* The names of the bits set in channels ("exact", "lexical", "dense", "live", in that
+ * order) into out; returns how many. The names are static strings. */
+size_t lp_search_channel_names(uint32_t channels, const char *out[4]);
+/* The bit of a channel name, 0 when unknown. */
+uint32_t lp_search_channel_bit(const char *name);
 
 typedef struct lp_search_request {
     const char *query;
@@ -63,5 +68,93 @@ typedef struct lp_search_result {
  * that says how to fix them. */
 lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *arena,
                         lp_search_result *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Frozen result sets (src/search/frozen.c).
+ *
+ * Freezing a search result writes its groups once, as a small file under the state folder
+ * ($STATE/frozen/<set id>.json, written to a temporary name and renamed), and gives a
+ * continuation handle naming a page of it. Continuing reads that file and never re-runs
+ * retrieval, so every page keeps the order and scores of the first. Handles are text and
+ * work across processes (`loupe more` in a new process, the MCP server after a restart).
+ *
+ * A set is bound to (root, publication id, hash of the normalized request); its id is a hash
+ * of the three, so the same search on the same publication rewrites the same set. A handle
+ * fails with a specific reason (lp_frozen_fail): malformed (not a handle), unknown (no such
+ * set: never made here, or removed by the caps), expired (older than the TTL) or drifted
+ * (the root's current publication is not the set's any more). Every message says to search
+ * again.
+ *
+ * This is a cache, not index state: losing it costs one search. Bounds: sets live
+ * LP_FROZEN_TTL_MS (env LOUPE_FROZEN_TTL_MS); at most LP_FROZEN_MAX_SETS sets and
+ * LP_FROZEN_MAX_BYTES bytes (env LOUPE_FROZEN_MAX_SETS, LOUPE_FROZEN_MAX_BYTES) are kept;
+ * each write first removes expired sets, then the oldest ones past the caps. A set holds at
+ * most 200 groups with bounded snippets (about 300 KiB at worst); nothing stays in memory.
+ *
+ * Handle syntax: "c:<publication id>:<set id, 16 hex>:<offset>:<page>:<created, hex s>".
+ */
+#define LP_FROZEN_TTL_MS ((int64_t)30 * 60 * 1000)
+#define LP_FROZEN_MAX_SETS 256u
+#define LP_FROZEN_MAX_BYTES ((uint64_t)32 << 20)
+#define LP_FROZEN_HANDLE_MAX 96
+
+typedef enum lp_frozen_fail {
+    LP_FROZEN_OK = 0,
+    LP_FROZEN_MALFORMED, /* not a continuation handle (LP_EINVAL) */
+    LP_FROZEN_UNKNOWN,   /* no such set (LP_ENOENT) */
+    LP_FROZEN_EXPIRED,   /* the set is older than the TTL (LP_EEXPIRED) */
+    LP_FROZEN_DRIFTED,   /* the root was re-published since (LP_EEXPIRED) */
+    LP_FROZEN_BROKEN,    /* the set file is unreadable or damaged (LP_EIO) */
+} lp_frozen_fail;
+
+/* Stable code: "continuation_malformed", "continuation_unknown", "continuation_expired",
+ * "continuation_drifted", "continuation_broken"; "ok" for LP_FROZEN_OK. */
+const char *lp_frozen_fail_code(lp_frozen_fail f);
+
+/* A loaded set. Every pointer is owned by the arena given to lp_search_frozen_load. */
+typedef struct lp_frozen_set {
+    char id[17];             /* set id, 16 hex */
+    const char *root;        /* the indexed root (absolute real path) */
+    int64_t publication_id;  /* the publication the groups come from */
+    const char *query;       /* the normalized query */
+    lp_search_scope scope;
+    uint32_t limit;          /* the frozen bound the search ran with */
+    char request_hash[17];
+    int64_t created_ms, expires_ms;
+    lp_search_group *groups; /* the whole set, ranks 1..ngroups */
+    size_t ngroups;
+    const char *const *warnings; /* the search's warnings ("code: text") */
+    size_t nwarnings;
+    uint32_t offset; /* from the handle: index of the first group of the page it names */
+    uint32_t page;   /* from the handle: the page size it was made with */
+} lp_frozen_set;
+
+/* Hash of the normalized request (query trimmed with runs of white space collapsed, scope,
+ * effective limit and snippet lines) as 16 hex digits. */
+void lp_search_request_hash(const lp_search_request *req, char out[17]);
+
+/* Freeze res, the result of req on root (from a publication pinned by the caller), and put
+ * in handle_out the handle of the page of `page` groups starting at group index `offset`
+ * (0-based; normally the number of groups already shown), and in *expires_ms (may be NULL)
+ * when the set expires. LP_EIO when the state folder cannot be written; LP_EINVAL when offset
+ * is past the end. */
+lp_status lp_search_freeze(const char *root, const lp_search_request *req,
+                           const lp_search_result *res, uint32_t offset, uint32_t page,
+                           lp_buf *handle_out, int64_t *expires_ms, lp_error *err);
+
+/* Load the set a handle names. Fails with why (may be NULL) set to MALFORMED (LP_EINVAL),
+ * UNKNOWN (LP_ENOENT), EXPIRED (LP_EEXPIRED) or BROKEN (LP_EIO); never touches an index. */
+lp_status lp_search_frozen_load(const char *handle, lp_arena *arena, lp_frozen_set *out,
+                                lp_frozen_fail *why, lp_error *err);
+
+/* Check that st (open on set->root; pinned by the caller for the whole request) serves the
+ * set's publication: LP_EEXPIRED with why = DRIFTED when the current publication differs. */
+lp_status lp_search_frozen_check(const lp_frozen_set *set, lp_store *st, lp_frozen_fail *why,
+                                 lp_error *err);
+
+/* The handle of the page of `page` groups at `offset` of a loaded set into out (reset
+ * first); "" when offset is at or past the end (the set is complete). */
+void lp_search_frozen_handle(const lp_frozen_set *set, uint32_t offset, uint32_t page,
+                             lp_buf *out);
 
 #endif

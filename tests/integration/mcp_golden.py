@@ -13,6 +13,22 @@ A transcript is one JSON object per line (lines starting with // are comments):
   {"close_stdin": true}           close stdin
   {"exit": code, "within_ms": N}  the process exits with code within N ms (default 5000)
 
+Setup directives (run in order; the server starts at the first send, so they may come
+first):
+
+  {"fixture": "name"}             copy tests/mcp/fixtures/<name> to ${TMP}/repo (${REPO})
+  {"loupe": [args...], "rc": N}   run the loupe CLI with the test's state folder (rc 0 default)
+  {"write": {"path": P, "text": T}}  write a file (folders created)
+  {"mkdir": P}                    create a folder
+  {"symlink": {"target": T, "link": L}}
+  {"sql": {"root": R, "query": Q}}  run SQL on the index database of root R
+
+Variables: ${TMP} (the test folder), ${REPO} (${TMP}/repo), ${STATE} (LOUPE_HOME),
+${NOW_S_HEX} (the current time in seconds, hexadecimal) and
+captured values are substituted in every string of sent messages, setup directives and
+patterns (escaped inside "re:" patterns). A pattern "<capture:NAME>" matches any value and
+stores it as ${NAME}.
+
 Patterns normalize volatile fields: "<any>" matches anything, "<string>", "<number>",
 "<integer>", "<object>", "<array>" match by type, a string "re:..." is a regular expression
 searched in the value; an object pattern with the key "..." allows extra keys; other values
@@ -30,10 +46,37 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(os.path.dirname(HERE), "mcp", "golden")
 
 
-def match(pat, val, path="$"):
+FIXTURES = os.path.join(os.path.dirname(HERE), "mcp", "fixtures")
+VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def substitute(obj, vars_, regex=False):
+    """Replace ${NAME} in every string of obj (keys included)."""
+    if isinstance(obj, str):
+        is_re = obj.startswith("re:")
+
+        def rep(m):
+            if m.group(1) not in vars_:
+                raise AssertionError(f"unknown variable ${{{m.group(1)}}}")
+            v = vars_[m.group(1)]
+            v = v if isinstance(v, str) else json.dumps(v)
+            return re.escape(v) if (is_re or regex) else v
+        return VAR.sub(rep, obj)
+    if isinstance(obj, list):
+        return [substitute(x, vars_, regex) for x in obj]
+    if isinstance(obj, dict):
+        return {substitute(k, vars_): substitute(v, vars_, regex) for k, v in obj.items()}
+    return obj
+
+
+def match(pat, val, path="$", captures=None):
     """Return None when val matches pat, else a sentence saying where it differs."""
     if isinstance(pat, str):
         if pat == "<any>":
+            return None
+        if pat.startswith("<capture:") and pat.endswith(">"):
+            if captures is not None:
+                captures[pat[len("<capture:"):-1]] = val
             return None
         kinds = {"<string>": str, "<object>": dict, "<array>": list}
         if pat in kinds:
@@ -57,7 +100,7 @@ def match(pat, val, path="$"):
                 continue
             if k not in val:
                 return f"{path}: missing key {k!r} in {json.dumps(val)[:300]}"
-            d = match(p, val[k], f"{path}.{k}")
+            d = match(p, val[k], f"{path}.{k}", captures)
             if d:
                 return d
         if not extra_ok:
@@ -69,7 +112,7 @@ def match(pat, val, path="$"):
         if not isinstance(val, list) or len(val) != len(pat):
             return f"{path}: expected a list of {len(pat)}, got {json.dumps(val)[:300]}"
         for i, (p, v) in enumerate(zip(pat, val)):
-            d = match(p, v, f"{path}[{i}]")
+            d = match(p, v, f"{path}[{i}]", captures)
             if d:
                 return d
         return None
@@ -139,12 +182,26 @@ def run_transcript(ctx, name):
         args = steps[0][1].get("args", [])
         env.update(steps[0][1].get("env", {}))
         steps = steps[1:]
-    srv = Server(ctx.loupe, args, env)
-    ctx._procs.append(srv.proc)
+    vars_ = {"TMP": ctx.tmp, "REPO": os.path.join(ctx.tmp, "repo"), "STATE": ctx.home}
+    srv = None
     exited = False
+
+    def server():
+        nonlocal srv
+        if srv is None:
+            srv = Server(ctx.loupe, args, env)
+            ctx._procs.append(srv.proc)
+        return srv
+
     try:
         for n, st in steps:
             where = f"{name}:{n}"
+            if any(k in st for k in ("fixture", "loupe", "write", "mkdir", "symlink", "sql")):
+                setup(ctx, substitute(st, vars_), where)
+                continue
+            vars_["NOW_S_HEX"] = format(int(time.time()), "x")
+            st = substitute(st, vars_)
+            srv = server()
             if "send" in st:
                 srv.send(json.dumps(st["send"], ensure_ascii=False).encode() + b"\n")
             elif "send_raw" in st:
@@ -157,7 +214,7 @@ def run_transcript(ctx, name):
                 srv.send(head + b"x" * max(0, n_bytes - len(head) - len(tail) + 1) + tail)
             elif "recv" in st:
                 got = srv.recv()
-                d = match(st["recv"], got)
+                d = match(st["recv"], got, captures=vars_)
                 assert not d, f"{where}: {d}\n  got: {json.dumps(got)[:1500]}"
             elif "recv_set" in st:
                 pats = list(st["recv_set"])
@@ -197,6 +254,7 @@ def run_transcript(ctx, name):
                 assert line is None, f"{where}: unexpected output after the transcript: {line[:500]!r}"
             else:
                 raise AssertionError(f"{where}: unknown directive {st}")
+        srv = server()
         if not exited:
             srv.proc.stdin.close()
             rc = srv.proc.wait(timeout=10)
@@ -207,7 +265,45 @@ def run_transcript(ctx, name):
         if "AddressSanitizer" in err or "runtime error:" in err or "LeakSanitizer" in err:
             raise AssertionError(f"{name}: sanitizer report:\n{err[-4000:]}")
     finally:
-        srv.kill()
+        if srv is not None:
+            srv.kill()
+
+
+def db_of(ctx, root):
+    base = os.path.join(ctx.home, "roots")
+    real = os.path.realpath(root)
+    for d in os.listdir(base):
+        with open(os.path.join(base, d, "root")) as f:
+            if f.read().strip() == real:
+                return os.path.join(base, d, "index.db")
+    raise AssertionError(f"no index database for {root}")
+
+
+def setup(ctx, st, where):
+    import shutil
+    import sqlite3
+    if "fixture" in st:
+        src = os.path.join(FIXTURES, st["fixture"])
+        assert os.path.isdir(src), f"{where}: no fixture {src}"
+        shutil.copytree(src, os.path.join(ctx.tmp, "repo"))
+    elif "loupe" in st:
+        r = ctx.run(*st["loupe"])
+        want = st.get("rc", 0)
+        assert r.rc == want, f"{where}: loupe {' '.join(st['loupe'])} exited {r.rc}, not {want}: {r!r}"
+    elif "write" in st:
+        path = st["write"]["path"]
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(st["write"]["text"])
+    elif "mkdir" in st:
+        os.makedirs(st["mkdir"], exist_ok=True)
+    elif "symlink" in st:
+        os.symlink(st["symlink"]["target"], st["symlink"]["link"])
+    elif "sql" in st:
+        con = sqlite3.connect(db_of(ctx, st["sql"]["root"]))
+        con.execute(st["sql"]["query"])
+        con.commit()
+        con.close()
 
 
 def transcripts():

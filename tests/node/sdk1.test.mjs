@@ -28,16 +28,17 @@ test('sdk1: handshake negotiates 2025-11-25 and reports loupe', async t => {
     await client.ping();
 });
 
-test('sdk1: tools/list lists the fixtures with annotations and 2020-12 schemas', async t => {
+test('sdk1: tools/list lists the tools and fixtures with annotations and 2020-12 schemas', async t => {
     const client = await connect(t);
     const { tools } = await client.listTools();
     const names = tools.map(x => x.name);
-    assert.deepEqual(names, ['debug_echo', 'debug_sleep']);
+    assert.deepEqual(names, ['list_codebases', 'manage_index', 'search_codebase', 'continue_search', 'file_outline', 'read_file', 'debug_echo', 'debug_sleep']);
     for (const tool of tools) {
         assert.equal(tool.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
         assert.equal(tool.outputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
-        assert.equal(tool.annotations.readOnlyHint, true);
-        assert.equal(tool.annotations.destructiveHint, false);
+        // Only manage_index changes anything (index state; clear is destructive).
+        assert.equal(tool.annotations.readOnlyHint, tool.name !== 'manage_index');
+        assert.equal(tool.annotations.destructiveHint, tool.name === 'manage_index');
         assert.ok(tool.title && tool.description.length > 40);
     }
     // Every output schema compiles with a 2020-12 validator.

@@ -155,6 +155,12 @@ lp_status lp_lease_inspect(const char *root, lp_lease_info *out, lp_error *err)
     if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
         out->held = true;
         read_lease_json(json.ptr, out);
+        /* The holder writes lease.json just after taking the lock: give it a moment rather
+         * than report a writer without a pid (or a previous writer's leftover record). */
+        for (int i = 0; i < 40 && (out->pid == 0 || out->started_ms == 0); i++) {
+            usleep(5000);
+            read_lease_json(json.ptr, out);
+        }
     } else {
         flock(fd, LOCK_UN);
     }

@@ -696,7 +696,11 @@ static void assign_ordinals(lx_ctx *cx, uint32_t *ordinals)
     uint32_t *counts = lp_xcalloc(n ? n : 1, sizeof(uint32_t));
     for (size_t i = 0; i < n; i++) {
         const lx_sym *s = &cx->syms.items[i];
-        uint64_t h = lp_hash64_seeded(s->qname, strlen(s->qname), (uint64_t)s->kind + 1);
+        /* declarations (prototypes) count apart from definitions: adding or removing a
+         * prototype never renumbers the definition after it */
+        bool decl = (s->flags & LP_SYMF_DECLARATION) != 0;
+        uint64_t h = lp_hash64_seeded(s->qname, strlen(s->qname),
+                                      ((uint64_t)s->kind + 1) | (decl ? 0x10000u : 0));
         if (h == 0)
             h = 1;
         size_t j = (size_t)h & (m.cap - 1);
@@ -710,7 +714,8 @@ static void assign_ordinals(lx_ctx *cx, uint32_t *ordinals)
                 break;
             }
             const lx_sym *o = &cx->syms.items[v];
-            if (m.keys[j] == h && o->kind == s->kind && !strcmp(o->qname, s->qname)) {
+            if (m.keys[j] == h && o->kind == s->kind &&
+                ((o->flags & LP_SYMF_DECLARATION) != 0) == decl && !strcmp(o->qname, s->qname)) {
                 ordinals[i] = counts[v]++;
                 break;
             }

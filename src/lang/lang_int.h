@@ -251,7 +251,8 @@ bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, re
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms,
                      size_t *nsyms, bool *partial, lp_error *err);
 
-/* Ordinals: 0, 1, ... among symbols with equal (qname, kind), in order. */
+/* Ordinals: 0, 1, ... among symbols with equal (qname, kind, declaration flag), in
+ * order. */
 void lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals);
 
 /* A symbol as the chunker needs it. */

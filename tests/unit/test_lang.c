@@ -217,13 +217,14 @@ T_TEST(lang_ordinals_count_equal_qname_and_kind)
     lp_error err;
     lp_parse_result r;
     const char *src = "function f(a: string): void;\nfunction f(a: number): void;\n"
-                      "function f(a: any) {}\nclass f {}\n";
+                      "function f(a: any) {}\nclass f {}\nfunction f(b: any) {}\n";
     T_CHECK_OK(parse_str(LP_LANG_TYPESCRIPT, src, &a, &r, &err), &err);
-    T_CHECK_INT(r.nsymbols, 4);
+    T_CHECK_INT(r.nsymbols, 5);
     T_CHECK_INT(r.symbols[0].ordinal, 0);
     T_CHECK_INT(r.symbols[1].ordinal, 1);
-    T_CHECK_INT(r.symbols[2].ordinal, 2);
+    T_CHECK_INT(r.symbols[2].ordinal, 0); /* declarations count apart from definitions */
     T_CHECK_INT(r.symbols[3].ordinal, 0); /* same qname, other kind */
+    T_CHECK_INT(r.symbols[4].ordinal, 1);
     T_CHECK(r.symbols[0].flags & LP_SYMF_DECLARATION);
     T_CHECK(!(r.symbols[2].flags & LP_SYMF_DECLARATION));
 done:

@@ -23,6 +23,8 @@ typedef struct open_entry {
     uint32_t depth;
     int32_t sym;   /* symbol index or -1 */
     int32_t scope; /* scope index or -1 */
+    uint32_t end;  /* 0, or a recovered definition's end: it stays open over the following
+                      siblings that start before this byte */
 } open_entry;
 
 typedef struct walk_state {
@@ -480,6 +482,13 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
         s.body_start = ts_node_start_byte(d->body);
         s.body_end = ts_node_end_byte(d->body);
     }
+    if (d->recovered) {
+        s.span_start = d->rec_start;
+        s.end = d->rec_end;
+        s.has_body = true;
+        s.body_start = d->rec_body_start;
+        s.body_end = d->rec_end;
+    }
     if (rt->spec->refine && !rt->spec->refine(cx, d, &s, NULL))
         return;
     if (s.name.len == 0 && !s.prefix)
@@ -531,8 +540,10 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
             s.no_chunk = true;
     }
     lp_vec_push(&cx->syms, s);
-    if (!leaf)
-        lp_vec_push(&ws->open, ((open_entry){cx->depth, (int32_t)(cx->syms.len - 1), -1}));
+    if (!leaf) {
+        uint32_t ext = s.end > ts_node_end_byte(d->node) ? s.end : 0;
+        lp_vec_push(&ws->open, ((open_entry){cx->depth, (int32_t)(cx->syms.len - 1), -1, ext}));
+    }
 }
 
 static void add_scope(lx_ctx *cx, walk_state *ws, const lx_def *d)
@@ -545,7 +556,21 @@ static void add_scope(lx_ctx *cx, walk_state *ws, const lx_def *d)
     if (cx->rt->spec->refine && !cx->rt->spec->refine(cx, d, NULL, &sc))
         return;
     lp_vec_push(&cx->scopes, sc);
-    lp_vec_push(&ws->open, ((open_entry){cx->depth, -1, (int32_t)(cx->scopes.len - 1)}));
+    lp_vec_push(&ws->open, ((open_entry){cx->depth, -1, (int32_t)(cx->scopes.len - 1), 0}));
+}
+
+/* A recovered definition ends inside its parent's subtree: once the walk is past its end,
+ * it and what opened after it are closed. */
+static void close_ended(walk_state *ws, uint32_t pos)
+{
+    for (size_t i = ws->open.len; i-- > 0;)
+        if (ws->open.items[i].end && ws->open.items[i].end <= pos)
+            ws->open.len = i;
+}
+
+void lx_sync_container(lx_ctx *cx)
+{
+    sync_open(cx, (walk_state *)cx->walk);
 }
 
 /* The innermost open symbol and scope (the walk pops what it leaves). */
@@ -744,6 +769,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     cx.arena = arena;
     cx.container = -1;
     cx.scope = -1;
+    cx.walk = &ws;
     *syms_out = NULL;
     *nsyms = 0;
     *partial = false;
@@ -781,6 +807,8 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
         TSSymbol sym = ts_node_symbol(node);
         uint8_t f = sym < rt->nsymbols ? rt->sym_flags[sym] : 0;
         if (f) {
+            if (ws.open.len)
+                close_ended(&ws, ts_node_start_byte(node));
             if (f & LX_SYMF_COMMENT)
                 lp_vec_push(&ws.comments,
                             ((range){ts_node_start_byte(node), ts_node_end_byte(node)}));
@@ -805,6 +833,16 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
                         add_symbol(&cx, &ws, &found.items[k].d, true);
                 cx.leaf = false;
             }
+            /* recovery where the tree lost a definition: only at nodes no pattern took,
+             * outside functions */
+            if ((f & LX_SYMF_RECOVER) && !(f & LX_SYMF_ROOT)) {
+                lx_def rd;
+                memset(&rd, 0, sizeof(rd));
+                if (rt->spec->recover(&cx, node, &rd)) {
+                    add_symbol(&cx, &ws, &rd, false);
+                    sync_open(&cx, &ws);
+                }
+            }
         }
         if (depth < LX_MAX_DEPTH && !(f & LX_SYMF_COMMENT) &&
             ts_tree_cursor_goto_first_child(&cur)) {
@@ -813,8 +851,11 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
         }
         for (;;) {
             if (ts_tree_cursor_goto_next_sibling(&cur)) {
-                /* leaving the previous node: close what it opened */
-                while (ws.open.len && ws.open.items[ws.open.len - 1].depth >= depth)
+                /* leaving the previous node: close what it opened (a recovered
+                 * definition stays open over the siblings inside its range) */
+                uint32_t next = ts_node_start_byte(ts_tree_cursor_current_node(&cur));
+                while (ws.open.len && ws.open.items[ws.open.len - 1].depth >= depth &&
+                       !(ws.open.items[ws.open.len - 1].end > next))
                     ws.open.len--;
                 break;
             }

@@ -15,6 +15,8 @@
  */
 #include "lang/lang_int.h"
 
+#include <ctype.h>
+
 const TSLanguage *tree_sitter_c(void);
 
 static bool is_name_node(TSNode n)
@@ -30,6 +32,25 @@ static bool is_name_node(TSNode n)
     return false;
 }
 
+/* A qualified name that tree-sitter repaired with a MISSING "::" (`FMT_CONSTEXPR
+ * basic_fp<F> normalize(...)`, a macro before the return type): the part before the
+ * missing separator is the macro and the type, not a scope; the name is what follows. */
+static TSNode drop_repaired_scope(TSNode n)
+{
+    TSNode cur = n, result = n;
+    for (int guard = 0; guard < 64 && lx_is(cur, "qualified_identifier"); guard++) {
+        TSNode name = ts_node_child_by_field_name(cur, "name", 4);
+        uint32_t cnt = ts_node_child_count(cur);
+        for (uint32_t i = 0; i < cnt; i++)
+            if (ts_node_is_missing(ts_node_child(cur, i))) {
+                result = name;
+                break;
+            }
+        cur = name;
+    }
+    return ts_node_is_null(result) ? n : result;
+}
+
 TSNode lx_c_declarator_name(TSNode d, bool *is_function)
 {
     bool saw_fn = false, fn_ptr = false;
@@ -39,9 +60,14 @@ TSNode lx_c_declarator_name(TSNode d, bool *is_function)
         if (is_name_node(d)) {
             if (is_function)
                 *is_function = saw_fn && !fn_ptr;
-            return d;
+            return lx_is(d, "qualified_identifier") ? drop_repaired_scope(d) : d;
         }
         const char *t = ts_node_type(d);
+        if (!strcmp(t, "operator_cast")) { /* C++ `operator int() const` */
+            if (is_function)
+                *is_function = true;
+            return d;
+        }
         if (!strcmp(t, "function_declarator")) {
             TSNode inner = ts_node_child_by_field_name(d, "declarator", 10);
             if (!saw_fn) {
@@ -61,6 +87,21 @@ TSNode lx_c_declarator_name(TSNode d, bool *is_function)
         }
     }
     return none;
+}
+
+lp_str lx_c_name_text(const lx_ctx *cx, TSNode name)
+{
+    lp_str t = lx_text(cx, name);
+    /* a conversion operator's node runs over its parameters: `operator int() const` */
+    TSNode cast = name;
+    for (int guard = 0; guard < 64 && lx_is(cast, "qualified_identifier"); guard++)
+        cast = ts_node_child_by_field_name(cast, "name", 4);
+    if (lx_is(cast, "operator_cast")) {
+        TSNode decl = ts_node_child_by_field_name(cast, "declarator", 10);
+        if (!ts_node_is_null(decl) && ts_node_start_byte(decl) > ts_node_start_byte(name))
+            t = lp_str_trim((lp_str){t.ptr, ts_node_start_byte(decl) - ts_node_start_byte(name)});
+    }
+    return t;
 }
 
 bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word)
@@ -107,8 +148,362 @@ static TSNode typedef_body_specifier(TSNode typedef_node)
     return none;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Recovery. tree-sitter's C grammar cannot parse what macros make of C (`do { } while_each_
+ * thread(p, t);`, `SYSCALL_DEFINE3(name, type, arg, ...) {`); past such a point its error
+ * recovery may flatten the rest of a file into ERROR nodes whose children are the pieces
+ * of the functions that follow (specifiers, a function declarator, loose statements). A
+ * function is recovered where a function declarator inside an ERROR node (or a file-level
+ * macro call without its `;`) is followed by `{`: its body runs to the matching `}`. */
+
+static bool is_space_c(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The next byte at or after pos that is not whitespace or a comment; len when none. */
+static uint32_t skip_blank(const char *src, uint32_t len, uint32_t pos)
+{
+    while (pos < len) {
+        if (is_space_c(src[pos])) {
+            pos++;
+        } else if (src[pos] == '/' && pos + 1 < len && src[pos + 1] == '/') {
+            while (pos < len && src[pos] != '\n')
+                pos++;
+        } else if (src[pos] == '/' && pos + 1 < len && src[pos + 1] == '*') {
+            pos += 2;
+            while (pos + 1 < len && !(src[pos] == '*' && src[pos + 1] == '/'))
+                pos++;
+            pos = pos + 2 < len ? pos + 2 : len;
+        } else {
+            break;
+        }
+    }
+    return pos;
+}
+
+/* The directive word of a preprocessor line starting at p ('#'), and where it ends. */
+static lp_str pp_word(const char *src, uint32_t len, uint32_t p)
+{
+    p++;
+    while (p < len && (src[p] == ' ' || src[p] == '\t'))
+        p++;
+    uint32_t a = p;
+    while (p < len && ((src[p] >= 'a' && src[p] <= 'z')))
+        p++;
+    return (lp_str){src + a, p - a};
+}
+
+/* End of the (backslash-continued) line starting at p: the index of its '\n' or len. */
+static uint32_t line_end(const char *src, uint32_t len, uint32_t p)
+{
+    while (p < len && src[p] != '\n') {
+        if (src[p] == '\\' && p + 1 < len && src[p + 1] == '\n')
+            p++;
+        p++;
+    }
+    return p;
+}
+
+uint32_t lx_c_match_brace(const char *src, uint32_t len, uint32_t open)
+{
+    int depth = 0;
+    int pp_open = 0; /* #if opened since the scan started */
+    bool line_start = false;
+    for (uint32_t i = open; i < len; i++) {
+        char c = src[i];
+        if (c == '\n') {
+            line_start = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r')
+            continue;
+        if (c == '#' && line_start) {
+            lp_str w = pp_word(src, len, i);
+            if (lp_str_eq_c(w, "if") || lp_str_eq_c(w, "ifdef") || lp_str_eq_c(w, "ifndef")) {
+                pp_open++;
+            } else if ((lp_str_eq_c(w, "else") || lp_str_eq_c(w, "elif")) && pp_open > 0) {
+                /* read only the first branch: skip to the matching #endif */
+                int nest = 0;
+                uint32_t j = line_end(src, len, i); /* the '\n' ending the #else line */
+                for (;;) {
+                    if (j >= len)
+                        return 0;
+                    uint32_t k = j + 1;
+                    while (k < len && (src[k] == ' ' || src[k] == '\t'))
+                        k++;
+                    bool done = false;
+                    if (k < len && src[k] == '#') {
+                        lp_str w2 = pp_word(src, len, k);
+                        if (lp_str_starts_with(w2, LP_STR("if")))
+                            nest++;
+                        else if (lp_str_eq_c(w2, "endif") && nest-- == 0)
+                            done = true;
+                    }
+                    j = line_end(src, len, k);
+                    if (done)
+                        break;
+                }
+                pp_open--;
+                i = j - 1; /* the loop's i++ lands on the '\n' ending the #endif line */
+                line_start = false;
+                continue;
+            } else if (lp_str_eq_c(w, "endif") && pp_open > 0) {
+                pp_open--;
+            }
+            i = line_end(src, len, i) - 1;
+            line_start = false;
+            continue;
+        }
+        line_start = false;
+        if (c == '/' && i + 1 < len && src[i + 1] == '/') {
+            i = line_end(src, len, i) - 1;
+        } else if (c == '/' && i + 1 < len && src[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'))
+                i++;
+            i++;
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < len && src[i] != c && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+        } else if (c == '{') {
+            depth++;
+        } else if (c == '}') {
+            if (--depth == 0)
+                return i + 1;
+        }
+    }
+    return 0;
+}
+
+static bool type_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == ' ' || c == '\t' || c == '*' || c == '&' || c == ':' || c == '<' ||
+           c == '>' || c == ',';
+}
+
+/* Where a recovered function starts: back over the specifiers and return type written
+ * before its declarator on the same line and on whole lines above (`static inline int\n`),
+ * never before `floor`. */
+static uint32_t recovered_start(const char *src, uint32_t decl, uint32_t floor)
+{
+    uint32_t p = decl;
+    while (p > floor && src[p - 1] != '\n' && type_char(src[p - 1]))
+        p--;
+    if (p > floor && src[p - 1] == '\n') { /* whole lines of type words above */
+        for (;;) {
+            uint32_t e = p - 1; /* the '\n' ending the previous line */
+            uint32_t b = e;
+            while (b > floor && src[b - 1] != '\n')
+                b--;
+            if (b == e || b < floor)
+                break;
+            bool ok = true;
+            for (uint32_t k = b; k < e && ok; k++)
+                ok = type_char(src[k]) || src[k] == '\r';
+            uint32_t last = e;
+            while (last > b && is_space_c(src[last - 1]))
+                last--;
+            if (!ok || last == b || src[last - 1] == ',' || src[b] == ' ' || src[b] == '\t')
+                break;
+            p = b;
+            if (p <= floor || p == 0)
+                break;
+        }
+    }
+    while (p < decl && is_space_c(src[p]))
+        p++;
+    return p;
+}
+
+static bool in_function_c(const lx_ctx *cx)
+{
+    for (int32_t c = cx->container; c >= 0; c = cx->syms.items[c].container) {
+        lp_symkind k = cx->syms.items[c].kind;
+        if (k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR)
+            return true;
+    }
+    return false;
+}
+
+/* Past the `)` matching the `(` at open (comments and strings skipped), or 0. */
+static uint32_t match_paren(const char *src, uint32_t len, uint32_t open)
+{
+    int depth = 0;
+    for (uint32_t i = open; i < len; i++) {
+        char c = src[i];
+        if (c == '/' && i + 1 < len && (src[i + 1] == '/' || src[i + 1] == '*')) {
+            i = skip_blank(src, len, i) - 1;
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < len && src[i] != c && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+        } else if (c == '(') {
+            depth++;
+        } else if (c == ')' && --depth == 0) {
+            return i + 1;
+        } else if (c == ';' || c == '{' || c == '}') {
+            return 0; /* not a parameter list */
+        }
+    }
+    return 0;
+}
+
+/* A macro's name by convention: upper case, digits and underscores, with a letter. */
+static bool macro_name(lp_str n)
+{
+    if (n.len < 2)
+        return false;
+    for (size_t i = 0; i < n.len; i++)
+        if (!(isupper((unsigned char)n.ptr[i]) || isdigit((unsigned char)n.ptr[i]) ||
+              n.ptr[i] == '_'))
+            return false;
+    return isupper((unsigned char)n.ptr[0]);
+}
+
+static bool set_recovered(lx_ctx *cx, TSNode node, TSNode name, uint32_t start, uint32_t open,
+                          lx_def *d)
+{
+    if (open >= cx->len || cx->src[open] != '{')
+        return false;
+    uint32_t end = lx_c_match_brace(cx->src, cx->len, open);
+    if (!end)
+        return false;
+    d->node = node;
+    d->name = name;
+    d->kind = LP_SYM_FUNCTION;
+    d->recovered = true;
+    d->rec_start = start;
+    d->rec_body_start = open;
+    d->rec_end = end;
+    return true;
+}
+
+bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
+{
+    if (cx->depth == 0)
+        return false;
+    TSNode parent = cx->anc[cx->depth - 1];
+    bool in_error = ts_node_is_error(parent);
+    bool is_stmt = lx_is(node, "expression_statement");
+    if (!in_error && !is_stmt)
+        return false;
+    lx_sync_container(cx);
+    if (in_function_c(cx))
+        return false;
+    uint32_t at = ts_node_start_byte(node);
+    uint32_t floor = 0;
+    if (cx->syms.len) { /* never reach back over the previous symbol */
+        const lx_sym *prev = &cx->syms.items[cx->syms.len - 1];
+        floor = prev->end <= at ? prev->end : prev->start;
+        if (floor > at)
+            floor = at;
+    }
+    if (lx_is(node, "function_declarator")) {
+        TSNode name = lx_c_declarator_name(node, NULL);
+        if (ts_node_is_null(name) || ts_node_is_missing(name))
+            return false;
+        return set_recovered(cx, node, name, recovered_start(cx->src, at, floor),
+                             skip_blank(cx->src, cx->len, ts_node_end_byte(node)), d);
+    }
+    if (lx_is(node, "call_expression") || lx_is(node, "identifier")) {
+        /* `static long do_wait(struct wait_opts *wo) {` read as a call, or as loose
+         * tokens, inside an ERROR node: a declaration whose line starts at column 0 with
+         * type words before the name (or a whole line of them above it), then a
+         * parenthesized list and `{`. An indented line is a statement in a body. */
+        TSNode name = node;
+        if (lx_is(node, "call_expression")) {
+            name = ts_node_child_by_field_name(node, "function", 8);
+            if (!lx_is(name, "identifier"))
+                return false;
+        }
+        uint32_t start = recovered_start(cx->src, at, floor);
+        bool col0 = at == 0 || cx->src[at - 1] == '\n';
+        lp_str macro_arg = {NULL, 0};
+        if (start == at && col0 && macro_name(lx_text(cx, name))) {
+            /* SYSCALL_DEFINE5(waitid, ...) { at column 0: named by its first argument */
+            uint32_t p = skip_blank(cx->src, cx->len, ts_node_end_byte(name));
+            if (p < cx->len && cx->src[p] == '(') {
+                p = skip_blank(cx->src, cx->len, p + 1);
+                uint32_t q = p;
+                while (q < cx->len && (isalnum((unsigned char)cx->src[q]) || cx->src[q] == '_'))
+                    q++;
+                if (q > p && !isdigit((unsigned char)cx->src[p]))
+                    macro_arg = (lp_str){cx->src + p, q - p};
+            }
+        } else if (start == at || (start > 0 && cx->src[start - 1] != '\n')) {
+            return false;
+        }
+        uint32_t paren = skip_blank(cx->src, cx->len, ts_node_end_byte(name));
+        if (paren >= cx->len || cx->src[paren] != '(')
+            return false;
+        uint32_t close = match_paren(cx->src, cx->len, paren);
+        if (!close)
+            return false;
+        if (!set_recovered(cx, node, name, start, skip_blank(cx->src, cx->len, close), d))
+            return false;
+        d->rec_name = macro_arg;
+        /* C++ `std::string Foo::bar(...)` in loose tokens: keep the `Foo::` qualifier */
+        uint32_t q = at;
+        while (q >= start + 2 && cx->src[q - 1] == ':' && cx->src[q - 2] == ':') {
+            uint32_t w = q - 2;
+            while (w > start && (isalnum((unsigned char)cx->src[w - 1]) || cx->src[w - 1] == '_'))
+                w--;
+            if (w == q - 2)
+                break;
+            q = w;
+        }
+        if (q < at && !macro_arg.len)
+            d->rec_name = (lp_str){cx->src + q, ts_node_end_byte(name) - q};
+        return true;
+    }
+    if (is_stmt) {
+        /* a file-level macro call without `;` followed by a block: SYSCALL_DEFINE1(acct,
+         * ...) { ... } is the function named by its first argument (acct) */
+        if (!in_error && !lx_is(parent, "translation_unit") && !lx_is(parent, "preproc_if") &&
+            !lx_is(parent, "preproc_ifdef") && !lx_is(parent, "preproc_else") &&
+            !lx_is(parent, "preproc_elif"))
+            return false;
+        TSNode call = ts_node_named_child(node, 0);
+        if (!lx_is(call, "call_expression") || ts_node_named_child_count(node) != 1)
+            return false;
+        uint32_t cnt = ts_node_child_count(node);
+        if (cnt == 0 || !ts_node_is_missing(ts_node_child(node, cnt - 1)))
+            return false;
+        TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+        TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+        if (!lx_is(fn, "identifier") || ts_node_is_null(args))
+            return false;
+        TSNode first = ts_node_named_child(args, 0);
+        return set_recovered(cx, node, lx_is(first, "identifier") ? first : fn, at,
+                             skip_blank(cx->src, cx->len, ts_node_end_byte(node)), d);
+    }
+    return false;
+}
+
 bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
 {
+    if (d->recovered) {
+        s->name = d->rec_name.len ? d->rec_name : lx_c_name_text(cx, d->name);
+        if (!s->name.len)
+            return false;
+        /* `static` among the words before the name */
+        uint32_t a = d->rec_start, b = ts_node_start_byte(d->name);
+        bool st = false;
+        for (uint32_t i = a; i + 6 <= b && !st; i++)
+            st = memcmp(cx->src + i, "static", 6) == 0 &&
+                 (i == a || !type_char(cx->src[i - 1]) || is_space_c(cx->src[i - 1])) &&
+                 (i + 6 == b || is_space_c(cx->src[i + 6]));
+        s->vis = st ? LP_VIS_PRIVATE : LP_VIS_PUBLIC;
+        if (st)
+            s->flags |= LP_SYMF_STATIC;
+        s->sig_end = d->rec_body_start;
+        while (s->sig_end > s->span_start && is_space_c(cx->src[s->sig_end - 1]))
+            s->sig_end--;
+        return true;
+    }
     TSNode root = cx->leaf ? cx->anc[cx->depth] : d->node;
     const char *rtype = ts_node_type(root);
     bool is_fn = false;
@@ -118,7 +513,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         TSNode name = lx_c_declarator_name(decl, &is_fn);
         if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
-        s->name = lx_text(cx, name);
+        s->name = lx_c_name_text(cx, name);
         if (!s->name.len)
             return false;
         bool st = lx_c_has_specifier(cx, root, "static");
@@ -133,7 +528,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         TSNode name = lx_c_declarator_name(d->node, &is_fn);
         if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
-        s->name = lx_text(cx, name);
+        s->name = lx_c_name_text(cx, name);
         if (!s->name.len)
             return false;
         s->outer = root;
@@ -170,7 +565,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         TSNode name = lx_c_declarator_name(d->node, &is_fn);
         if (ts_node_is_null(name))
             return false;
-        s->name = lx_text(cx, name);
+        s->name = lx_c_name_text(cx, name);
         s->outer = root;
         return true;
     }
@@ -178,7 +573,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         TSNode name = lx_c_declarator_name(d->node, NULL);
         if (ts_node_is_null(name))
             return false;
-        s->name = lx_text(cx, name);
+        s->name = lx_c_name_text(cx, name);
         s->outer = root;
         TSNode spec = typedef_body_specifier(root);
         if (!ts_node_is_null(spec)) {
@@ -199,7 +594,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
             if (ts_node_is_null(d->name)) {
                 TSNode name =
                     lx_c_declarator_name(ts_node_child_by_field_name(p1, "declarator", 10), NULL);
-                s->name = lx_text(cx, name);
+                s->name = lx_c_name_text(cx, name);
             }
         }
         return s->name.len > 0;
@@ -221,6 +616,8 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
 
 static const char *const comments[] = {"comment", NULL};
 static const char *const decorations[] = {"attribute_specifier", "attribute_declaration", NULL};
+static const char *const recover_types[] = {"function_declarator", "expression_statement",
+                                            "call_expression", "identifier", NULL};
 
 const lp_lang_spec lp_spec_c = {
     .lang = LP_LANG_C,
@@ -229,4 +626,6 @@ const lp_lang_spec lp_spec_c = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
+    .recover_types = recover_types,
+    .recover = lx_c_recover,
 };

@@ -74,6 +74,12 @@ typedef struct lx_def {
     TSNode name, body, value, qualifier; /* null nodes when not captured */
     lp_symkind kind;
     bool scope;
+    /* Error recovery (spec->recover): a definition whose bytes are not one node (its body
+     * was flattened into an ERROR node, or follows a macro call as a sibling): explicit
+     * [start, end) and body start; symbols found inside that range nest in it. */
+    bool recovered;
+    uint32_t rec_start, rec_end, rec_body_start;
+    lp_str rec_name; /* when set, the name (else the text of @name) */
 } lx_def;
 
 /* A symbol being built. The hook sees it with the generic defaults filled in. */
@@ -137,6 +143,11 @@ typedef struct lp_lang_spec {
     /* Called once the geometry is known (outer_start covers attributes above the item,
      * doc found): last chance to set flags from attribute text. May be NULL. */
     void (*finish)(lx_ctx *cx, lx_sym *s);
+    /* Error recovery, for syntax tree-sitter could not parse (macro-heavy C): called at
+     * nodes of recover_types that no pattern rooted; may describe a definition in *d
+     * (d->recovered set, geometry explicit) and return true. May be NULL. */
+    const char *const *recover_types;
+    bool (*recover)(lx_ctx *cx, TSNode node, lx_def *d);
 } lp_lang_spec;
 
 const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
@@ -159,6 +170,7 @@ enum {
     LX_SYMF_ATTRIBUTE = 0x4,
     LX_SYMF_DECORATION = 0x8,
     LX_SYMF_DECO_CONTAINER = 0x10,
+    LX_SYMF_RECOVER = 0x20,
 };
 
 enum {
@@ -197,7 +209,12 @@ struct lx_ctx {
                           (anc[depth] is then the root, not the definition) */
     LP_VEC(lx_sym) syms;
     LP_VEC(lx_scope) scopes;
+    void *walk; /* the walk's private state (extract.c) */
 };
+
+/* Bring cx->container and cx->scope up to date at the current node (a recover hook calls
+ * it once its cheap checks pass; refine hooks get them current). */
+void lx_sync_container(lx_ctx *cx);
 
 /* Helpers for hooks. */
 static inline lp_str lx_text(const lx_ctx *cx, TSNode n)
@@ -234,11 +251,22 @@ lp_str lx_clean_type_name(lx_ctx *cx, lp_str s);
  * parenthesized, init and attributed declarators); *is_function is set when the chain
  * declares a function (not a pointer to one). Null when there is no name. */
 TSNode lx_c_declarator_name(TSNode declarator, bool *is_function);
+/* The text of a name lx_c_declarator_name found (a conversion operator without its
+ * parameters: "operator int"). */
+lp_str lx_c_name_text(const lx_ctx *cx, TSNode name);
 /* Does node have a storage class specifier / type qualifier child with this text? */
 bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word);
 /* Shared refine for the C constructs of C and C++ (functions, prototypes, variables,
  * structs/unions/enums, typedefs, fields, macros). */
 bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s);
+/* Shared recovery for C and C++ (see lang_c.c): functions whose definition tree-sitter
+ * lost (a function declarator inside an ERROR node followed by `{`; a macro-defined
+ * function `SYSCALL_DEFINE2(name, ...) {` at file level). */
+bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d);
+/* Past the `}` matching the `{` at open (comments, strings, character literals and
+ * preprocessor lines skipped; of #if/#else branches opened inside, only the first is
+ * read), or 0 when it is not closed. */
+uint32_t lx_c_match_brace(const char *src, uint32_t len, uint32_t open);
 
 /* Kind predicates. */
 bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, record, union,

@@ -29,11 +29,11 @@
   name: (identifier) @name) @definition.enum_member
 
 (function_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (_) @body) @definition.function
 
 (function_declaration
-  name: (identifier) @name) @definition.function
+  name: [(identifier) (operator_identifier)] @name) @definition.function
 
 (val_definition
   pattern: (identifier) @name

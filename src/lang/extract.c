@@ -540,10 +540,12 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
             s.no_chunk = true;
     }
     lp_vec_push(&cx->syms, s);
-    if (!leaf) {
-        uint32_t ext = s.end > ts_node_end_byte(d->node) ? s.end : 0;
+    /* a definition whose bytes are not its node's (recovered past it, or cut short at its
+     * matching brace) closes by position; a leaf opens only then (a prototype whose body
+     * the parse lost) */
+    uint32_t ext = s.end != ts_node_end_byte(s.outer) ? s.end : 0;
+    if (!leaf || (ext && s.has_body))
         lp_vec_push(&ws->open, ((open_entry){cx->depth, (int32_t)(cx->syms.len - 1), -1, ext}));
-    }
 }
 
 static void add_scope(lx_ctx *cx, walk_state *ws, const lx_def *d)
@@ -862,8 +864,16 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
             if (!ts_tree_cursor_goto_parent(&cur))
                 goto walked;
             depth--;
-            while (ws.open.len && ws.open.items[ws.open.len - 1].depth > depth)
+            while (ws.open.len && ws.open.items[ws.open.len - 1].depth > depth) {
+                /* a recovered definition that runs past this parent stays open over the
+                 * parent's following siblings: it moves up to the parent's level */
+                open_entry *top = &ws.open.items[ws.open.len - 1];
+                if (top->end && top->end > ts_node_end_byte(ts_tree_cursor_current_node(&cur))) {
+                    top->depth = depth;
+                    break;
+                }
                 ws.open.len--;
+            }
         }
     }
 walked:

@@ -318,6 +318,28 @@ static uint32_t recovered_start(const char *src, uint32_t decl, uint32_t floor)
     return p;
 }
 
+/* Are the words in [a, b) a declaration's specifiers and type (not `namespace std`,
+ * `class Foo`, `return x`...)? */
+static bool type_words(const char *src, uint32_t a, uint32_t b)
+{
+    static const char *const not_types[] = {"namespace", "class", "enum", "typedef", "return",
+                                            "using", "else", "case", "goto", "new", "delete",
+                                            "throw", "sizeof", "do", "if", "while", "for",
+                                            "switch", NULL};
+    uint32_t i = a;
+    while (i < b) {
+        while (i < b && !(isalnum((unsigned char)src[i]) || src[i] == '_'))
+            i++;
+        uint32_t w = i;
+        while (i < b && (isalnum((unsigned char)src[i]) || src[i] == '_'))
+            i++;
+        for (const char *const *k = not_types; *k && w < i; k++)
+            if (strlen(*k) == i - w && memcmp(src + w, *k, i - w) == 0)
+                return false;
+    }
+    return true;
+}
+
 static bool in_function_c(const lx_ctx *cx)
 {
     for (int32_t c = cx->container; c >= 0; c = cx->syms.items[c].container) {
@@ -381,6 +403,16 @@ static bool set_recovered(lx_ctx *cx, TSNode node, TSNode name, uint32_t start, 
     return true;
 }
 
+/* How far back a recovered start may reach: never over the previous symbol. */
+static uint32_t prev_floor(const lx_ctx *cx, uint32_t at)
+{
+    if (!cx->syms.len)
+        return 0;
+    const lx_sym *prev = &cx->syms.items[cx->syms.len - 1];
+    uint32_t floor = prev->end <= at ? prev->end : prev->start;
+    return floor > at ? at : floor;
+}
+
 bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
 {
     if (cx->depth == 0)
@@ -388,19 +420,28 @@ bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
     TSNode parent = cx->anc[cx->depth - 1];
     bool in_error = ts_node_is_error(parent);
     bool is_stmt = lx_is(node, "expression_statement");
-    if (!in_error && !is_stmt)
-        return false;
+    if (!in_error && !is_stmt) {
+        /* a declaration read as an expression (`struct task_struct *f(char *buf) {` as a
+         * product) in statements no function owns: the rest of a function whose body
+         * was cut at its matching brace */
+        if (!lx_is(node, "call_expression"))
+            return false;
+        uint32_t open = skip_blank(cx->src, cx->len, ts_node_end_byte(node));
+        if (open >= cx->len || cx->src[open] != '{')
+            return false;
+        bool lost = false;
+        for (uint32_t k = 1; k <= 6 && k <= cx->depth && !lost; k++) {
+            TSNode a = cx->anc[cx->depth - k];
+            lost = ts_node_is_error(a) || lx_is(a, "compound_statement");
+        }
+        if (!lost)
+            return false;
+    }
     lx_sync_container(cx);
     if (in_function_c(cx))
         return false;
     uint32_t at = ts_node_start_byte(node);
-    uint32_t floor = 0;
-    if (cx->syms.len) { /* never reach back over the previous symbol */
-        const lx_sym *prev = &cx->syms.items[cx->syms.len - 1];
-        floor = prev->end <= at ? prev->end : prev->start;
-        if (floor > at)
-            floor = at;
-    }
+    uint32_t floor = prev_floor(cx, at);
     if (lx_is(node, "function_declarator")) {
         TSNode name = lx_c_declarator_name(node, NULL);
         if (ts_node_is_null(name) || ts_node_is_missing(name))
@@ -433,7 +474,8 @@ bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
                 if (q > p && !isdigit((unsigned char)cx->src[p]))
                     macro_arg = (lp_str){cx->src + p, q - p};
             }
-        } else if (start == at || (start > 0 && cx->src[start - 1] != '\n')) {
+        } else if (start == at || (start > 0 && cx->src[start - 1] != '\n') ||
+                   !type_words(cx->src, start, at)) {
             return false;
         }
         uint32_t paren = skip_blank(cx->src, cx->len, ts_node_end_byte(name));
@@ -483,6 +525,64 @@ bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
     return false;
 }
 
+/* A function definition whose declarator declares no function is a misparse around a
+ * macro: `iterator end() const _GLIBCXX_NOEXCEPT {` (the real declarator sits in an
+ * ERROR child, the macro became the declarator) or `phys_addr_t __init_memblock
+ * name(void) {` (the name became the type, `(void)` the declarator). The name it really
+ * defines, or `name` unchanged. */
+static TSNode repair_function_name(lx_ctx *cx, TSNode root, TSNode name)
+{
+    uint32_t cnt = ts_node_child_count(root);
+    for (uint32_t i = 0; i < cnt; i++) {
+        TSNode ch = ts_node_child(root, i);
+        if (!ts_node_is_error(ch))
+            continue;
+        uint32_t m = ts_node_named_child_count(ch);
+        for (uint32_t k = m; k-- > 0;) {
+            TSNode g = ts_node_named_child(ch, k);
+            if (lx_is(g, "function_declarator")) {
+                bool f = false;
+                TSNode n = lx_c_declarator_name(g, &f);
+                if (!ts_node_is_null(n) && f)
+                    return n;
+            }
+        }
+    }
+    TSNode type = ts_node_child_by_field_name(root, "type", 4);
+    TSNode decl = ts_node_child_by_field_name(root, "declarator", 10);
+    if ((lx_is(type, "type_identifier") || lx_is(type, "identifier")) &&
+        lx_is(decl, "parenthesized_declarator")) {
+        /* the type is the name only when it directly precedes the parameters */
+        uint32_t e = ts_node_end_byte(type), p = ts_node_start_byte(decl);
+        bool adjacent = true;
+        for (uint32_t i = e; i < p && adjacent; i++)
+            adjacent = is_space_c(cx->src[i]);
+        if (adjacent)
+            return type;
+    }
+    return name;
+}
+
+/* `phys_addr_t __init_memblock name(void) {`: tree-sitter reads the words before the name
+ * as a declaration and invents its `;`; a declaration whose `;` is missing and whose line
+ * goes on is part of the definition that follows, not a declaration. */
+static bool junk_declaration(const lx_ctx *cx, TSNode root)
+{
+    uint32_t cnt = ts_node_child_count(root);
+    if (cnt == 0)
+        return false;
+    TSNode last = ts_node_child(root, cnt - 1);
+    if (!ts_node_is_missing(last))
+        return false;
+    for (uint32_t i = ts_node_end_byte(root); i < cx->len; i++) {
+        if (cx->src[i] == '\n')
+            return false;
+        if (!is_space_c(cx->src[i]))
+            return true;
+    }
+    return false;
+}
+
 bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
 {
     if (d->recovered) {
@@ -511,6 +611,16 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
     if (!strcmp(rtype, "function_definition")) {
         TSNode decl = ts_node_child_by_field_name(root, "declarator", 10);
         TSNode name = lx_c_declarator_name(decl, &is_fn);
+        if (!is_fn) {
+            TSNode fixed = repair_function_name(cx, root, name);
+            if (!ts_node_eq(fixed, name)) {
+                /* the words before it on its line belong to it (`phys_addr_t
+                 * __init_memblock` read as a declaration of its own) */
+                uint32_t at = ts_node_start_byte(root);
+                s->span_start = recovered_start(cx->src, at, prev_floor(cx, at));
+                name = fixed;
+            }
+        }
         if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
         s->name = lx_c_name_text(cx, name);
@@ -520,10 +630,21 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         s->vis = st ? LP_VIS_PRIVATE : LP_VIS_PUBLIC;
         if (st)
             s->flags |= LP_SYMF_STATIC;
+        /* a body tree-sitter could not close (a macro in place of a keyword: `} while_
+         * each_thread(p, t);`) may run over the functions that follow: end it at its
+         * matching brace */
+        if (s->has_body && ts_node_has_error(root) && s->body_start < cx->len &&
+            cx->src[s->body_start] == '{') {
+            uint32_t end = lx_c_match_brace(cx->src, cx->len, s->body_start);
+            if (end && end < s->body_end) {
+                s->end = end;
+                s->body_end = end;
+            }
+        }
         return true;
     }
     if (!strcmp(rtype, "declaration")) { /* leaf: one declarator */
-        if (in_function(cx))
+        if (in_function(cx) || junk_declaration(cx, root))
             return false;
         TSNode name = lx_c_declarator_name(d->node, &is_fn);
         if (ts_node_is_null(name) || ts_node_is_missing(name))
@@ -537,6 +658,24 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         if (is_fn) {
             s->kind = LP_SYM_FUNCTION;
             s->flags |= LP_SYMF_DECLARATION;
+            /* a "prototype" whose `;` tree-sitter invented, followed by `{`: a definition
+             * whose body the parse lost */
+            uint32_t cnt = ts_node_child_count(root);
+            if (cnt && ts_node_is_missing(ts_node_child(root, cnt - 1)) &&
+                ts_node_named_child_count(root) <= 3) {
+                uint32_t open = skip_blank(cx->src, cx->len, ts_node_end_byte(root));
+                uint32_t end = open < cx->len && cx->src[open] == '{'
+                                   ? lx_c_match_brace(cx->src, cx->len, open)
+                                   : 0;
+                if (end) {
+                    s->flags &= ~LP_SYMF_DECLARATION;
+                    s->end = end;
+                    s->has_body = true;
+                    s->body_start = open;
+                    s->body_end = end;
+                    s->sig_end = ts_node_end_byte(root);
+                }
+            }
         } else {
             bool is_const = lx_c_has_specifier(cx, root, "const") &&
                             !lx_is(d->node, "pointer_declarator") &&

@@ -351,7 +351,6 @@ def loupe_stats(loupe, llang, listfile, runs, parse_only):
 # ---------------------------------------------------------------------------------------
 # Matching
 
-_TARGS = re.compile(r"<[^<>]*>$")
 _SCALA_OPS = re.compile(r"[=!<>+\-*/%&|^~:?#@\\]+$")
 
 
@@ -361,8 +360,8 @@ def norm_name(n, lang=None):
     JavaScript's private `#` (ctags drops it), and for Scala without trailing operator
     characters (the regex tagger stops at them: `name_=` is tagged `name_`)."""
     n = n.replace(" ", "")
-    while not n.startswith("operator") and _TARGS.search(n):
-        n = _TARGS.sub("", n)
+    if not n.startswith("operator") and n.endswith(">") and "<" in n:
+        n = n[:n.index("<")]
     if n.startswith("#"):
         n = n[1:]
     if lang == "scala" and not _SCALA_OPS.fullmatch(n):

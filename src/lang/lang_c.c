@@ -563,6 +563,49 @@ static TSNode repair_function_name(lx_ctx *cx, TSNode root, TSNode name)
     return name;
 }
 
+/* `class CPPCHECKLIB Foo : public Bar {` (an export macro before the name) reads as a
+ * function definition whose type is `class CPPCHECKLIB` and whose body is the class
+ * body: it is the class (struct, union) named by the first identifier after the macro. */
+static bool misparsed_class(lx_ctx *cx, TSNode root, lx_sym *s)
+{
+    TSNode type = ts_node_child_by_field_name(root, "type", 4);
+    lp_symkind kind;
+    if (lx_is(type, "class_specifier"))
+        kind = LP_SYM_CLASS;
+    else if (lx_is(type, "struct_specifier"))
+        kind = LP_SYM_STRUCT;
+    else if (lx_is(type, "union_specifier"))
+        kind = LP_SYM_UNION;
+    else
+        return false;
+    if (!ts_node_is_null(ts_node_child_by_field_name(type, "body", 4)) ||
+        !macro_name(lx_text(cx, ts_node_child_by_field_name(type, "name", 4))))
+        return false;
+    uint32_t cnt = ts_node_child_count(root);
+    TSNode name;
+    memset(&name, 0, sizeof(name));
+    for (uint32_t i = 0; i < cnt && ts_node_is_null(name); i++) {
+        TSNode ch = ts_node_child(root, i);
+        if (ts_node_start_byte(ch) < ts_node_end_byte(type))
+            continue;
+        if (lx_is(ch, "identifier") || lx_is(ch, "type_identifier"))
+            name = ch;
+        else if (ts_node_is_error(ch) && ts_node_named_child_count(ch) > 0 &&
+                 (lx_is(ts_node_named_child(ch, 0), "identifier") ||
+                  lx_is(ts_node_named_child(ch, 0), "type_identifier")) &&
+                 ts_node_start_byte(ts_node_named_child(ch, 0)) == ts_node_start_byte(ch))
+            name = ts_node_named_child(ch, 0);
+        else
+            break;
+    }
+    if (ts_node_is_null(name))
+        return false;
+    s->kind = kind;
+    s->name = lx_text(cx, name);
+    s->vis = LP_VIS_UNKNOWN;
+    return s->name.len > 0;
+}
+
 /* `phys_addr_t __init_memblock name(void) {`: tree-sitter reads the words before the name
  * as a declaration and invents its `;`; a declaration whose `;` is missing and whose line
  * goes on is part of the definition that follows, not a declaration. */
@@ -611,6 +654,8 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
     if (!strcmp(rtype, "function_definition")) {
         TSNode decl = ts_node_child_by_field_name(root, "declarator", 10);
         TSNode name = lx_c_declarator_name(decl, &is_fn);
+        if (!is_fn && misparsed_class(cx, root, s))
+            return true;
         if (!is_fn) {
             TSNode fixed = repair_function_name(cx, root, name);
             if (!ts_node_eq(fixed, name)) {

@@ -563,6 +563,26 @@ static TSNode repair_function_name(lx_ctx *cx, TSNode root, TSNode name)
     return name;
 }
 
+/* A body tree-sitter could not close (a macro in place of a keyword: `} while_each_
+ * thread(p, t);`) may run over the definitions that follow: end it at its matching brace
+ * (a class misread as a function also takes its `;`). */
+static void cut_at_matching_brace(const lx_ctx *cx, TSNode root, lx_sym *s)
+{
+    if (!s->has_body || !ts_node_has_error(root) || s->body_start >= cx->len ||
+        cx->src[s->body_start] != '{')
+        return;
+    uint32_t end = lx_c_match_brace(cx->src, cx->len, s->body_start);
+    if (!end || end >= s->body_end)
+        return;
+    s->body_end = end;
+    if (lx_kind_is_type(s->kind)) {
+        uint32_t semi = skip_blank(cx->src, cx->len, end);
+        if (semi < cx->len && cx->src[semi] == ';')
+            end = semi + 1;
+    }
+    s->end = end;
+}
+
 /* `class CPPCHECKLIB Foo : public Bar {` (an export macro before the name) reads as a
  * function definition whose type is `class CPPCHECKLIB` and whose body is the class
  * body: it is the class (struct, union) named by the first identifier after the macro. */
@@ -604,6 +624,25 @@ static bool misparsed_class(lx_ctx *cx, TSNode root, lx_sym *s)
     s->name = lx_text(cx, name);
     s->vis = LP_VIS_UNKNOWN;
     return s->name.len > 0;
+}
+
+bool lx_c_excise(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b)
+{
+    TSNode type = ts_node_child_by_field_name(node, "type", 4);
+    if (!(lx_is(type, "class_specifier") || lx_is(type, "struct_specifier") ||
+          lx_is(type, "union_specifier")) ||
+        !ts_node_is_null(ts_node_child_by_field_name(type, "body", 4)))
+        return false;
+    TSNode macro = ts_node_child_by_field_name(type, "name", 4);
+    if (!macro_name(lx_text(cx, macro)))
+        return false;
+    lx_sym probe;
+    memset(&probe, 0, sizeof(probe));
+    if (!misparsed_class(cx, node, &probe))
+        return false;
+    *a = ts_node_start_byte(macro);
+    *b = ts_node_end_byte(macro);
+    return true;
 }
 
 /* `phys_addr_t __init_memblock name(void) {`: tree-sitter reads the words before the name
@@ -654,8 +693,10 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
     if (!strcmp(rtype, "function_definition")) {
         TSNode decl = ts_node_child_by_field_name(root, "declarator", 10);
         TSNode name = lx_c_declarator_name(decl, &is_fn);
-        if (!is_fn && misparsed_class(cx, root, s))
+        if (!is_fn && misparsed_class(cx, root, s)) {
+            cut_at_matching_brace(cx, root, s);
             return true;
+        }
         if (!is_fn) {
             TSNode fixed = repair_function_name(cx, root, name);
             if (!ts_node_eq(fixed, name)) {
@@ -675,17 +716,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         s->vis = st ? LP_VIS_PRIVATE : LP_VIS_PUBLIC;
         if (st)
             s->flags |= LP_SYMF_STATIC;
-        /* a body tree-sitter could not close (a macro in place of a keyword: `} while_
-         * each_thread(p, t);`) may run over the functions that follow: end it at its
-         * matching brace */
-        if (s->has_body && ts_node_has_error(root) && s->body_start < cx->len &&
-            cx->src[s->body_start] == '{') {
-            uint32_t end = lx_c_match_brace(cx->src, cx->len, s->body_start);
-            if (end && end < s->body_end) {
-                s->end = end;
-                s->body_end = end;
-            }
-        }
+        cut_at_matching_brace(cx, root, s);
         return true;
     }
     if (!strcmp(rtype, "declaration")) { /* leaf: one declarator */
@@ -802,6 +833,7 @@ static const char *const comments[] = {"comment", NULL};
 static const char *const decorations[] = {"attribute_specifier", "attribute_declaration", NULL};
 static const char *const recover_types[] = {"function_declarator", "expression_statement",
                                             "call_expression", "identifier", NULL};
+static const char *const excise_types[] = {"function_definition", NULL};
 
 const lp_lang_spec lp_spec_c = {
     .lang = LP_LANG_C,
@@ -812,4 +844,6 @@ const lp_lang_spec lp_spec_c = {
     .refine = refine,
     .recover_types = recover_types,
     .recover = lx_c_recover,
+    .excise_types = excise_types,
+    .excise = lx_c_excise,
 };

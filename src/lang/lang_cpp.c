@@ -239,6 +239,7 @@ static const char *const comments[] = {"comment", NULL};
 static const char *const decorations[] = {"attribute_specifier", "attribute_declaration", NULL};
 static const char *const recover_types[] = {"function_declarator", "expression_statement",
                                             "call_expression", "identifier", NULL};
+static const char *const excise_types[] = {"function_definition", NULL};
 
 const lp_lang_spec lp_spec_cpp = {
     .lang = LP_LANG_CPP,
@@ -249,4 +250,6 @@ const lp_lang_spec lp_spec_cpp = {
     .refine = refine,
     .recover_types = recover_types,
     .recover = lx_c_recover,
+    .excise_types = excise_types,
+    .excise = lx_c_excise,
 };

@@ -148,6 +148,12 @@ typedef struct lp_lang_spec {
      * (d->recovered set, geometry explicit) and return true. May be NULL. */
     const char *const *recover_types;
     bool (*recover)(lx_ctx *cx, TSNode node, lx_def *d);
+    /* Macro excision, for constructs a macro made unparsable (`class EXPORT_API Foo {`):
+     * called at nodes of excise_types; may name one byte range [*a, *b) inside the node
+     * to leave out; the walk then parses the node's bytes again without it and walks
+     * that tree in the node's place. May be NULL. */
+    const char *const *excise_types;
+    bool (*excise)(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b);
 } lp_lang_spec;
 
 const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
@@ -171,6 +177,7 @@ enum {
     LX_SYMF_DECORATION = 0x8,
     LX_SYMF_DECO_CONTAINER = 0x10,
     LX_SYMF_RECOVER = 0x20,
+    LX_SYMF_EXCISE = 0x40,
 };
 
 enum {
@@ -263,6 +270,9 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s);
  * lost (a function declarator inside an ERROR node followed by `{`; a macro-defined
  * function `SYSCALL_DEFINE2(name, ...) {` at file level). */
 bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d);
+/* Shared excision for C and C++: the export macro of `class MACRO Name ... {` (tree-sitter
+ * reads it as a function returning `class MACRO`). */
+bool lx_c_excise(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b);
 /* Past the `}` matching the `{` at open (comments, strings, character literals and
  * preprocessor lines skipped; of #if/#else branches opened inside, only the first is
  * read), or 0 when it is not closed. */

@@ -284,7 +284,7 @@ def list_files(roots):
 # Running the tools
 
 def ctags_cmd(force, extra=()):
-    cmd = ["ctags", "--output-format=json", "--fields=+nKzSE", "--sort=no", "--extras=-F"]
+    cmd = ["ctags", "--output-format=json", "--fields=+nKzSE", "--sort=no"]
     if force == "Scala":
         cmd += SCALA_REGEX + ["--languages=Scala"]
     else:
@@ -364,8 +364,12 @@ def norm_name(n, lang=None):
         n = n[:n.index("<")]
     if n.startswith("#"):
         n = n[1:]
-    if lang == "scala" and not _SCALA_OPS.fullmatch(n):
-        n = _SCALA_OPS.sub("", n)
+    if lang == "scala":
+        n = re.split(r"[\\/]", n)[0] or n  # the tagger stops at '\\' and '/': `:\\` is `:`
+        if not _SCALA_OPS.fullmatch(n):
+            n = _SCALA_OPS.sub("", n)
+    if lang == "c-sharp" and "." in n:
+        n = n.rsplit(".", 1)[1]  # explicit interface implementation: IEnumerable.GetEnumerator
     return n
 
 
@@ -457,6 +461,150 @@ def compare_file(path, tags, syms, kinds, lang=None):
     return considered, matched, misses
 
 
+# ---------------------------------------------------------------------------------------
+# Why a ctags tag was not found. Rules that recognise a tag ctags should not have made (or
+# makes by a convention loupe does not share) are "ctags" categories; whatever they do not
+# explain stays on loupe's side. Each rule is a plain pattern over the tag's source line.
+
+def _comment_lines(text):
+    """1-based lines that start inside a /* */ block comment or a triple-quoted string, or
+    begin with //."""
+    lines = set()
+    i, n, line = 0, len(text), 1
+    in_block = in_str = False
+    line_start = True
+    while i < n:
+        c = text[i:i + 1]
+        if c == b"\n":
+            line += 1
+            line_start = True
+            if in_block or in_str:
+                lines.add(line)
+            i += 1
+            continue
+        if not in_block and text.startswith(b'"""', i):
+            in_str = not in_str
+            i += 3
+            continue
+        if in_str:
+            i += 1
+            continue
+        if not in_block and text.startswith(b"/*", i):
+            in_block = True
+            i += 2
+            continue
+        if in_block and text.startswith(b"*/", i):
+            in_block = False
+            i += 2
+            continue
+        if not in_block and line_start and c not in (b" ", b"\t") and text.startswith(b"//", i):
+            lines.add(line)
+        if c not in (b" ", b"\t"):
+            line_start = False
+        i += 1
+    return lines
+
+
+_comment_cache = {}
+
+
+def in_comment(path, line):
+    if path not in _comment_cache:
+        try:
+            _comment_cache.clear()
+            _comment_cache[path] = _comment_lines(open(path, "rb").read())
+        except OSError:
+            return False
+    return line in _comment_cache[path]
+
+
+def macro_defines(path, line, name):
+    """Does the macro call on this line open a definition (`TEST(a, b) {`, `NAME() : x(0)
+    {`), as opposed to a statement-like invocation (`EXPORT_SYMBOL(f);`)?"""
+    try:
+        text = open(path, "rb").read().decode("utf-8", "replace")
+    except OSError:
+        return False
+    starts = [0] + [mm.end() for mm in re.finditer("\n", text)]
+    if line - 1 >= len(starts):
+        return False
+    mm = re.compile(re.escape(name) + r"[ \t]*\(").search(text, starts[line - 1])
+    if not mm:
+        return False
+    i = mm.end() - 1
+    depth = 0
+    while i < len(text):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    rest = text[i + 1:i + 400].lstrip()
+    rest = re.sub(r"^(const|noexcept|override|final)\b\s*", "", rest)
+    return rest[:1] in ("{", ":")
+
+
+def classify(lang, m):
+    """(side, category) of a miss: side is "ctags" or "loupe"."""
+    p, name, kind = m["pattern"], m["name"], m["kind"]
+    if lang == "scala" and in_comment(m["path"], m["line"]):
+        return "ctags", "a definition inside a comment or a string (commented-out code, " \
+                        "code-generator templates)"
+    if lang == "scala" and "@" in p and "/gen/" in m["path"]:
+        return "ctags", "a definition inside a comment or a string (commented-out code, " \
+                        "code-generator templates)"
+    if lang in ("c", "cpp", "cpp-stdlib") and MACRO_NAME.match(name) and \
+            not macro_defines(m["path"], m["line"], name):
+        return "ctags", "a macro invocation tagged as a function"
+    if lang == "javascript":
+        if m["path"].endswith(".min.js"):
+            return "ctags", "minified bundle (one-line code ctags splits heuristically)"
+        if re.search(r"\.prototype\.[\w$]+\.(call|apply)\(", p):
+            return "ctags", "a call through a prototype (_super.prototype.m.call) tagged as a method"
+        if kind == "class" and re.match(r"^\s*this\.", p):
+            return "ctags", "a this-property tagged as a class"
+        if kind in ("class", "function") and \
+                re.search(r"\b" + re.escape(name) + r"\.prototype(\.[\w$]+|\[[^]]+\])?\s*=", p):
+            return "ctags", "the constructor re-tagged at a prototype assignment"
+        if re.search(r"\.prototype(\.[\w$]+|\[[^]]+\])\s*=\s*[\w$.\[\]]+;?\s*$", p):
+            return "ctags", "a method alias (X.prototype.m = existingFunction)"
+        if kind == "class" and name in ("delete", "new", "typeof", "void", "return"):
+            return "ctags", "a keyword tagged as a class"
+        if kind == "class" and re.search(r"(=|:)\s*\{", p):
+            return "ctags", "an object literal tagged as a class"
+        if kind == "method" and re.match(r"^\s*(var\s+\w+\s*=\s*\{.*)?['\"]?[\w$]+['\"]?\s*:\s*function\b", p):
+            return "ctags", "a method of an object literal local to a function (loupe keeps " \
+                            "the members of module-level objects)"
+        if re.search(r"=\s*\(function\b", p):
+            return "ctags", "the result of an immediately invoked function tagged as a function"
+        if re.search(r"(^|[^\w$.])" + re.escape(name) + r"\s*=\s*function\b", p) or \
+                re.search(r"\.\s*" + re.escape(name) + r"\s*=\s*function\b", p):
+            return "ctags", "a function assigned to an existing variable or property inside code"
+        if re.search(r"\b(return|,|\()\s*function\s+" + re.escape(name), p):
+            return "ctags", "a named function expression used as a value"
+        if kind == "class" and re.search(r"\b" + re.escape(name) + r"\.prototype\s*=", p):
+            return "ctags", "a prototype object assignment tagged as a class"
+    if lang == "typescript":
+        if re.match(r"^\s*type\s+\w+,\s*$", p):
+            return "ctags", "a name in an export list (export { type X })"
+        if name == "extends":
+            return "ctags", "a conditional type misread (name 'extends')"
+    if lang == "c-sharp":
+        if re.search(r"\bthrow new\b", p) or re.match(r"^\s*[\w.]+(\.[\w]+|<[\w, ]+>)\(.*\);", p):
+            return "ctags", "a statement (call or throw) tagged as a method"
+        if re.search(r"\bwhere\s+\w+\s*:", p):
+            return "ctags", "a generic constraint tagged as a type"
+        if m["path"].endswith(".cs") and re.match(r"^\d+\s", p):
+            return "ctags", "a non-C# data file with a .cs name"
+    if lang == "java" and re.match(r"^\s*\w+\s*\{\s*$", p) and kind == "interface":
+        return "ctags", "a permits/extends list entry tagged as an interface"
+    if m.get("partial"):
+        return "loupe", "in a file tree-sitter cannot parse whole (macros, preprocessor)"
+    return "loupe", "unexplained"
+
+
 def reverse_extra(path, tags, syms, kinds):
     """loupe callables/types that ctags has no tag for at that line (informative)."""
     have = {(norm_name(t["name"]), t["line"]) for t in tags}
@@ -542,12 +690,23 @@ def main():
             for x in misses:
                 x["lang"] = lang
             all_misses += misses
+            cats = collections.Counter()
+            examples = {}
+            for x in misses:
+                if x.get("kind_differs"):
+                    continue
+                side, cat = classify(lang, x)
+                x["side"], x["category"] = side, cat
+                cats[(side, cat)] += 1
+                examples.setdefault((side, cat), []).append(x)
+            ctags_side = sum(n for (side, _), n in cats.items() if side == "ctags")
             kdiff = collections.Counter(
                 (x["kind"], x["near"][1] if x["near"][0] == "kind" else "a function named "
                  "after its test or first argument (macro-defined)") for x in misses
                 if x.get("kind_differs"))
             row = {"lang": lang, "files": len(files), "bytes": nbytes, "considered": cons,
-                   "matched": mat, "kdiff": kdiff, "per_kind": dict(per_kind), "per_kind_ok": dict(per_kind_ok),
+                   "matched": mat, "kdiff": kdiff, "cats": cats, "examples": examples,
+                   "ctags_side": ctags_side, "per_kind": dict(per_kind), "per_kind_ok": dict(per_kind_ok),
                    "partial": len(partial), "loupe_extra": extra, "proto": (pcons, pmat)}
             if not args.no_timing:
                 row["t_full"] = loupe_stats(args.loupe, llang, listfile, args.runs, False)
@@ -578,9 +737,12 @@ def write_table(rows, args, ctags_ver):
          "are listed below the table.",
          "MB/s: one thread, median of the runs; `full` = loupe parse+extract+chunk,",
          "`parse` = tree-sitter alone, `ctags` = ctags writing JSON; ratio = full / ctags.", "",
-         "| lang | files | MB | ctags tags | matched | share | kind differs | full MB/s | "
-         "parse MB/s | ctags MB/s | full/ctags | partial files |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "`ctags-side` = misses the rules in `classify` attribute to ctags (tags it should not",
+         "make, or makes by a convention loupe does not share); `share*` = matched /",
+         "(tags - ctags-side).", "",
+         "| lang | files | MB | ctags tags | matched | share | ctags-side | share* | "
+         "kind differs | full MB/s | parse MB/s | ctags MB/s | full/ctags | partial files |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         mb = r["bytes"] / 1e6
         share = 100.0 * r["matched"] / max(r["considered"], 1)
@@ -589,9 +751,10 @@ def write_table(rows, args, ctags_ver):
             tcols = f"{f:.2f} | {p:.2f} | {c:.1f} | {f / c:.2f}"
         else:
             tcols = "- | - | - | -"
+        adj = 100.0 * r["matched"] / max(r["considered"] - r["ctags_side"], 1)
         L.append(f"| {r['lang']} | {r['files']} | {mb:.1f} | {r['considered']} | "
-                 f"{r['matched']} | {share:.2f}% | {sum(r['kdiff'].values())} | {tcols} | "
-                 f"{r['partial']} |")
+                 f"{r['matched']} | {share:.2f}% | {r['ctags_side']} | {adj:.2f}% | "
+                 f"{sum(r['kdiff'].values())} | {tcols} | {r['partial']} |")
     L += ["", "Per ctags kind (matched / considered):", ""]
     for r in rows:
         parts = [f"{k} {r['per_kind_ok'].get(k, 0)}/{n}" for k, n in sorted(r["per_kind"].items())]
@@ -604,6 +767,16 @@ def write_table(rows, args, ctags_ver):
         parts.append(f"loupe callables/types without a ctags tag on their lines: "
                      f"{r['loupe_extra']}")
         L.append(f"- {r['lang']}: " + ", ".join(parts))
+    L += ["", "Misses by category (count; example: file:line `source`):", ""]
+    for r in rows:
+        if not r["cats"]:
+            continue
+        L.append(f"- {r['lang']}:")
+        for (side, cat), n in sorted(r["cats"].items(), key=lambda kv: (kv[0][0], -kv[1])):
+            ex = r["examples"][(side, cat)][0]
+            where = "/".join(ex["path"].split("/")[-2:])
+            L.append(f"  - [{side}] {cat}: {n}; e.g. {where}:{ex['line']} "
+                     f"`{ex['pattern'].strip()[:70]}`")
     text = "\n".join(L) + "\n"
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:

@@ -7,15 +7,15 @@
   body: (template_body)? @body) @definition.package
 
 (class_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (template_body)? @body) @definition.class
 
 (object_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (template_body)? @body) @definition.object
 
 (trait_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (template_body)? @body) @definition.trait
 
 (enum_definition

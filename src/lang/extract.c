@@ -845,6 +845,13 @@ static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint
             }
             if (f & LX_SYMF_ROOT) {
                 sync_open(cx, ws);
+                if ((f & LX_SYMF_LOCAL) && cx->container >= 0) {
+                    lp_symkind k = cx->syms.items[cx->container].kind;
+                    if (k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR)
+                        f &= (uint8_t)~LX_SYMF_ROOT; /* a local: the hook would drop it */
+                }
+            }
+            if (f & LX_SYMF_ROOT) {
                 collect_defs(rt, qc, node, &ws->found);
                 /* the definition rooted here first: it contains the leaves */
                 for (size_t k = 0; k < ws->found.len; k++) {

@@ -417,14 +417,19 @@ bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
 {
     if (cx->depth == 0)
         return false;
+    /* cheap tests first: this runs at every identifier, call and statement */
     TSNode parent = cx->anc[cx->depth - 1];
     bool in_error = ts_node_is_error(parent);
-    bool is_stmt = lx_is(node, "expression_statement");
+    const char *type = ts_node_type(node);
+    bool is_stmt = type[0] == 'e' && !strcmp(type, "expression_statement");
+    if (is_stmt && !in_error && !lx_is(parent, "translation_unit") &&
+        strncmp(ts_node_type(parent), "preproc_", 8) != 0)
+        return false;
     if (!in_error && !is_stmt) {
         /* a declaration read as an expression (`struct task_struct *f(char *buf) {` as a
          * product) in statements no function owns: the rest of a function whose body
          * was cut at its matching brace */
-        if (!lx_is(node, "call_expression"))
+        if (type[0] != 'c' || strcmp(type, "call_expression") != 0)
             return false;
         uint32_t open = skip_blank(cx->src, cx->len, ts_node_end_byte(node));
         if (open >= cx->len || cx->src[open] != '{')
@@ -503,11 +508,8 @@ bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
     }
     if (is_stmt) {
         /* a file-level macro call without `;` followed by a block: SYSCALL_DEFINE1(acct,
-         * ...) { ... } is the function named by its first argument (acct) */
-        if (!in_error && !lx_is(parent, "translation_unit") && !lx_is(parent, "preproc_if") &&
-            !lx_is(parent, "preproc_ifdef") && !lx_is(parent, "preproc_else") &&
-            !lx_is(parent, "preproc_elif"))
-            return false;
+         * ...) { ... } is the function named by its first argument (acct) (the parent
+         * was checked above: the file, a preprocessor conditional or an ERROR node) */
         TSNode call = ts_node_named_child(node, 0);
         if (!lx_is(call, "call_expression") || ts_node_named_child_count(node) != 1)
             return false;
@@ -834,6 +836,7 @@ static const char *const decorations[] = {"attribute_specifier", "attribute_decl
 static const char *const recover_types[] = {"function_declarator", "expression_statement",
                                             "call_expression", "identifier", NULL};
 static const char *const excise_types[] = {"function_definition", NULL};
+static const char *const local_types[] = {"declaration", NULL};
 
 const lp_lang_spec lp_spec_c = {
     .lang = LP_LANG_C,
@@ -846,4 +849,5 @@ const lp_lang_spec lp_spec_c = {
     .recover = lx_c_recover,
     .excise_types = excise_types,
     .excise = lx_c_excise,
+    .local_types = local_types,
 };

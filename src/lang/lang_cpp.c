@@ -240,6 +240,7 @@ static const char *const decorations[] = {"attribute_specifier", "attribute_decl
 static const char *const recover_types[] = {"function_declarator", "expression_statement",
                                             "call_expression", "identifier", NULL};
 static const char *const excise_types[] = {"function_definition", NULL};
+static const char *const local_types[] = {"declaration", NULL};
 
 const lp_lang_spec lp_spec_cpp = {
     .lang = LP_LANG_CPP,
@@ -252,4 +253,5 @@ const lp_lang_spec lp_spec_cpp = {
     .recover = lx_c_recover,
     .excise_types = excise_types,
     .excise = lx_c_excise,
+    .local_types = local_types,
 };

@@ -154,6 +154,9 @@ typedef struct lp_lang_spec {
      * that tree in the node's place. May be NULL. */
     const char *const *excise_types;
     bool (*excise)(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b);
+    /* Node types whose definitions the hook drops inside functions (C locals): the walk
+     * does not run the query on them there. May be NULL. */
+    const char *const *local_types;
 } lp_lang_spec;
 
 const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
@@ -178,6 +181,7 @@ enum {
     LX_SYMF_DECO_CONTAINER = 0x10,
     LX_SYMF_RECOVER = 0x20,
     LX_SYMF_EXCISE = 0x40,
+    LX_SYMF_LOCAL = 0x80,
 };
 
 enum {

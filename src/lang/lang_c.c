@@ -11,7 +11,16 @@
  *   `typedef struct s s_t;` is a type alias;
  * - `#define` (object-like and function-like) are macros;
  * - visibility: `static` is private (with the static flag); other functions and globals
- *   have external linkage (public); types, fields and macros say nothing (unknown).
+ *   have external linkage (public); types, fields and macros say nothing (unknown);
+ * - macros tree-sitter cannot see through (C and C++ share this): a function defined by a
+ *   file-level macro call (`SYSCALL_DEFINE3(waitpid, ...) {`, `BPF_CALL_2(name, ...)`)
+ *   is named by its first argument; words before the name that tree-sitter reads as a
+ *   declaration of their own (`phys_addr_t __init_memblock name(void)`) belong to the
+ *   function; a macro in place of a keyword (`} while_each_thread(p, t);`) that leaves a
+ *   body unclosed or flattens the rest of the file into ERROR nodes is survived by
+ *   recovery (lx_c_recover): definitions end at their matching brace and functions are
+ *   found again from their declarators, column-0 declaration lines, or macro calls
+ *   followed by `{`; `class EXPORT_MACRO Name {` is re-parsed without the macro.
  */
 #include "lang/lang_int.h"
 

@@ -12,7 +12,11 @@
  *   struct/union: public); namespace-level functions and globals are public unless static
  *   or in an anonymous namespace; out-of-class definitions say nothing (unknown);
  * - template<...> is part of the definition's span and signature;
- * - gtest's TEST(Suite, Name) / TEST_F / TEST_P are test functions named Suite.Name.
+ * - gtest's TEST(Suite, Name) / TEST_F / TEST_P are test functions named Suite.Name;
+ * - `class RE2::Set {...}` is the class Set qualified by RE2; conversion operators are
+ *   named `operator int`; macros before a name (`FMT_CONSTEXPR T name(...)`,
+ *   `ATTRIBUTE_NORETURN ~Foo()`, `end() const _GLIBCXX_NOEXCEPT`) do not become names
+ *   (the recovery of lang_c.c applies to C++ too).
  */
 #include "lang/lang_int.h"
 

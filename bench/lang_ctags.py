@@ -9,8 +9,8 @@ a loupe symbol of the same name, of a compatible kind family (callable or type),
 is written on the ctags tag's line (the line of the first occurrence of the name inside the
 symbol's span; for names that are not plain words, such as `operator ==`, any line of its
 signature). Throughput: `loupe parse --stats` (full, and `--parse-only` for tree-sitter's
-parse alone) and ctags writing the same JSON to /dev/null, timed on the same files in the
-same run (median of --runs).
+parse alone) and ctags writing the same JSON, timed on the same files in the same run as
+CPU time (median of --runs).
 
     bench/lang_ctags.py [--loupe build/loupe] [--mb 8] [--runs 3] [--langs go,c,...]
                         [--out bench/results/lang-ctags-DATE.md] [--examples N]
@@ -328,24 +328,23 @@ def run_loupe(loupe, llang, files):
 
 
 def timed(cmd, runs):
+    """Median CPU time (user + system) of the command over `runs` runs: on a shared
+    machine CPU time is steadier than wall time (it does not count waiting for a core)."""
+    import resource
     ts = []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        ts.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        ts.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
     return statistics.median(ts)
 
 
 def loupe_stats(loupe, llang, listfile, runs, parse_only):
-    ts = []
-    for _ in range(runs):
-        cmd = [loupe, "parse", "--stats", "--json", "--lang", llang, "--files-from", listfile]
-        if parse_only:
-            cmd.insert(3, "--parse-only")
-        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
-        tot = [x for x in json.loads(res.stdout) if x["lang"] == "total"][0]
-        ts.append(tot["ms"] / 1e3)
-    return statistics.median(ts)
+    cmd = [loupe, "parse", "--stats", "--lang", llang, "--files-from", listfile]
+    if parse_only:
+        cmd.insert(3, "--parse-only")
+    return timed(cmd, runs)
 
 
 # ---------------------------------------------------------------------------------------
@@ -555,7 +554,7 @@ def classify(lang, m):
     if lang == "scala" and "@" in p and "/gen/" in m["path"]:
         return "ctags", "a definition inside a comment or a string (commented-out code, " \
                         "code-generator templates)"
-    if lang in ("c", "cpp", "cpp-stdlib") and MACRO_NAME.match(name) and \
+    if lang in ("c", "cpp", "cpp-stdlib") and kind == "function" and MACRO_NAME.match(name) and \
             not macro_defines(m["path"], m["line"], name):
         return "ctags", "a macro invocation tagged as a function"
     if lang == "javascript":
@@ -580,7 +579,8 @@ def classify(lang, m):
         if re.search(r"=\s*\(function\b", p):
             return "ctags", "the result of an immediately invoked function tagged as a function"
         if re.search(r"(^|[^\w$.])" + re.escape(name) + r"\s*=\s*function\b", p) or \
-                re.search(r"\.\s*" + re.escape(name) + r"\s*=\s*function\b", p):
+                re.search(r"(^|[^\w$.])(?!exports\b)[a-z_][\w$]*\." + re.escape(name) +
+                          r"\s*=\s*function\b", p):
             return "ctags", "a function assigned to an existing variable or property inside code"
         if re.search(r"\b(return|,|\()\s*function\s+" + re.escape(name), p):
             return "ctags", "a named function expression used as a value"
@@ -711,7 +711,7 @@ def main():
             if not args.no_timing:
                 row["t_full"] = loupe_stats(args.loupe, llang, listfile, args.runs, False)
                 row["t_parse"] = loupe_stats(args.loupe, llang, listfile, args.runs, True)
-                row["t_ctags"] = timed(ctags_cmd(force) + ["-f", "/dev/null", "-L", listfile],
+                row["t_ctags"] = timed(ctags_cmd(force) + ["-f", "-", "-L", listfile],
                                        args.runs)
             rows.append(row)
             log(f"# {lang}: {mat}/{cons} = {100.0 * mat / max(cons, 1):.2f}% "
@@ -735,8 +735,10 @@ def write_table(rows, args, ctags_ver):
          "counts the found ones whose loupe kind is of another family (callable vs type) or",
          "whose name follows another convention (macro-defined functions); the categories",
          "are listed below the table.",
-         "MB/s: one thread, median of the runs; `full` = loupe parse+extract+chunk,",
-         "`parse` = tree-sitter alone, `ctags` = ctags writing JSON; ratio = full / ctags.", "",
+         "MB/s: bytes / CPU time (user + system, one thread, median of the runs; process",
+         "start included); `full` = `loupe parse --stats` (parse + extract + chunk),",
+         "`parse` = the same with `--parse-only` (tree-sitter alone), `ctags` = ctags",
+         "writing the same JSON; full/ctags = ratio of the two speeds.", "",
          "`ctags-side` = misses the rules in `classify` attribute to ctags (tags it should not",
          "make, or makes by a convention loupe does not share); `share*` = matched /",
          "(tags - ctags-side).", "",

@@ -8,6 +8,13 @@
  * (ts_node_prev_sibling and ts_node_parent are linear in the number of siblings, which
  * makes large flat files quadratic).
  *
+ * A definition whose bytes are not its node's (recovered from an ERROR node, or a body
+ * cut at its matching brace) carries its end in its open entry: it stays open over the
+ * following siblings inside its range, moves up a level when the walk leaves its parent
+ * first, and closes once the walk passes its end. A node the language's excise hook names
+ * is parsed again without a macro and the walk descends into that tree in its place
+ * (the re-parsed trees live until the extraction ends).
+ *
  * Invariants: symbols come out in pre-order (start byte ascending, containers before
  * their contents); container indexes always point backwards.
  */

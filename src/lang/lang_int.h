@@ -17,6 +17,10 @@
  *      names, logical parents (by name for Go receivers, Rust impl blocks, C++
  *      out-of-class definitions) and ordinals;
  *   5. chunk.c cuts owner-bounded chunks.
+ * Where macros defeat the grammar (C, C++), two hooks step in during the walk: `recover`
+ * finds definitions the tree lost (their bytes are not one node: they close by position,
+ * see lx_def.recovered), and `excise` has a node parsed again without a macro token
+ * (tree-sitter's included ranges) and the walk descends into that tree instead.
  *
  * Query capture conventions (every capture except @definition.* / @scope is optional):
  *   @definition.<kind>  the pattern's root node is a definition of lp_symkind <kind>

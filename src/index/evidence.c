@@ -119,7 +119,9 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
         sqlite3_bind_int(s, 8, (int)y->vis);
         sqlite3_bind_int64(s, 9, y->flags);
         sqlite3_bind_int64(s, 10,
-                           (sqlite3_int64)lp_symbol_key(lp_str_c(qn), (int)y->kind, y->ordinal));
+                           (sqlite3_int64)lp_symbol_key(lp_str_c(qn),
+                                                       lp_symbol_key_kind(y->kind, y->flags),
+                                                       y->ordinal));
         sqlite3_bind_int64(s, 11, y->span.start_byte);
         sqlite3_bind_int64(s, 12, y->span.end_byte);
         sqlite3_bind_int64(s, 13, y->span.start_line);

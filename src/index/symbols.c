@@ -6,7 +6,7 @@
 #define SYM_COLS                                                                               \
     "f.path, s.name, s.qname, s.kind, s.start_line, s.end_line, s.start_byte, s.end_byte,"     \
     " s.sig_end_byte, s.doc_start_line, s.doc_end_line, s.ord, s.parent, s.vis, s.flags,"      \
-    " s.bid, s.ordinal"
+    " s.bid, s.skey"
 
 static void read_row(sqlite3_stmt *s, lp_arena *arena, lp_symbol_row *r)
 {
@@ -27,9 +27,10 @@ static void read_row(sqlite3_stmt *s, lp_arena *arena, lp_symbol_row *r)
     r->vis = sqlite3_column_int(s, 13);
     r->flags = (uint32_t)sqlite3_column_int64(s, 14);
     r->bid = sqlite3_column_int64(s, 15);
-    uint32_t ordinal = (uint32_t)sqlite3_column_int64(s, 16);
-    lp_symbol_id_format(lp_symbol_path_hash(lp_str_c(r->path)),
-                        lp_symbol_key(lp_str_c(r->qname), r->kind, ordinal), r->id);
+    /* the key stored at index time (lp_symbol_key of qname, kind with the declaration
+     * offset, ordinal): one computation, in evidence.c */
+    uint64_t key = (uint64_t)sqlite3_column_int64(s, 16);
+    lp_symbol_id_format(lp_symbol_path_hash(lp_str_c(r->path)), key, r->id);
 }
 
 typedef LP_VEC(lp_symbol_row) row_vec;

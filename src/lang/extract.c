@@ -8,6 +8,13 @@
  * (ts_node_prev_sibling and ts_node_parent are linear in the number of siblings, which
  * makes large flat files quadratic).
  *
+ * A definition whose bytes are not its node's (recovered from an ERROR node, or a body
+ * cut at its matching brace) carries its end in its open entry: it stays open over the
+ * following siblings inside its range, moves up a level when the walk leaves its parent
+ * first, and closes once the walk passes its end. A node the language's excise hook names
+ * is parsed again without a macro and the walk descends into that tree in its place
+ * (the re-parsed trees live until the extraction ends).
+ *
  * Invariants: symbols come out in pre-order (start byte ascending, containers before
  * their contents); container indexes always point backwards.
  */
@@ -23,13 +30,28 @@ typedef struct open_entry {
     uint32_t depth;
     int32_t sym;   /* symbol index or -1 */
     int32_t scope; /* scope index or -1 */
+    uint32_t end;  /* 0, or a recovered definition's end: it stays open over the following
+                      siblings that start before this byte */
 } open_entry;
+
+typedef struct found_def found_def;
+typedef struct found_vec {
+    found_def *items;
+    size_t len, cap;
+} found_vec;
 
 typedef struct walk_state {
     LP_VEC(range) comments;
     LP_VEC(range) attrs;
     LP_VEC(open_entry) open;
+    found_vec found;         /* scratch: the matches at one node */
+    size_t anc_cap;          /* capacity of cx->anc */
+    TSParser *parser;        /* the thread's parser (re-parses) */
+    LP_VEC(TSTree *) subtrees; /* re-parsed trees, alive until extraction ends */
+    uint32_t reparses;
 } walk_state;
+
+#define LX_MAX_REPARSES 256 /* per file: re-parsing is for the rare macro misparse */
 
 static void sync_open(lx_ctx *cx, walk_state *ws);
 
@@ -344,13 +366,11 @@ static uint32_t trim_back(const char *src, uint32_t from, uint32_t to)
 /* ------------------------------------------------------------------------------------------
  * Matches at one node. */
 
-typedef struct found_def {
+struct found_def {
     lx_def d;
     uint32_t pattern; /* the lowest pattern index that matched: its kind wins */
     bool root;
-} found_def;
-
-typedef LP_VEC(found_def) found_vec;
+};
 
 static void merge_node(TSNode *into, TSNode from, bool override)
 {
@@ -480,6 +500,13 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
         s.body_start = ts_node_start_byte(d->body);
         s.body_end = ts_node_end_byte(d->body);
     }
+    if (d->recovered) {
+        s.span_start = d->rec_start;
+        s.end = d->rec_end;
+        s.has_body = true;
+        s.body_start = d->rec_body_start;
+        s.body_end = d->rec_end;
+    }
     if (rt->spec->refine && !rt->spec->refine(cx, d, &s, NULL))
         return;
     if (s.name.len == 0 && !s.prefix)
@@ -531,8 +558,12 @@ static void add_symbol(lx_ctx *cx, walk_state *ws, const lx_def *d, bool leaf)
             s.no_chunk = true;
     }
     lp_vec_push(&cx->syms, s);
-    if (!leaf)
-        lp_vec_push(&ws->open, ((open_entry){cx->depth, (int32_t)(cx->syms.len - 1), -1}));
+    /* a definition whose bytes are not its node's (recovered past it, or cut short at its
+     * matching brace) closes by position; a leaf opens only then (a prototype whose body
+     * the parse lost) */
+    uint32_t ext = s.end != ts_node_end_byte(s.outer) ? s.end : 0;
+    if (!leaf || (ext && s.has_body))
+        lp_vec_push(&ws->open, ((open_entry){cx->depth, (int32_t)(cx->syms.len - 1), -1, ext}));
 }
 
 static void add_scope(lx_ctx *cx, walk_state *ws, const lx_def *d)
@@ -545,7 +576,21 @@ static void add_scope(lx_ctx *cx, walk_state *ws, const lx_def *d)
     if (cx->rt->spec->refine && !cx->rt->spec->refine(cx, d, NULL, &sc))
         return;
     lp_vec_push(&cx->scopes, sc);
-    lp_vec_push(&ws->open, ((open_entry){cx->depth, -1, (int32_t)(cx->scopes.len - 1)}));
+    lp_vec_push(&ws->open, ((open_entry){cx->depth, -1, (int32_t)(cx->scopes.len - 1), 0}));
+}
+
+/* A recovered definition ends inside its parent's subtree: once the walk is past its end,
+ * it and what opened after it are closed. */
+static void close_ended(walk_state *ws, uint32_t pos)
+{
+    for (size_t i = ws->open.len; i-- > 0;)
+        if (ws->open.items[i].end && ws->open.items[i].end <= pos)
+            ws->open.len = i;
+}
+
+void lx_sync_container(lx_ctx *cx)
+{
+    sync_open(cx, (walk_state *)cx->walk);
 }
 
 /* The innermost open symbol and scope (the walk pops what it leaves). */
@@ -696,7 +741,11 @@ static void assign_ordinals(lx_ctx *cx, uint32_t *ordinals)
     uint32_t *counts = lp_xcalloc(n ? n : 1, sizeof(uint32_t));
     for (size_t i = 0; i < n; i++) {
         const lx_sym *s = &cx->syms.items[i];
-        uint64_t h = lp_hash64_seeded(s->qname, strlen(s->qname), (uint64_t)s->kind + 1);
+        /* declarations (prototypes) count apart from definitions: adding or removing a
+         * prototype never renumbers the definition after it */
+        bool decl = (s->flags & LP_SYMF_DECLARATION) != 0;
+        uint64_t h = lp_hash64_seeded(s->qname, strlen(s->qname),
+                                      ((uint64_t)s->kind + 1) | (decl ? 0x10000u : 0));
         if (h == 0)
             h = 1;
         size_t j = (size_t)h & (m.cap - 1);
@@ -710,7 +759,8 @@ static void assign_ordinals(lx_ctx *cx, uint32_t *ordinals)
                 break;
             }
             const lx_sym *o = &cx->syms.items[v];
-            if (m.keys[j] == h && o->kind == s->kind && !strcmp(o->qname, s->qname)) {
+            if (m.keys[j] == h && o->kind == s->kind &&
+                ((o->flags & LP_SYMF_DECLARATION) != 0) == decl && !strcmp(o->qname, s->qname)) {
                 ordinals[i] = counts[v]++;
                 break;
             }
@@ -723,6 +773,154 @@ static void assign_ordinals(lx_ctx *cx, uint32_t *ordinals)
 
 /* ------------------------------------------------------------------------------------------
  * The walk. */
+
+/* Parse node's bytes again without [cut_a, cut_b) (tree-sitter's included ranges keep
+ * the file's byte offsets); the new tree's root, or a null node. The tree lives until
+ * the extraction ends. */
+static TSNode reparse(lx_ctx *cx, walk_state *ws, TSNode node, uint32_t cut_a, uint32_t cut_b)
+{
+    TSNode none;
+    memset(&none, 0, sizeof(none));
+    uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
+    if (!ws->parser || !(a <= cut_a && cut_a < cut_b && cut_b <= b && b <= cx->len))
+        return none;
+    TSRange r[2];
+    memset(r, 0, sizeof(r));
+    uint32_t n = 0;
+    if (cut_a > a) {
+        r[n].start_byte = a;
+        r[n++].end_byte = cut_a;
+    }
+    if (b > cut_b) {
+        r[n].start_byte = cut_b;
+        r[n++].end_byte = b;
+    }
+    if (!n || !ts_parser_set_included_ranges(ws->parser, r, n))
+        return none;
+    TSTree *t = ts_parser_parse_string(ws->parser, NULL, cx->src, cx->len);
+    ts_parser_set_included_ranges(ws->parser, NULL, 0);
+    if (!t)
+        return none;
+    lp_vec_push(&ws->subtrees, t);
+    return ts_tree_root_node(t);
+}
+
+/* Walk the subtree rooted at `top`, which sits at depth `base` (its ancestors are
+ * cx->anc[0..base-1]). */
+static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint32_t base)
+{
+    const lx_lang_rt *rt = cx->rt;
+    TSTreeCursor cur = ts_tree_cursor_new(top);
+    uint32_t depth = base;
+    for (;;) {
+        TSNode node = ts_tree_cursor_current_node(&cur);
+        if (depth >= ws->anc_cap) {
+            ws->anc_cap *= 2;
+            cx->anc = lp_xrealloc(cx->anc, ws->anc_cap * sizeof(TSNode));
+        }
+        cx->anc[depth] = node;
+        cx->depth = depth;
+        TSSymbol sym = ts_node_symbol(node);
+        uint8_t f = sym < rt->nsymbols ? rt->sym_flags[sym] : 0;
+        bool skip_children = false;
+        if (f) {
+            if (ws->open.len)
+                close_ended(ws, ts_node_start_byte(node));
+            if (f & LX_SYMF_COMMENT)
+                lp_vec_push(&ws->comments,
+                            ((range){ts_node_start_byte(node), ts_node_end_byte(node)}));
+            if (f & LX_SYMF_ATTRIBUTE)
+                lp_vec_push(&ws->attrs, ((range){ts_node_start_byte(node), ts_node_end_byte(node)}));
+            /* a construct a macro made unparsable: parse its bytes again without the
+             * macro and walk that tree in its place */
+            if ((f & LX_SYMF_EXCISE) && ws->reparses < LX_MAX_REPARSES && depth > 0) {
+                uint32_t cut_a = 0, cut_b = 0;
+                if (rt->spec->excise(cx, node, &cut_a, &cut_b)) {
+                    TSNode sub = reparse(cx, ws, node, cut_a, cut_b);
+                    if (!ts_node_is_null(sub)) {
+                        ws->reparses++;
+                        TSNode saved = cx->anc[depth];
+                        walk(cx, ws, qc, sub, depth);
+                        cx->anc[depth] = saved;
+                        cx->depth = depth;
+                        while (ws->open.len && ws->open.items[ws->open.len - 1].depth >= depth)
+                            ws->open.len--;
+                        skip_children = true;
+                        f = 0;
+                    }
+                }
+            }
+            if (f & LX_SYMF_ROOT) {
+                sync_open(cx, ws);
+                if ((f & LX_SYMF_LOCAL) && cx->container >= 0) {
+                    lp_symkind k = cx->syms.items[cx->container].kind;
+                    if (k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR)
+                        f &= (uint8_t)~LX_SYMF_ROOT; /* a local: the hook would drop it */
+                }
+            }
+            if (f & LX_SYMF_ROOT) {
+                collect_defs(rt, qc, node, &ws->found);
+                /* the definition rooted here first: it contains the leaves */
+                for (size_t k = 0; k < ws->found.len; k++) {
+                    if (!ws->found.items[k].root)
+                        continue;
+                    if (ws->found.items[k].d.scope)
+                        add_scope(cx, ws, &ws->found.items[k].d);
+                    else
+                        add_symbol(cx, ws, &ws->found.items[k].d, false);
+                    sync_open(cx, ws);
+                }
+                cx->leaf = true;
+                for (size_t k = 0; k < ws->found.len; k++)
+                    if (!ws->found.items[k].root && !ws->found.items[k].d.scope)
+                        add_symbol(cx, ws, &ws->found.items[k].d, true);
+                cx->leaf = false;
+            }
+            /* recovery where the tree lost a definition: only at nodes no pattern took,
+             * outside functions */
+            if ((f & LX_SYMF_RECOVER) && !(f & LX_SYMF_ROOT)) {
+                lx_def rd;
+                memset(&rd, 0, sizeof(rd));
+                if (rt->spec->recover(cx, node, &rd)) {
+                    add_symbol(cx, ws, &rd, false);
+                    sync_open(cx, ws);
+                }
+            }
+        }
+        if (!skip_children && depth < LX_MAX_DEPTH && !(f & LX_SYMF_COMMENT) &&
+            ts_tree_cursor_goto_first_child(&cur)) {
+            depth++;
+            continue;
+        }
+        for (;;) {
+            if (ts_tree_cursor_goto_next_sibling(&cur)) {
+                /* leaving the previous node: close what it opened (a recovered
+                 * definition stays open over the siblings inside its range) */
+                uint32_t next = ts_node_start_byte(ts_tree_cursor_current_node(&cur));
+                while (ws->open.len && ws->open.items[ws->open.len - 1].depth >= depth &&
+                       !(ws->open.items[ws->open.len - 1].end > next))
+                    ws->open.len--;
+                break;
+            }
+            if (!ts_tree_cursor_goto_parent(&cur))
+                goto walked;
+            depth--;
+            while (ws->open.len && ws->open.items[ws->open.len - 1].depth > depth) {
+                /* a recovered definition that runs past this parent stays open over the
+                 * parent's following siblings: it moves up to the parent's level */
+                open_entry *top_entry = &ws->open.items[ws->open.len - 1];
+                if (top_entry->end &&
+                    top_entry->end > ts_node_end_byte(ts_tree_cursor_current_node(&cur))) {
+                    top_entry->depth = depth;
+                    break;
+                }
+                ws->open.len--;
+            }
+        }
+    }
+walked:
+    ts_tree_cursor_delete(&cur);
+}
 
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms_out,
                      size_t *nsyms, bool *partial, lp_error *err)
@@ -739,6 +937,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     cx.arena = arena;
     cx.container = -1;
     cx.scope = -1;
+    cx.walk = &ws;
     *syms_out = NULL;
     *nsyms = 0;
     *partial = false;
@@ -750,6 +949,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
                           lp_lang_name(rt->spec->lang));
         goto done;
     }
+    ws.parser = parser;
     tree = ts_parser_parse_string(parser, NULL, cx.src, cx.len);
     if (!tree) {
         rc = lp_error_set(err, LP_ERROR, "tree-sitter gave no tree for this %s file",
@@ -758,71 +958,9 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     }
     TSNode root = ts_tree_root_node(tree);
     *partial = ts_node_has_error(root);
-
-    found_vec found;
-    memset(&found, 0, sizeof(found));
-    size_t anc_cap = 64;
-    cx.anc = lp_xmalloc(anc_cap * sizeof(TSNode));
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    uint32_t depth = 0;
-    for (;;) {
-        TSNode node = ts_tree_cursor_current_node(&cur);
-        if (depth >= anc_cap) {
-            anc_cap *= 2;
-            cx.anc = lp_xrealloc(cx.anc, anc_cap * sizeof(TSNode));
-        }
-        cx.anc[depth] = node;
-        cx.depth = depth;
-        TSSymbol sym = ts_node_symbol(node);
-        uint8_t f = sym < rt->nsymbols ? rt->sym_flags[sym] : 0;
-        if (f) {
-            if (f & LX_SYMF_COMMENT)
-                lp_vec_push(&ws.comments,
-                            ((range){ts_node_start_byte(node), ts_node_end_byte(node)}));
-            if (f & LX_SYMF_ATTRIBUTE)
-                lp_vec_push(&ws.attrs, ((range){ts_node_start_byte(node), ts_node_end_byte(node)}));
-            if (f & LX_SYMF_ROOT) {
-                sync_open(&cx, &ws);
-                collect_defs(rt, qc, node, &found);
-                /* the definition rooted here first: it contains the leaves */
-                for (size_t k = 0; k < found.len; k++) {
-                    if (!found.items[k].root)
-                        continue;
-                    if (found.items[k].d.scope)
-                        add_scope(&cx, &ws, &found.items[k].d);
-                    else
-                        add_symbol(&cx, &ws, &found.items[k].d, false);
-                    sync_open(&cx, &ws);
-                }
-                cx.leaf = true;
-                for (size_t k = 0; k < found.len; k++)
-                    if (!found.items[k].root && !found.items[k].d.scope)
-                        add_symbol(&cx, &ws, &found.items[k].d, true);
-                cx.leaf = false;
-            }
-        }
-        if (depth < LX_MAX_DEPTH && !(f & LX_SYMF_COMMENT) &&
-            ts_tree_cursor_goto_first_child(&cur)) {
-            depth++;
-            continue;
-        }
-        for (;;) {
-            if (ts_tree_cursor_goto_next_sibling(&cur)) {
-                /* leaving the previous node: close what it opened */
-                while (ws.open.len && ws.open.items[ws.open.len - 1].depth >= depth)
-                    ws.open.len--;
-                break;
-            }
-            if (!ts_tree_cursor_goto_parent(&cur))
-                goto walked;
-            depth--;
-            while (ws.open.len && ws.open.items[ws.open.len - 1].depth > depth)
-                ws.open.len--;
-        }
-    }
-walked:
-    ts_tree_cursor_delete(&cur);
-    lp_vec_free(&found);
+    ws.anc_cap = 64;
+    cx.anc = lp_xmalloc(ws.anc_cap * sizeof(TSNode));
+    walk(&cx, &ws, qc, root, 0);
 
     qualify(&cx);
     *syms_out = cx.syms.items;
@@ -833,6 +971,10 @@ walked:
 done:
     if (tree)
         ts_tree_delete(tree);
+    for (size_t i = 0; i < ws.subtrees.len; i++)
+        ts_tree_delete(ws.subtrees.items[i]);
+    lp_vec_free(&ws.subtrees);
+    lp_vec_free(&ws.found);
     free(cx.anc);
     lp_vec_free(&cx.syms);
     lp_vec_free(&cx.scopes);

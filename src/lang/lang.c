@@ -369,6 +369,12 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
             rt->sym_flags[s] |= LX_SYMF_DECORATION;
         if (name_in(name, spec->decoration_containers))
             rt->sym_flags[s] |= LX_SYMF_DECO_CONTAINER;
+        if (spec->recover && name_in(name, spec->recover_types))
+            rt->sym_flags[s] |= LX_SYMF_RECOVER;
+        if (spec->excise && name_in(name, spec->excise_types))
+            rt->sym_flags[s] |= LX_SYMF_EXCISE;
+        if (name_in(name, spec->local_types))
+            rt->sym_flags[s] |= LX_SYMF_LOCAL;
     }
     mark_roots(rt, eq->src, eq->len);
     uint32_t ncap = ts_query_capture_count(rt->query);

@@ -107,7 +107,10 @@ typedef struct lp_symbol {
     int32_t parent;    /* index in the symbols array, -1 for top level; usually before
                           this symbol, but a type a method is attached to by name (Go
                           receiver, Rust impl, C++ Foo::bar) may come later in the file */
-    uint32_t ordinal;  /* 0, 1, ... among symbols of this file with equal (qname, kind) */
+    uint32_t ordinal;  /* 0, 1, ... among symbols of this file with equal (qname, kind,
+                          LP_SYMF_DECLARATION): declarations (prototypes) are counted apart
+                          from definitions, so adding or removing a prototype does not
+                          renumber a definition */
     lp_visibility vis;
     uint32_t flags; /* LP_SYMF_* */
 } lp_symbol;
@@ -118,6 +121,15 @@ typedef struct lp_symbol {
 #define LP_SYMF_DECLARATION 0x8u /* a prototype / declaration without a body */
 #define LP_SYMF_TEST 0x10u       /* a test function/class by the language's conventions */
 #define LP_SYMF_DEFAULT_EXPORT 0x20u
+
+/* The kind number that enters a symbol's stable id key (lp_symbol_key in src/store): the
+ * kind itself for definitions, kind + LP_SYMKEY_DECL_OFFSET for declarations, so that a
+ * prototype and its definition (same qname, kind and ordinal 0) never share an id. */
+#define LP_SYMKEY_DECL_OFFSET 0x100
+static inline int lp_symbol_key_kind(lp_symkind kind, uint32_t flags)
+{
+    return (int)kind + ((flags & LP_SYMF_DECLARATION) ? LP_SYMKEY_DECL_OFFSET : 0);
+}
 
 typedef enum lp_chunk_kind {
     LP_CHUNK_CODE = 0,    /* source owned by a symbol */

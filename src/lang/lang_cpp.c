@@ -12,7 +12,11 @@
  *   struct/union: public); namespace-level functions and globals are public unless static
  *   or in an anonymous namespace; out-of-class definitions say nothing (unknown);
  * - template<...> is part of the definition's span and signature;
- * - gtest's TEST(Suite, Name) / TEST_F / TEST_P are test functions named Suite.Name.
+ * - gtest's TEST(Suite, Name) / TEST_F / TEST_P are test functions named Suite.Name;
+ * - `class RE2::Set {...}` is the class Set qualified by RE2; conversion operators are
+ *   named `operator int`; macros before a name (`FMT_CONSTEXPR T name(...)`,
+ *   `ATTRIBUTE_NORETURN ~Foo()`, `end() const _GLIBCXX_NOEXCEPT`) do not become names
+ *   (the recovery of lang_c.c applies to C++ too).
  */
 #include "lang/lang_int.h"
 
@@ -164,6 +168,22 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     }
     if (!lx_c_refine(cx, d, s))
         return false;
+    /* `class RE2::Set {...}` defines Set inside RE2 */
+    if ((!strcmp(rtype, "class_specifier") || !strcmp(rtype, "struct_specifier") ||
+         !strcmp(rtype, "union_specifier") || !strcmp(rtype, "enum_specifier")) &&
+        lx_is(d->name, "qualified_identifier")) {
+        lp_str qual, name;
+        split_qualified(cx, s->name, &qual, &name);
+        s->name = lx_clean_type_name(cx, name);
+        s->qualifier = qual;
+        if (!s->name.len)
+            return false;
+    }
+    /* a destructor after a macro (`ATTRIBUTE_NORETURN ~Foo()`) loses its `~` to an error
+     * node: put it back */
+    if (!strcmp(rtype, "function_definition") && s->name.len && s->name.ptr > cx->src &&
+        s->name.ptr <= cx->src + cx->len && s->name.ptr[-1] == '~')
+        s->name = (lp_str){s->name.ptr - 1, s->name.len + 1};
 
     /* template<...> wrappers belong to the definition */
     TSNode p = lx_ancestor(cx, 1);
@@ -221,6 +241,10 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
 
 static const char *const comments[] = {"comment", NULL};
 static const char *const decorations[] = {"attribute_specifier", "attribute_declaration", NULL};
+static const char *const recover_types[] = {"function_declarator", "expression_statement",
+                                            "call_expression", "identifier", NULL};
+static const char *const excise_types[] = {"function_definition", NULL};
+static const char *const local_types[] = {"declaration", NULL};
 
 const lp_lang_spec lp_spec_cpp = {
     .lang = LP_LANG_CPP,
@@ -229,4 +253,9 @@ const lp_lang_spec lp_spec_cpp = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
+    .recover_types = recover_types,
+    .recover = lx_c_recover,
+    .excise_types = excise_types,
+    .excise = lx_c_excise,
+    .local_types = local_types,
 };

@@ -17,6 +17,10 @@
  *      names, logical parents (by name for Go receivers, Rust impl blocks, C++
  *      out-of-class definitions) and ordinals;
  *   5. chunk.c cuts owner-bounded chunks.
+ * Where macros defeat the grammar (C, C++), two hooks step in during the walk: `recover`
+ * finds definitions the tree lost (their bytes are not one node: they close by position,
+ * see lx_def.recovered), and `excise` has a node parsed again without a macro token
+ * (tree-sitter's included ranges) and the walk descends into that tree instead.
  *
  * Query capture conventions (every capture except @definition.* / @scope is optional):
  *   @definition.<kind>  the pattern's root node is a definition of lp_symkind <kind>
@@ -74,6 +78,12 @@ typedef struct lx_def {
     TSNode name, body, value, qualifier; /* null nodes when not captured */
     lp_symkind kind;
     bool scope;
+    /* Error recovery (spec->recover): a definition whose bytes are not one node (its body
+     * was flattened into an ERROR node, or follows a macro call as a sibling): explicit
+     * [start, end) and body start; symbols found inside that range nest in it. */
+    bool recovered;
+    uint32_t rec_start, rec_end, rec_body_start;
+    lp_str rec_name; /* when set, the name (else the text of @name) */
 } lx_def;
 
 /* A symbol being built. The hook sees it with the generic defaults filled in. */
@@ -137,6 +147,20 @@ typedef struct lp_lang_spec {
     /* Called once the geometry is known (outer_start covers attributes above the item,
      * doc found): last chance to set flags from attribute text. May be NULL. */
     void (*finish)(lx_ctx *cx, lx_sym *s);
+    /* Error recovery, for syntax tree-sitter could not parse (macro-heavy C): called at
+     * nodes of recover_types that no pattern rooted; may describe a definition in *d
+     * (d->recovered set, geometry explicit) and return true. May be NULL. */
+    const char *const *recover_types;
+    bool (*recover)(lx_ctx *cx, TSNode node, lx_def *d);
+    /* Macro excision, for constructs a macro made unparsable (`class EXPORT_API Foo {`):
+     * called at nodes of excise_types; may name one byte range [*a, *b) inside the node
+     * to leave out; the walk then parses the node's bytes again without it and walks
+     * that tree in the node's place. May be NULL. */
+    const char *const *excise_types;
+    bool (*excise)(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b);
+    /* Node types whose definitions the hook drops inside functions (C locals): the walk
+     * does not run the query on them there. May be NULL. */
+    const char *const *local_types;
 } lp_lang_spec;
 
 const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
@@ -159,6 +183,9 @@ enum {
     LX_SYMF_ATTRIBUTE = 0x4,
     LX_SYMF_DECORATION = 0x8,
     LX_SYMF_DECO_CONTAINER = 0x10,
+    LX_SYMF_RECOVER = 0x20,
+    LX_SYMF_EXCISE = 0x40,
+    LX_SYMF_LOCAL = 0x80,
 };
 
 enum {
@@ -197,7 +224,12 @@ struct lx_ctx {
                           (anc[depth] is then the root, not the definition) */
     LP_VEC(lx_sym) syms;
     LP_VEC(lx_scope) scopes;
+    void *walk; /* the walk's private state (extract.c) */
 };
+
+/* Bring cx->container and cx->scope up to date at the current node (a recover hook calls
+ * it once its cheap checks pass; refine hooks get them current). */
+void lx_sync_container(lx_ctx *cx);
 
 /* Helpers for hooks. */
 static inline lp_str lx_text(const lx_ctx *cx, TSNode n)
@@ -234,11 +266,25 @@ lp_str lx_clean_type_name(lx_ctx *cx, lp_str s);
  * parenthesized, init and attributed declarators); *is_function is set when the chain
  * declares a function (not a pointer to one). Null when there is no name. */
 TSNode lx_c_declarator_name(TSNode declarator, bool *is_function);
+/* The text of a name lx_c_declarator_name found (a conversion operator without its
+ * parameters: "operator int"). */
+lp_str lx_c_name_text(const lx_ctx *cx, TSNode name);
 /* Does node have a storage class specifier / type qualifier child with this text? */
 bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word);
 /* Shared refine for the C constructs of C and C++ (functions, prototypes, variables,
  * structs/unions/enums, typedefs, fields, macros). */
 bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s);
+/* Shared recovery for C and C++ (see lang_c.c): functions whose definition tree-sitter
+ * lost (a function declarator inside an ERROR node followed by `{`; a macro-defined
+ * function `SYSCALL_DEFINE2(name, ...) {` at file level). */
+bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d);
+/* Shared excision for C and C++: the export macro of `class MACRO Name ... {` (tree-sitter
+ * reads it as a function returning `class MACRO`). */
+bool lx_c_excise(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b);
+/* Past the `}` matching the `{` at open (comments, strings, character literals and
+ * preprocessor lines skipped; of #if/#else branches opened inside, only the first is
+ * read), or 0 when it is not closed. */
+uint32_t lx_c_match_brace(const char *src, uint32_t len, uint32_t open);
 
 /* Kind predicates. */
 bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, record, union,
@@ -251,7 +297,8 @@ bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, re
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms,
                      size_t *nsyms, bool *partial, lp_error *err);
 
-/* Ordinals: 0, 1, ... among symbols with equal (qname, kind), in order. */
+/* Ordinals: 0, 1, ... among symbols with equal (qname, kind, declaration flag), in
+ * order. */
 void lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals);
 
 /* A symbol as the chunker needs it. */

@@ -13,7 +13,12 @@
  *   (api.get); `Foo.prototype.bar = function` is a method of Foo; `exports.x = ...` and
  *   `module.exports.x = ...` are public functions;
  * - class members: constructor, get/set accessors (properties), static, abstract, async,
- *   accessibility modifiers (public/private/protected), #private names.
+ *   accessibility modifiers (public/private/protected), #private names; construct
+ *   signatures of interfaces (`new (msg: string): Err`) are constructors named "new";
+ * - the class pattern compilers emit (`var Foo = (function () { function Foo() {}
+ *   Foo.prototype.bar = function () {}; Foo.create = function () {}; ...}())`): the
+ *   prototype methods and statics are Foo.bar and Foo.create; `exports.x = { m: function
+ *   () {} }` at the top level is the public variable x holding the method x.m.
  */
 #include "lang/lang_int.h"
 
@@ -162,10 +167,31 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     }
 
     if (!strcmp(type, "assignment_expression")) {
-        if (!lx_is(p1, "expression_statement") || !lx_is(p2, "program"))
+        if (!lx_is(p1, "expression_statement"))
             return false;
-        s->outer = p1;
         lp_str q = lx_text(cx, d->qualifier);
+        if (s->kind == LP_SYM_VARIABLE) { /* exports.x = { ... } at the top level */
+            if (!lx_is(p2, "program") ||
+                !(lp_str_eq_c(q, "module.exports") || lp_str_eq_c(q, "exports")))
+                return false;
+            s->outer = p1;
+            s->vis = LP_VIS_PUBLIC;
+            return true;
+        }
+        if (!lx_is(p2, "program")) {
+            /* below the top level only the class pattern compilers emit (var Foo =
+             * (function () { function Foo() {} Foo.prototype.bar = function () {};
+             * Foo.create = function () {}; return Foo; }())): prototype methods
+             * anywhere, statics of the type the enclosing binding names */
+            if (!lx_is(p2, "statement_block"))
+                return false;
+            bool proto = lp_str_ends_with(q, LP_STR(".prototype"));
+            lp_str type_name = proto ? lp_str_sub(q, 0, q.len - 10) : q;
+            if (!proto && !(container && lx_is(d->qualifier, "identifier") &&
+                            lp_str_eq(container->name, type_name)))
+                return false;
+        }
+        s->outer = p1;
         if (lp_str_eq_c(q, "module.exports") || lp_str_eq_c(q, "exports")) {
             s->kind = LP_SYM_FUNCTION;
             s->vis = LP_VIS_PUBLIC;
@@ -178,6 +204,10 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         } else {
             return false;
         }
+        /* inside the binding that names the type (var Foo = (function () {...})) the
+         * enclosing qname already says Foo: Foo.bar, not Foo.Foo.bar */
+        if (container && lp_str_eq(container->name, s->qualifier))
+            s->qualifier = LP_STR("");
         for (size_t i = 0; i < s->qualifier.len; i++)
             if (!(isalnum((unsigned char)s->qualifier.ptr[i]) || s->qualifier.ptr[i] == '_' ||
                   s->qualifier.ptr[i] == '$' || s->qualifier.ptr[i] == '.'))
@@ -205,6 +235,16 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         return true;
     }
 
+    if (!strcmp(type, "construct_signature")) { /* new (...): T in an interface */
+        if (!lx_is(p1, "interface_body") && !lx_is(p1, "object_type"))
+            return false;
+        if (lx_is(p1, "object_type") && !lx_is(p2, "type_alias_declaration"))
+            return false;
+        s->name = LP_STR("new");
+        s->flags |= LP_SYMF_DECLARATION;
+        s->vis = LP_VIS_PUBLIC;
+        return true;
+    }
     if (!strcmp(type, "method_definition") || !strcmp(type, "method_signature") ||
         !strcmp(type, "abstract_method_signature") || !strcmp(type, "public_field_definition") ||
         !strcmp(type, "field_definition") || !strcmp(type, "property_signature")) {

@@ -179,10 +179,11 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         const cand *c = &cands.items[i];
         const char *sym_name = NULL, *sym_qname = NULL, *kind = "file";
         uint32_t os = c->start_line, oe = c->end_line;
-        int okind = -1, ordinal = 0;
+        int okind = -1;
+        uint64_t skey = 0;
         if (c->owner >= 0) {
             if ((rc = lp_store_prepare(st,
-                                       "SELECT name, qname, kind, ordinal, start_line, end_line"
+                                       "SELECT name, qname, kind, skey, start_line, end_line"
                                        " FROM symbols WHERE bid = ?1 AND ord = ?2",
                                        &s, err)))
                 goto done;
@@ -193,7 +194,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
                 sym_qname = lp_arena_strdup(arena, (const char *)sqlite3_column_text(s, 1));
                 okind = sqlite3_column_int(s, 2);
                 kind = lp_symkind_name((lp_symkind)okind);
-                ordinal = sqlite3_column_int(s, 3);
+                skey = (uint64_t)sqlite3_column_int64(s, 3); /* evidence.c computed it */
                 os = (uint32_t)sqlite3_column_int(s, 4);
                 oe = (uint32_t)sqlite3_column_int(s, 5);
             }
@@ -229,8 +230,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             gt->g.owner.start_line = c->owner >= 0 ? os : c->start_line;
             gt->g.owner.end_line = c->owner >= 0 ? oe : c->end_line;
             if (c->owner >= 0 && sym_qname)
-                lp_symbol_id_format(lp_symbol_path_hash(lp_str_c(path)),
-                                    lp_symbol_key(lp_str_c(sym_qname), okind, (uint32_t)ordinal),
+                lp_symbol_id_format(lp_symbol_path_hash(lp_str_c(path)), skey,
                                     gt->g.owner.id);
         }
         sqlite3_reset(s);

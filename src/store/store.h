@@ -161,6 +161,9 @@ lp_status lp_store_find_root(const char *abs_path, lp_buf *root_out, lp_error *e
  * across reindexing; decodable, so a lookup needs no extra table. */
 #define LP_SYMBOL_ID_LEN 29 /* "sym:" + 24 + NUL */
 uint64_t lp_symbol_path_hash(lp_str path);  /* 48 bits used */
+/* kind: the symbol kind, plus LP_SYMKEY_DECL_OFFSET (lang.h) for a declaration, so that a
+ * prototype and its definition never share a key; the index computes it once (evidence.c)
+ * and readers use the stored key. */
 uint64_t lp_symbol_key(lp_str qname, int kind, uint32_t ordinal); /* 48 bits used */
 void lp_symbol_id_format(uint64_t path_hash, uint64_t key, char out[LP_SYMBOL_ID_LEN]);
 /* Parse "sym:..." into its two parts; false when malformed. */

@@ -72,7 +72,8 @@ def _check_invariants(ctx, name):
         if s["doc"]:
             assert 0 <= s["doc"]["start_byte"] < s["doc"]["end_byte"] <= n, (name, s)
         assert -1 <= s["parent"] < len(syms) and s["parent"] != i, (name, s)
-        key = (s["qname"], s["kind"])
+        # declarations (prototypes) count apart from definitions
+        key = (s["qname"], s["kind"], "declaration" in s["flags"].split(","))
         assert s["ordinal"] == seen.get(key, 0), (name, s, "ordinals count 0, 1, ... in order")
         seen[key] = s["ordinal"] + 1
         if i:

@@ -4,6 +4,7 @@
  * one-line 1 MB minified JavaScript), and concurrent parsing.
  */
 #include "lang/lang.h"
+#include "lang/lang_int.h" /* lx_c_match_brace */
 #include "t.h"
 
 #include <pthread.h>
@@ -217,13 +218,14 @@ T_TEST(lang_ordinals_count_equal_qname_and_kind)
     lp_error err;
     lp_parse_result r;
     const char *src = "function f(a: string): void;\nfunction f(a: number): void;\n"
-                      "function f(a: any) {}\nclass f {}\n";
+                      "function f(a: any) {}\nclass f {}\nfunction f(b: any) {}\n";
     T_CHECK_OK(parse_str(LP_LANG_TYPESCRIPT, src, &a, &r, &err), &err);
-    T_CHECK_INT(r.nsymbols, 4);
+    T_CHECK_INT(r.nsymbols, 5);
     T_CHECK_INT(r.symbols[0].ordinal, 0);
     T_CHECK_INT(r.symbols[1].ordinal, 1);
-    T_CHECK_INT(r.symbols[2].ordinal, 2);
+    T_CHECK_INT(r.symbols[2].ordinal, 0); /* declarations count apart from definitions */
     T_CHECK_INT(r.symbols[3].ordinal, 0); /* same qname, other kind */
+    T_CHECK_INT(r.symbols[4].ordinal, 1);
     T_CHECK(r.symbols[0].flags & LP_SYMF_DECLARATION);
     T_CHECK(!(r.symbols[2].flags & LP_SYMF_DECLARATION));
 done:
@@ -491,6 +493,80 @@ T_TEST(lang_deep_nesting_bounded)
     T_CHECK(found);
 done:
     lp_buf_release(&b);
+    lp_arena_release(&a);
+    lp_lang_thread_release();
+}
+
+T_TEST(lang_c_match_brace_skips_comments_strings_and_else_branches)
+{
+    /* comments, strings and character literals hide braces; of #if/#else opened inside,
+     * only the first branch counts (the second repeats its opening brace) */
+    const char *src = "{ /* } */ s = \"}\"; c = '}'; // }\n"
+                      "#ifdef X\n  if (a) {\n#else\n  if (b) {\n#endif\n  }\n}\nrest";
+    uint32_t len = (uint32_t)strlen(src);
+    uint32_t end = lx_c_match_brace(src, len, 0);
+    T_CHECK(end > 0);
+    T_CHECK(end <= len && src[end - 1] == '}');
+    T_CHECK(strcmp(src + end, "\nrest") == 0);
+    T_CHECK_INT(lx_c_match_brace("{ { }", 5, 0), 0); /* unclosed: 0 */
+    T_CHECK_INT(lx_c_match_brace("{ \"}", 4, 0), 0); /* the brace is in a string */
+done:;
+}
+
+T_TEST(lang_c_recovers_functions_after_a_macro_breaks_the_tree)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_parse_result r;
+    /* braces opened in both branches of an #ifdef make tree-sitter put the whole file in
+     * one ERROR node; the functions are recovered, their locals are not symbols */
+    const char *src = "int first(int pid)\n{\n\tint ret = 0;\n#ifdef ANY\n\tif (pid) {\n"
+                      "#else\n\tif (!pid) {\n#endif\n\t\tret = 1;\n\t}\n\treturn ret;\n}\n\n"
+                      "static long second(struct w *wo)\n{\n\tint local;\n\treturn 1;\n}\n\n"
+                      "SYSCALL_DEFINE1(third, int, x)\n{\n\tint y = x;\n\treturn y;\n}\n\n"
+                      "int fourth(void)\n{\n\treturn 4;\n}\n";
+    T_CHECK_OK(parse_str(LP_LANG_C, src, &a, &r, &err), &err);
+    T_CHECK(r.partial_parse);
+    const lp_symbol *s1 = find_sym(&r, "first", 0);
+    const lp_symbol *s2 = find_sym(&r, "second", 0);
+    const lp_symbol *s3 = find_sym(&r, "third", 0);
+    const lp_symbol *s4 = find_sym(&r, "fourth", 0);
+    T_CHECK(s1 && s1->kind == LP_SYM_FUNCTION && s1->span.start_line == 1 &&
+            s1->span.end_line == 12 && s1->vis == LP_VIS_PUBLIC);
+    T_CHECK(s2 && s2->kind == LP_SYM_FUNCTION && s2->span.start_line == 14 &&
+            s2->span.end_line == 18 && (s2->flags & LP_SYMF_STATIC));
+    T_CHECK(s3 && s3->kind == LP_SYM_FUNCTION && s3->span.start_line == 20 &&
+            s3->span.end_line == 24);
+    T_CHECK(s4 && s4->span.start_line == 26 && s4->span.end_line == 29);
+    T_CHECK(find_sym(&r, "ret", 0) == NULL);
+    T_CHECK(find_sym(&r, "local", 0) == NULL);
+    T_CHECK(find_sym(&r, "y", 0) == NULL);
+    T_CHECK(find_sym(&r, "SYSCALL_DEFINE1", 0) == NULL);
+done:
+    lp_arena_release(&a);
+    lp_lang_thread_release();
+}
+
+T_TEST(lang_cpp_export_macro_class_is_reparsed)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_parse_result r;
+    const char *src = "class EXPORT_API Checker : public Base {\npublic:\n"
+                      "    Checker() : Base(name()) {}\n    void run() {}\nprivate:\n    int n_;\n};\n";
+    T_CHECK_OK(parse_str(LP_LANG_CPP, src, &a, &r, &err), &err);
+    const lp_symbol *c = find_sym(&r, "Checker", 0);
+    const lp_symbol *ctor = find_sym(&r, "Checker.Checker", 0);
+    const lp_symbol *run = find_sym(&r, "Checker.run", 0);
+    const lp_symbol *field = find_sym(&r, "Checker.n_", 0);
+    T_CHECK(c && c->kind == LP_SYM_CLASS && c->span.start_line == 1 && c->span.end_line == 7);
+    T_CHECK(ctor && ctor->kind == LP_SYM_CONSTRUCTOR && ctor->vis == LP_VIS_PUBLIC);
+    T_CHECK(run && run->kind == LP_SYM_METHOD);
+    T_CHECK(field && field->kind == LP_SYM_FIELD && field->vis == LP_VIS_PRIVATE);
+    T_CHECK(find_sym(&r, "EXPORT_API", 0) == NULL);
+done:
     lp_arena_release(&a);
     lp_lang_thread_release();
 }

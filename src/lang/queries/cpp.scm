@@ -11,7 +11,7 @@
 (declaration
   [(identifier) (init_declarator) (pointer_declarator) (array_declarator)
    (function_declarator) (parenthesized_declarator) (attributed_declarator)
-   (reference_declarator) (qualified_identifier)] @definition.variable)
+   (reference_declarator) (qualified_identifier) (operator_cast)] @definition.variable)
 
 (namespace_definition
   name: (_)? @name

@@ -49,9 +49,17 @@
     (function_expression body: (_) @body)
   ] @value) @definition.method
 
+; exports.timeoutProvider = { setTimeout: function () {} }: the exported object holds its
+; methods (the hook keeps only exports.* at the top level)
+(assignment_expression
+  left: (member_expression
+    object: (_) @qualifier
+    property: (property_identifier) @name)
+  right: (object) @value) @definition.variable
+
 ; object literal members: { get() {}, put: function () {}, del: () => 0 }
 (pair
-  key: (property_identifier) @name
+  key: [(property_identifier) (string)] @name
   value: [
     (arrow_function body: (_) @body)
     (function_expression body: (_) @body)

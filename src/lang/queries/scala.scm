@@ -7,15 +7,15 @@
   body: (template_body)? @body) @definition.package
 
 (class_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (template_body)? @body) @definition.class
 
 (object_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (template_body)? @body) @definition.object
 
 (trait_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (template_body)? @body) @definition.trait
 
 (enum_definition
@@ -29,11 +29,11 @@
   name: (identifier) @name) @definition.enum_member
 
 (function_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (_) @body) @definition.function
 
 (function_declaration
-  name: (identifier) @name) @definition.function
+  name: [(identifier) (operator_identifier)] @name) @definition.function
 
 (val_definition
   pattern: (identifier) @name

@@ -32,6 +32,9 @@
 (abstract_method_signature
   name: (_) @name) @definition.method
 
+; interface ErrorCtor { new (message: string): Error } (named "new" by the hook)
+(construct_signature) @definition.constructor
+
 (public_field_definition
   name: (_) @name
   value: (_)? @value) @definition.field
@@ -96,7 +99,7 @@
 
 ; object literal members: { get() {}, put: function () {}, del: () => 0 }
 (pair
-  key: (property_identifier) @name
+  key: [(property_identifier) (string)] @name
   value: [
     (arrow_function body: (_) @body)
     (function_expression body: (_) @body)

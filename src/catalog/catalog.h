@@ -150,12 +150,23 @@ typedef struct lp_catalog_params {
     double name_term_bonus;                 /* per query term found literally in the name */
     double namespace_bonus;                 /* a query term is the tool's namespace */
     double coverage_floor;                  /* score *= floor + (1-floor)*matched/terms */
+    /* Dense channel and fusion (see "Channels" below). */
+    double dense_weight;                    /* weight of the dense channel; 0 = off (no
+                                             * model loaded, no vectors built) */
+    double lexical_weight;                  /* weight of the lexical channel; 0 = dense
+                                             * only (for benchmarks) */
+    double dense_field[LP_CATALOG_NFIELDS]; /* field mix of a tool's vector */
+    double rrf_k;                           /* reciprocal-rank constant */
+    double dense_min;                       /* cosine a tool needs to be a dense match */
+    double dense_depth;                     /* dense matches fused, best first */
+    double fusion;                          /* 0 = reciprocal rank, 1 = score mix */
 } lp_catalog_params;
 
 lp_catalog_params lp_catalog_params_default(void);
 /* Set one parameter from "key=value" ("k1=1.2", "w.name=3", "b.description=0.7",
  * "prefix=0.6", "fuzzy=0.5", "synonyms=1", "whole=1.2", "exact=8", "name_term=0.3",
- * "namespace=1", "coverage=0.5"); LP_EINVAL with the list of keys otherwise. */
+ * "namespace=1", "coverage=0.5", "dense=1", "lexical=1", "d.description=1", "rrf_k=60",
+ * "dense_min=0.3", "dense_depth=50", "fusion=0"); LP_EINVAL with the list of keys otherwise. */
 lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
@@ -284,12 +295,21 @@ typedef struct lp_catalog_query {
                                          * compares with absent hints taking MCP defaults */
 } lp_catalog_query;
 
+/* Retrieval channels (bit flags). */
+enum {
+    LP_CATALOG_CH_LEXICAL = 1u << 0, /* BM25F over the fields, with expansions */
+    LP_CATALOG_CH_DENSE = 1u << 1,   /* cosine of static embeddings */
+    LP_CATALOG_CH_EXACT = 1u << 2,   /* the query is the tool's name */
+};
+
 typedef struct lp_catalog_hit {
     const lp_catalog_tool *tool; /* borrowed from the catalog */
     double score;                /* 0 for a pinned tool that did not match */
     size_t tokens;
     bool pinned;
     uint32_t matched_terms;      /* query terms with a match in this tool */
+    unsigned channels;           /* LP_CATALOG_CH_* that found this tool (0: pinned only) */
+    float similarity;            /* cosine with the query (dense channel), 0 if none */
 } lp_catalog_hit;
 
 typedef struct lp_catalog_result {
@@ -300,6 +320,7 @@ typedef struct lp_catalog_result {
     size_t matched;         /* tools that matched and passed the filters */
     size_t omitted_budget;  /* matched tools left out because of max_tokens */
     size_t omitted_count;   /* matched tools left out because of max_tools */
+    unsigned channels;      /* LP_CATALOG_CH_* that ran for this query */
     char **warnings;        /* "code: message" strings, nwarnings */
     size_t nwarnings;
 } lp_catalog_result;

@@ -368,6 +368,8 @@ typedef struct ranked {
     const lp_cat_doc *doc;
     double score;
     uint16_t matched;
+    uint8_t channels;
+    float sim;
 } ranked;
 
 static int ranked_cmp(const void *a, const void *b)
@@ -407,10 +409,71 @@ static bool exact_name(const lp_cat_doc *d, const char *sq)
 }
 
 static void add_hit(lp_catalog_result *r, const lp_cat_doc *d, double score, uint16_t matched,
-                    bool pinned)
+                    bool pinned, unsigned channels, float sim)
 {
-    r->hits[r->nhits++] = (lp_catalog_hit){&d->pub, score, d->pub.tokens, pinned, matched};
+    r->hits[r->nhits++] =
+        (lp_catalog_hit){&d->pub, score, d->pub.tokens, pinned, matched, channels, sim};
     r->total_tokens += d->pub.tokens;
+}
+
+/* Fuse the lexical ranking rk[0..*nrk) (filtered, sorted) with the dense scores into a new
+ * ranking, written back to *rk. Each channel gives a tool one vote by its rank (reciprocal
+ * rank, fusion 0) or by its normalized score (fusion 1); a tool whose name the query is
+ * stays first. Dense candidates: the dense_depth best tools with cosine >= dense_min that
+ * pass the filters. */
+static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *dscore,
+                 ranked **rk, size_t *nrk)
+{
+    const lp_catalog_params *P = &cat->params;
+    size_t nslots = cat->slots.len;
+    double wl = P->lexical_weight, wd = P->dense_weight, k = P->rrf_k;
+    bool mix = P->fusion >= 0.5;
+    double *fused = lp_xcalloc(nslots ? nslots : 1, sizeof *fused);
+    uint8_t *ch = lp_xcalloc(nslots ? nslots : 1, 1);
+    uint16_t *matched = lp_xcalloc(nslots ? nslots : 1, sizeof *matched);
+    /* Dense candidates. */
+    ranked *dn = lp_xmalloc((nslots ? nslots : 1) * sizeof *dn);
+    size_t ndn = 0;
+    for (size_t s = 0; s < nslots; s++) {
+        const lp_cat_doc *d = cat->slots.items[s];
+        if (d && dscore[s] > 0 && dscore[s] >= P->dense_min && passes_filters(d, q))
+            dn[ndn++] = (ranked){d, dscore[s], 0, LP_CATALOG_CH_DENSE, dscore[s]};
+    }
+    qsort(dn, ndn, sizeof *dn, ranked_cmp);
+    size_t depth = P->dense_depth >= 1 ? (size_t)P->dense_depth : 0;
+    if (ndn > depth)
+        ndn = depth;
+    if (wl > 0) {
+        double top = *nrk ? (*rk)[0].score : 1;
+        for (size_t i = 0; i < *nrk; i++) {
+            uint32_t s = (*rk)[i].doc->slot;
+            fused[s] += mix ? wl * (*rk)[i].score / (top > 0 ? top : 1) : wl / (k + (double)i + 1);
+            ch[s] |= (*rk)[i].channels;
+            matched[s] = (*rk)[i].matched;
+            if ((*rk)[i].channels & LP_CATALOG_CH_EXACT)
+                fused[s] += 2 * (wl + wd);
+        }
+    }
+    if (wd > 0)
+        for (size_t i = 0; i < ndn; i++) {
+            uint32_t s = dn[i].doc->slot;
+            fused[s] += mix ? wd * dn[i].score : wd / (k + (double)i + 1);
+            ch[s] |= LP_CATALOG_CH_DENSE;
+        }
+    size_t n = 0;
+    ranked *out = lp_xmalloc((nslots ? nslots : 1) * sizeof *out);
+    for (size_t s = 0; s < nslots; s++)
+        if (ch[s] && fused[s] > 0)
+            out[n++] = (ranked){cat->slots.items[s], fused[s], matched[s], ch[s],
+                                dscore[s] > 0 ? dscore[s] : 0};
+    qsort(out, n, sizeof *out, ranked_cmp);
+    free(*rk);
+    *rk = out;
+    *nrk = n;
+    free(dn);
+    free(fused);
+    free(ch);
+    free(matched);
 }
 
 lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
@@ -442,6 +505,8 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
     qterm_vec terms = {0};
     cand_vec cands = {0};
     ranked *rk = NULL;
+    float *dscore = NULL;
+    uint32_t *rank_of = NULL;
     lp_buf sq;
     lp_buf_init(&sq, 0);
 
@@ -499,18 +564,38 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
         uint32_t s = sc.hits.items[i];
         const lp_cat_doc *d = cat->slots.items[s];
         double score = sc.total[s];
-        if (exact_name(d, sq.ptr))
+        bool exact = exact_name(d, sq.ptr);
+        if (exact)
             score += cat->params.exact_name_bonus;
         if (nplain)
             score *= floor + (1 - floor) * (double)LP_MIN(sc.matched[s], nplain) / (double)nplain;
         sc.total[s] = score;
         if (score > 0 && passes_filters(d, q))
-            rk[nrk++] = (ranked){d, score, sc.matched[s]};
+            rk[nrk++] = (ranked){d, score, sc.matched[s],
+                                 LP_CATALOG_CH_LEXICAL | (exact ? LP_CATALOG_CH_EXACT : 0), 0};
     }
     qsort(rk, nrk, sizeof *rk, ranked_cmp);
+    out->channels = qtext.len ? LP_CATALOG_CH_LEXICAL : 0;
+    if (qtext.len && cat->params.dense_weight > 0) {
+        dscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *dscore);
+        const char *why = NULL;
+        if (lp_cat_dense_scores(cat, qtext, dscore, &why)) {
+            fuse(cat, q, dscore, &rk, &nrk);
+            out->channels = LP_CATALOG_CH_DENSE |
+                            (cat->params.lexical_weight > 0 ? LP_CATALOG_CH_LEXICAL : 0);
+        } else if (why) {
+            warn(out, why, "%s; tools were ranked by words only", cat->dense_note);
+        }
+    }
     out->matched = nrk;
     out->hits = lp_xmalloc((max_tools + q->npinned + 1) * sizeof *out->hits);
     /* Pinned tools first, in the order given; an id wins over a name. */
+    if (q->npinned) {
+        rank_of = lp_xmalloc((nslots ? nslots : 1) * sizeof *rank_of);
+        memset(rank_of, 0xff, (nslots ? nslots : 1) * sizeof *rank_of);
+        for (size_t i = 0; i < nrk; i++)
+            rank_of[rk[i].doc->slot] = (uint32_t)i;
+    }
     size_t pinned_count = 0;
     for (size_t i = 0; i < q->npinned; i++) {
         const char *pin = q->pinned[i];
@@ -528,7 +613,13 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
                 continue;
             if (out->nhits == max_tools + q->npinned)
                 break;
-            add_hit(out, d, sc.total[s] > 0 ? sc.total[s] : 0, sc.matched[s], true);
+            const ranked *in = rank_of && rank_of[s] != UINT32_MAX ? &rk[rank_of[s]] : NULL;
+            if (in)
+                add_hit(out, d, in->score, in->matched, true, in->channels, in->sim);
+            else if (sc.total[s] > 0) /* matched, but not in the filtered ranking */
+                add_hit(out, d, sc.total[s], sc.matched[s], true, LP_CATALOG_CH_LEXICAL, 0);
+            else
+                add_hit(out, d, 0, 0, true, 0, 0);
             pinned_count++;
         }
         if (!found)
@@ -556,9 +647,11 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             out->omitted_budget++;
             continue;
         }
-        add_hit(out, d, rk[i].score, rk[i].matched, false);
+        add_hit(out, d, rk[i].score, rk[i].matched, false, rk[i].channels, rk[i].sim);
     }
     lp_buf_release(&sq);
+    free(dscore);
+    free(rank_of);
     free(rk);
     free(counts);
     free(claimed);
@@ -587,6 +680,19 @@ void lp_catalog_result_release(lp_catalog_result *r)
 
 /* ------------------------------------------------------------------------------------------
  * JSON output. */
+static void write_channels(lp_buf *out, unsigned ch)
+{
+    static const char *const names[] = {"lexical", "dense", "exact"};
+    lp_buf_putc(out, '[');
+    bool first = true;
+    for (unsigned i = 0; i < LP_ARRAY_LEN(names); i++)
+        if (ch & (1u << i)) {
+            lp_buf_printf(out, "%s\"%s\"", first ? "" : ",", names[i]);
+            first = false;
+        }
+    lp_buf_putc(out, ']');
+}
+
 void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query *q,
                                   const lp_catalog_result *r, bool with_definitions,
                                   lp_buf *out)
@@ -609,6 +715,10 @@ void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query 
                            "\"pinned\":%s,\"matchedTerms\":%u",
                       lp_catalog_provider_name(t->provider), h->score, h->tokens,
                       h->pinned ? "true" : "false", h->matched_terms);
+        lp_buf_puts(out, ",\"channels\":");
+        write_channels(out, h->channels);
+        if (h->channels & LP_CATALOG_CH_DENSE)
+            lp_buf_printf(out, ",\"similarity\":%.4f", h->similarity);
         if (with_definitions) {
             lp_buf_puts(out, ",\"definition\":");
             lp_buf_put_str(out, t->definition);
@@ -636,7 +746,9 @@ void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query 
         lp_cat_json_str(out, lp_str_c(msg));
         lp_buf_putc(out, '}');
     }
-    lp_buf_puts(out, "]}");
+    lp_buf_puts(out, "],\"channels\":");
+    write_channels(out, r->channels);
+    lp_buf_putc(out, '}');
 }
 
 const char *lp_catalog_provider_name(lp_catalog_provider p)

@@ -29,38 +29,45 @@ typedef struct feat_ctx {
     size_t ntok;
 } feat_ctx;
 
-static int feat_token(void *vctx, const lp_text_token *tok)
+/* The features of one token (mult multiplies its weight); false when it gives none. */
+static bool featurize_one(const lp_embed_featurizer *f, const char *text, size_t len,
+                          bool no_subwords, float mult, lp_embed_features *out)
 {
-    feat_ctx *c = vctx;
-    const lp_embed_featurizer *f = c->f;
-    uint32_t row = f->lookup(f->ctx, tok->text, tok->len);
+    uint32_t row = f->lookup(f->ctx, text, len);
     if (row != UINT32_MAX) {
-        lp_vec_push(c->out, ((lp_embed_feature){row, f->weight(f->ctx, row)}));
-        c->ntok++;
-        return 0;
+        lp_vec_push(out, ((lp_embed_feature){row, mult * f->weight(f->ctx, row)}));
+        return true;
     }
     /* Outside the vocabulary: a whole identifier is covered by its parts, and a number
      * carries no meaning in its digits. Other tokens fall back to their n-grams. */
-    if ((tok->flags & (LP_TEXT_TOK_WHOLE | LP_TEXT_TOK_NUMBER)) || !f->buckets)
-        return 0;
+    if (no_subwords || !f->buckets || len > LP_TEXT_TOKEN_MAX)
+        return false;
     char padded[LP_TEXT_TOKEN_MAX + 2];
-    size_t n = tok->len + 2;
+    size_t n = len + 2;
     padded[0] = '<';
-    memcpy(padded + 1, tok->text, tok->len);
+    memcpy(padded + 1, text, len);
     padded[n - 1] = '>';
-    size_t first = c->out->len, grams = 0;
+    size_t first = out->len, grams = 0;
     for (uint32_t g = f->ngram_min; g <= f->ngram_max && g <= n; g++) {
         for (size_t i = 0; i + g <= n; i++) {
-            lp_vec_push(c->out, ((lp_embed_feature){lp_embed_ngram_row(f, padded + i, g), 0.0f}));
+            lp_vec_push(out, ((lp_embed_feature){lp_embed_ngram_row(f, padded + i, g), 0.0f}));
             grams++;
         }
     }
     if (!grams)
-        return 0;
-    float w = f->oov_weight / (float)grams;
-    for (size_t i = first; i < c->out->len; i++)
-        c->out->items[i].weight = w;
-    c->ntok++;
+        return false;
+    float w = mult * f->oov_weight / (float)grams;
+    for (size_t i = first; i < out->len; i++)
+        out->items[i].weight = w;
+    return true;
+}
+
+static int feat_token(void *vctx, const lp_text_token *tok)
+{
+    feat_ctx *c = vctx;
+    bool no_sub = (tok->flags & (LP_TEXT_TOK_WHOLE | LP_TEXT_TOK_NUMBER)) != 0;
+    if (featurize_one(c->f, tok->text, tok->len, no_sub, 1.0f, c->out))
+        c->ntok++;
     return 0;
 }
 
@@ -238,20 +245,12 @@ void lp_embedder_free(lp_embedder *e)
 
 uint32_t lp_embedder_dim(const lp_embedder *e) { return e->dim; }
 
-bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
+/* out = the L2-normalized weighted sum of the rows of e->feats (local model). */
+static bool accumulate(lp_embedder *e, float *out)
 {
-    if (e->remote) {
-        bool ok = remote_one(e, text, e->qbuf);
-        float sc = lp_embed_vec_scale(e->qbuf, e->dim);
-        for (uint32_t j = 0; j < e->dim; j++)
-            out[j] = (float)((int8_t)e->qbuf[j]) * sc;
-        return ok;
-    }
     uint32_t dim = lp_embed_model_header_(e->m)->dim;
     const float *scales = lp_embed_model_scales_(e->m);
     const int8_t *rows = lp_embed_model_rows_(e->m);
-    e->feats.len = 0;
-    lp_embed_featurize(&e->f, e->tk, text, &e->feats);
     memset(out, 0, dim * sizeof(float));
     for (size_t i = 0; i < e->feats.len; i++) {
         const lp_embed_feature *ft = &e->feats.items[i];
@@ -270,6 +269,44 @@ bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
     for (uint32_t j = 0; j < dim; j++)
         out[j] *= inv;
     return true;
+}
+
+bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
+{
+    if (e->remote) {
+        bool ok = remote_one(e, text, e->qbuf);
+        float sc = lp_embed_vec_scale(e->qbuf, e->dim);
+        for (uint32_t j = 0; j < e->dim; j++)
+            out[j] = (float)((int8_t)e->qbuf[j]) * sc;
+        return ok;
+    }
+    e->feats.len = 0;
+    lp_embed_featurize(&e->f, e->tk, text, &e->feats);
+    return accumulate(e, out);
+}
+
+static bool all_digits(lp_str s)
+{
+    for (size_t i = 0; i < s.len; i++)
+        if (s.ptr[i] < '0' || s.ptr[i] > '9')
+            return false;
+    return s.len > 0;
+}
+
+bool lp_embed_terms(lp_embedder *e, const lp_embed_term *terms, size_t n, float *out)
+{
+    if (e->remote) {
+        memset(out, 0, e->dim * sizeof(float));
+        return false;
+    }
+    e->feats.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lp_embed_term *t = &terms[i];
+        if (t->weight > 0.0f && t->text.len)
+            featurize_one(&e->f, t->text.ptr, t->text.len, t->whole || all_digits(t->text),
+                          t->weight, &e->feats);
+    }
+    return accumulate(e, out);
 }
 
 void lp_embed_quantize(const float *v, uint32_t dim, uint8_t *out)

@@ -2,10 +2,10 @@
  * dense.c: the catalog's dense channel (loupe's static embedding model, src/embed).
  *
  * Tool vectors. A tool's vector is made when its definition is prepared (lp_catalog_parse),
- * from the terms the lexical index already tokenized, so nothing is tokenized twice: for
- * each field f with a positive mix weight params.dense_field[f], the field's terms (each
- * weighted by its count) are embedded with lp_embed_terms into a unit vector v_f; the tool's
- * vector is the normalized sum of dense_field[f] * v_f, quantized to int8. The catalog's
+ * from the terms the lexical index already tokenized, so nothing is tokenized twice: each
+ * distinct term once, weighted by the sum over fields of params.dense_field[f] times its
+ * count in f: the normalized sum of the terms' contributions (lp_embed_term_vector, the
+ * model's own featurization), quantized to int8. The catalog's
  * tokenizers use the model's options (identifier splitting, Porter step 1 stemming,
  * stopwords), so the rows found are the rows the model was trained with.
  *
@@ -24,11 +24,30 @@
 
 #include <math.h>
 
+/* A parse embeds each distinct term once: its contribution (lp_embed_term_vector) is cached
+ * by term text for the rest of the parse, quantized like a stored vector (dim int8 and a
+ * scale: 2 MiB for CACHE_MAX terms at dim 256, small enough to stay in cache while tools are
+ * summed); past CACHE_MAX terms, terms are embedded where they occur. A catalog file repeats
+ * its vocabulary across tools (10,000 tools: 10,800 distinct terms, 310,000 term uses). */
+#define CACHE_MAX 8192
+
+typedef struct centry {
+    uint64_t hash;
+    uint32_t off; /* into texts */
+    uint16_t len;
+    uint8_t whole;
+    uint8_t ok; /* the term has a vector */
+} centry;
+
 struct lp_cat_dense_prep {
     lp_embedder *e;
     uint32_t dim;
-    LP_VEC(lp_embed_term) bag;
-    float *acc, *part;
+    float *acc, *tmp;
+    uint32_t *table; /* entry index + 1, 0 = empty; 2 * CACHE_MAX slots */
+    LP_VEC(centry) entries;
+    lp_buf texts;
+    uint8_t *pool; /* stored vectors, LP_EMBED_VEC_BYTES(dim) each, grown as entries arrive */
+    size_t pool_rows;
 };
 
 void lp_cat_dense_init(lp_catalog *cat)
@@ -71,7 +90,9 @@ lp_cat_dense_prep *lp_cat_dense_prep_new(const lp_catalog *cat)
     dp->e = lp_embedder_new(cat->model);
     dp->dim = cat->dim;
     dp->acc = lp_xcalloc(dp->dim, sizeof(float));
-    dp->part = lp_xcalloc(dp->dim, sizeof(float));
+    dp->tmp = lp_xcalloc(dp->dim, sizeof(float));
+    dp->table = lp_xcalloc(2 * CACHE_MAX, sizeof *dp->table);
+    lp_buf_init(&dp->texts, 0);
     return dp;
 }
 
@@ -80,47 +101,106 @@ void lp_cat_dense_prep_free(lp_cat_dense_prep *dp)
     if (!dp)
         return;
     lp_embedder_free(dp->e);
-    lp_vec_free(&dp->bag);
     free(dp->acc);
-    free(dp->part);
+    free(dp->tmp);
+    free(dp->table);
+    lp_vec_free(&dp->entries);
+    lp_buf_release(&dp->texts);
+    free(dp->pool);
     free(dp);
+}
+
+/* acc += w * v, 8 floats at a time with the compiler's vector extension (SSE pairs, or AVX
+ * where the target has it); the same float operations per element as a scalar loop. */
+typedef float v8f __attribute__((vector_size(32)));
+
+static void axpy(float *restrict acc, float w, const float *restrict v, uint32_t dim)
+{
+    uint32_t j = 0;
+    v8f vw = {w, w, w, w, w, w, w, w};
+    for (; j + 8 <= dim; j += 8) {
+        v8f a, x;
+        memcpy(&a, acc + j, sizeof a);
+        memcpy(&x, v + j, sizeof x);
+        a += vw * x;
+        memcpy(acc + j, &a, sizeof a);
+    }
+    for (; j < dim; j++)
+        acc[j] += w * v[j];
+}
+
+/* Add w times the contribution of term t to acc; false when the term has none. */
+static bool add_term(lp_cat_dense_prep *dp, const lp_cat_doc *d, const lp_cat_pterm *t, float w,
+                     float *acc)
+{
+    lp_str text = {d->term_text + t->off, t->len};
+    size_t vb = LP_EMBED_VEC_BYTES(dp->dim);
+    size_t mask = 2 * CACHE_MAX - 1, i = (size_t)t->hash & mask;
+    const uint8_t *q = NULL;
+    for (; dp->table[i]; i = (i + 1) & mask) {
+        const centry *c = &dp->entries.items[dp->table[i] - 1];
+        if (c->hash == t->hash && c->len == t->len && c->whole == t->whole &&
+            !memcmp(dp->texts.ptr + c->off, text.ptr, text.len)) {
+            if (!c->ok)
+                return false;
+            q = dp->pool + (size_t)(dp->table[i] - 1) * vb;
+            break;
+        }
+    }
+    if (!q && dp->entries.len >= CACHE_MAX) {
+        if (!lp_embed_term_vector(dp->e, text, t->whole, dp->tmp))
+            return false;
+        axpy(acc, w, dp->tmp, dp->dim);
+        return true;
+    }
+    if (!q) {
+        size_t k = dp->entries.len;
+        if (k == dp->pool_rows) {
+            dp->pool_rows = dp->pool_rows ? LP_MIN(2 * dp->pool_rows, (size_t)CACHE_MAX) : 256;
+            dp->pool = lp_xrealloc(dp->pool, lp_mul_size(dp->pool_rows, vb));
+        }
+        bool ok = lp_embed_term_vector(dp->e, text, t->whole, dp->tmp);
+        lp_vec_push(&dp->entries,
+                    ((centry){t->hash, (uint32_t)dp->texts.len, t->len, t->whole, ok}));
+        lp_buf_append(&dp->texts, text.ptr, text.len);
+        dp->table[i] = (uint32_t)k + 1;
+        if (!ok)
+            return false;
+        lp_embed_quantize(dp->tmp, dp->dim, dp->pool + k * vb);
+        q = dp->pool + k * vb;
+    }
+    lp_embed_add_stored(acc, w, q, dp->dim);
+    return true;
 }
 
 void lp_cat_dense_embed_doc(lp_cat_dense_prep *dp, const lp_catalog_params *params,
                             lp_cat_doc *d)
 {
     uint32_t dim = dp->dim;
-    memset(dp->acc, 0, dim * sizeof(float));
+    float *acc = dp->acc;
+    memset(acc, 0, dim * sizeof(float));
     bool any = false;
-    for (int f = 0; f < NF; f++) {
-        double w = params->dense_field[f];
+    for (uint32_t i = 0; i < d->npterms; i++) {
+        const lp_cat_pterm *t = &d->pterms[i];
+        double w = 0;
+        for (int f = 0; f < NF; f++)
+            w += params->dense_field[f] * t->tf[f];
         if (!(w > 0))
             continue;
-        dp->bag.len = 0;
-        for (uint32_t i = 0; i < d->npterms; i++) {
-            const lp_cat_pterm *t = &d->pterms[i];
-            if (t->tf[f])
-                lp_vec_push(&dp->bag, ((lp_embed_term){{d->term_text + t->off, t->len},
-                                                       (float)t->tf[f], t->whole != 0}));
-        }
-        if (!dp->bag.len || !lp_embed_terms(dp->e, dp->bag.items, dp->bag.len, dp->part))
-            continue;
-        for (uint32_t j = 0; j < dim; j++)
-            dp->acc[j] += (float)w * dp->part[j];
-        any = true;
+        any |= add_term(dp, d, t, (float)w, acc);
     }
     if (!any)
         return;
     double norm = 0;
     for (uint32_t j = 0; j < dim; j++)
-        norm += (double)dp->acc[j] * dp->acc[j];
+        norm += (double)acc[j] * acc[j];
     if (!(norm > 1e-20))
         return;
     float inv = (float)(1.0 / sqrt(norm));
     for (uint32_t j = 0; j < dim; j++)
-        dp->acc[j] *= inv;
+        acc[j] *= inv;
     d->vec = lp_xmalloc(LP_EMBED_VEC_BYTES(dim));
-    lp_embed_quantize(dp->acc, dim, d->vec);
+    lp_embed_quantize(acc, dim, d->vec);
 }
 
 /* ------------------------------------------------------------------------------------------

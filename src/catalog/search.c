@@ -381,6 +381,96 @@ static int ranked_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->doc->pub.id, y->doc->pub.id);
 }
 
+/* A binary heap whose root is the best entry by ranked_cmp: heapify in O(n), then pop only
+ * as many as a result takes (a catalog can match thousands of tools; a result shows few). */
+static void heap_down(ranked *h, size_t n, size_t i)
+{
+    ranked x = h[i];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const ranked *mv = &x;
+        if (l < n && ranked_cmp(&h[l], mv) < 0) {
+            m = l;
+            mv = &h[l];
+        }
+        if (r < n && ranked_cmp(&h[r], mv) < 0)
+            m = r;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = x;
+}
+
+static void heapify(ranked *h, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        heap_down(h, n, i);
+}
+
+/* Remove the best entry of the heap h[0..*n) and return it. */
+static ranked heap_pop(ranked *h, size_t *n)
+{
+    ranked top = h[0];
+    h[0] = h[--*n];
+    if (*n)
+        heap_down(h, *n, 0);
+    return top;
+}
+
+/* Keep the k best of v[0..n) (in any order) at its start; returns how many were kept. A
+ * bounded worst-root heap: O(n log k). */
+static size_t keep_best(ranked *v, size_t n, size_t k)
+{
+    if (n <= k)
+        return n;
+    if (k == 0)
+        return 0;
+    /* Heap of the k kept, root = the worst of them. */
+    for (size_t i = k / 2; i-- > 0;) {
+        size_t j = i;
+        ranked x = v[j];
+        for (;;) {
+            size_t l = 2 * j + 1, r = l + 1, m = j;
+            const ranked *mv = &x;
+            if (l < k && ranked_cmp(&v[l], mv) > 0) {
+                m = l;
+                mv = &v[l];
+            }
+            if (r < k && ranked_cmp(&v[r], mv) > 0)
+                m = r;
+            if (m == j)
+                break;
+            v[j] = v[m];
+            j = m;
+        }
+        v[j] = x;
+    }
+    for (size_t i = k; i < n; i++) {
+        if (ranked_cmp(&v[i], &v[0]) >= 0)
+            continue;
+        ranked x = v[i];
+        size_t j = 0;
+        for (;;) {
+            size_t l = 2 * j + 1, r = l + 1, m = j;
+            const ranked *mv = &x;
+            if (l < k && ranked_cmp(&v[l], mv) > 0) {
+                m = l;
+                mv = &v[l];
+            }
+            if (r < k && ranked_cmp(&v[r], mv) > 0)
+                m = r;
+            if (m == j)
+                break;
+            v[j] = v[m];
+            j = m;
+        }
+        v[j] = x;
+    }
+    return k;
+}
+
 static void warn(lp_catalog_result *r, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void warn(lp_catalog_result *r, const char *code, const char *fmt, ...)
@@ -416,8 +506,8 @@ static void add_hit(lp_catalog_result *r, const lp_cat_doc *d, double score, uin
     r->total_tokens += d->pub.tokens;
 }
 
-/* Fuse the lexical ranking rk[0..*nrk) (filtered, sorted) with the dense scores into a new
- * ranking, written back to *rk. Each channel gives a tool one vote by its rank (reciprocal
+/* Fuse the lexical candidates rk[0..*nrk) (filtered, in any order) with the dense scores
+ * into new candidates (in any order), written back to *rk. Each channel gives a tool one vote by its rank (reciprocal
  * rank, fusion 0) or by its normalized score (fusion 1); a tool whose name the query is
  * stays first. Dense candidates: the dense_depth best tools with cosine >= dense_min that
  * pass the filters. */
@@ -439,12 +529,15 @@ static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *
         if (d && dscore[s] > 0 && dscore[s] >= P->dense_min && passes_filters(d, q))
             dn[ndn++] = (ranked){d, dscore[s], 0, LP_CATALOG_CH_DENSE, dscore[s]};
     }
-    qsort(dn, ndn, sizeof *dn, ranked_cmp);
-    size_t depth = P->dense_depth >= 1 ? (size_t)P->dense_depth : 0;
-    if (ndn > depth)
-        ndn = depth;
+    ndn = keep_best(dn, ndn, P->dense_depth >= 1 ? (size_t)P->dense_depth : 0);
+    if (!mix) /* ranks are needed */
+        qsort(dn, ndn, sizeof *dn, ranked_cmp);
     if (wl > 0) {
-        double top = *nrk ? (*rk)[0].score : 1;
+        if (!mix)
+            qsort(*rk, *nrk, sizeof **rk, ranked_cmp);
+        double top = 0;
+        for (size_t i = 0; i < *nrk; i++)
+            top = LP_MAX(top, (*rk)[i].score);
         for (size_t i = 0; i < *nrk; i++) {
             uint32_t s = (*rk)[i].doc->slot;
             fused[s] += mix ? wl * (*rk)[i].score / (top > 0 ? top : 1) : wl / (k + (double)i + 1);
@@ -466,7 +559,6 @@ static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *
         if (ch[s] && fused[s] > 0)
             out[n++] = (ranked){cat->slots.items[s], fused[s], matched[s], ch[s],
                                 dscore[s] > 0 ? dscore[s] : 0};
-    qsort(out, n, sizeof *out, ranked_cmp);
     free(*rk);
     *rk = out;
     *nrk = n;
@@ -574,7 +666,6 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             rk[nrk++] = (ranked){d, score, sc.matched[s],
                                  LP_CATALOG_CH_LEXICAL | (exact ? LP_CATALOG_CH_EXACT : 0), 0};
     }
-    qsort(rk, nrk, sizeof *rk, ranked_cmp);
     out->channels = qtext.len ? LP_CATALOG_CH_LEXICAL : 0;
     if (qtext.len && cat->params.dense_weight > 0) {
         dscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *dscore);
@@ -596,7 +687,7 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
         for (size_t i = 0; i < nrk; i++)
             rank_of[rk[i].doc->slot] = (uint32_t)i;
     }
-    size_t pinned_count = 0;
+    size_t pinned_count = 0, pinned_left = 0; /* pinned_left: pinned tools in rk */
     for (size_t i = 0; i < q->npinned; i++) {
         const char *pin = q->pinned[i];
         const lp_catalog_tool *byid = lp_catalog_get(cat, pin);
@@ -614,8 +705,10 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             if (out->nhits == max_tools + q->npinned)
                 break;
             const ranked *in = rank_of && rank_of[s] != UINT32_MAX ? &rk[rank_of[s]] : NULL;
-            if (in)
+            if (in) {
+                pinned_left++;
                 add_hit(out, d, in->score, in->matched, true, in->channels, in->sim);
+            }
             else if (sc.total[s] > 0) /* matched, but not in the filtered ranking */
                 add_hit(out, d, sc.total[s], sc.matched[s], true, LP_CATALOG_CH_LEXICAL, 0);
             else
@@ -632,22 +725,29 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
         warn(out, "pinned_over_budget",
              "pinned tools take %zu tokens, over max_tokens %zu; nothing else fits",
              out->total_tokens, q->max_tokens);
-    for (size_t i = 0; i < nrk; i++) {
-        const lp_cat_doc *d = rk[i].doc;
+    /* The rest in rank order, popped from a heap until max_tools is reached; what is left
+     * then is counted, not sorted. */
+    heapify(rk, nrk);
+    size_t left = nrk;
+    while (left) {
+        if (out->nhits >= max_tools) {
+            out->omitted_count += left - pinned_left;
+            break;
+        }
+        ranked x = heap_pop(rk, &left);
+        const lp_cat_doc *d = x.doc;
         bool pinned = false;
         for (size_t h = 0; h < pinned_count && !pinned; h++)
             pinned = out->hits[h].tool == &d->pub;
-        if (pinned)
-            continue;
-        if (out->nhits >= max_tools) {
-            out->omitted_count++;
+        if (pinned) {
+            pinned_left--;
             continue;
         }
         if (q->max_tokens && out->total_tokens + d->pub.tokens > q->max_tokens) {
             out->omitted_budget++;
             continue;
         }
-        add_hit(out, d, rk[i].score, rk[i].matched, false, rk[i].channels, rk[i].sim);
+        add_hit(out, d, x.score, x.matched, false, x.channels, x.sim);
     }
     lp_buf_release(&sq);
     free(dscore);

@@ -245,8 +245,8 @@ void lp_embedder_free(lp_embedder *e)
 
 uint32_t lp_embedder_dim(const lp_embedder *e) { return e->dim; }
 
-/* out = the L2-normalized weighted sum of the rows of e->feats (local model). */
-static bool accumulate(lp_embedder *e, float *out)
+/* out = the weighted sum of the rows of e->feats (local model). */
+static void sum_features(lp_embedder *e, float *out)
 {
     uint32_t dim = lp_embed_model_header_(e->m)->dim;
     const float *scales = lp_embed_model_scales_(e->m);
@@ -258,6 +258,13 @@ static bool accumulate(lp_embedder *e, float *out)
         if (s != 0.0f)
             e->axpy(out, s, rows + (size_t)ft->row * dim, dim);
     }
+}
+
+/* out = the L2-normalized weighted sum of the rows of e->feats (local model). */
+static bool accumulate(lp_embedder *e, float *out)
+{
+    uint32_t dim = lp_embed_model_header_(e->m)->dim;
+    sum_features(e, out);
     double norm = 0.0;
     for (uint32_t j = 0; j < dim; j++)
         norm += (double)out[j] * out[j];
@@ -293,6 +300,18 @@ static bool all_digits(lp_str s)
     return s.len > 0;
 }
 
+bool lp_embed_term_vector(lp_embedder *e, lp_str text, bool whole, float *out)
+{
+    e->feats.len = 0;
+    if (e->remote || !text.len ||
+        !featurize_one(&e->f, text.ptr, text.len, whole || all_digits(text), 1.0f, &e->feats)) {
+        memset(out, 0, e->dim * sizeof(float));
+        return false;
+    }
+    sum_features(e, out);
+    return true;
+}
+
 bool lp_embed_terms(lp_embedder *e, const lp_embed_term *terms, size_t n, float *out)
 {
     if (e->remote) {
@@ -322,7 +341,13 @@ void lp_embed_quantize(const float *v, uint32_t dim, uint8_t *out)
     if (mx > 0.0f) {
         float inv = 127.0f / mx;
         for (uint32_t j = 0; j < dim; j++) {
-            long r = lroundf(v[j] * inv);
+            /* lroundf (half away from zero) without the libm call: x - trunc(x) is exact
+             * for |x| < 2^23, and |x| <= 127 here (checked equal on every float of
+             * [-128, 128]). */
+            float x = v[j] * inv;
+            int32_t r = (int32_t)x;
+            float frac = x - (float)r;
+            r += (frac >= 0.5f) - (frac <= -0.5f);
             q[j] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
         }
         scale = mx / 127.0f;
@@ -337,6 +362,13 @@ float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim)
     float s;
     memcpy(&s, stored + dim, 4);
     return s;
+}
+
+void lp_embed_add_stored(float *acc, float s, const uint8_t *stored, uint32_t dim)
+{
+    float sc = s * lp_embed_vec_scale(stored, dim);
+    if (sc != 0.0f)
+        pick_axpy()(acc, sc, (const int8_t *)stored, dim);
 }
 
 bool lp_embed_text_q(lp_embedder *e, lp_str text, uint8_t *out)

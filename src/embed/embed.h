@@ -155,11 +155,19 @@ typedef struct lp_embed_term {
  * Returns false and writes zeros when no token is known, and always for a remote-backed
  * embedder (a bag of tokens cannot be sent to a provider). */
 bool lp_embed_terms(lp_embedder *e, const lp_embed_term *terms, size_t n, float *out);
+/* The unnormalized contribution of one token to lp_embed_terms' sum (its weighted row, or
+ * its weighted subword rows), written to out[dim] (overwritten): a caller that meets the
+ * same token in many texts can compute it once, add it with its multipliers and normalize.
+ * Returns false (zeros) when the token gives nothing, or for a remote-backed embedder. */
+bool lp_embed_term_vector(lp_embedder *e, lp_str text, bool whole, float *out);
 
 /* Quantize a float vector into the stored form (dim int8 + float scale). */
 void lp_embed_quantize(const float *v, uint32_t dim, uint8_t *out);
 /* Read the scale of a stored vector. */
 float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim);
+/* acc[dim] += s * (the float values of a stored vector), with the SIMD level of
+ * lp_embed_simd_best (every level gives the same floats). */
+void lp_embed_add_stored(float *acc, float s, const uint8_t *stored, uint32_t dim);
 
 /* ------------------------------------------------------------------------------------------
  * Exact dense search over a contiguous int8 matrix. */

@@ -526,7 +526,7 @@ lp_status lp_catalog_load_file(lp_catalog *cat, const char *path,
         goto done;
     }
     if (st) {
-        st = lp_cat_fail(err, LP_CATALOG_IO, "%s; check the path given to --catalog", e.msg);
+        st = lp_cat_fail(err, LP_CATALOG_IO, "%s; check the path of the catalog file", e.msg);
         goto done;
     }
     lp_catalog_parse_opts o = opts ? *opts : (lp_catalog_parse_opts){0};

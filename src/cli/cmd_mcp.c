@@ -3,6 +3,7 @@
  *
  * stdout carries protocol messages only; everything else goes to stderr.
  */
+#include "catalog/catalog.h"
 #include "cli/cli_int.h"
 #include "mcp/mcp.h"
 
@@ -32,9 +33,36 @@ static bool env_num(const char *name, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* Load every --tool-catalog file into one catalog (all or nothing: a file that fails stops
+ * the server from starting, with the file named and what to do). */
+static lp_status load_catalogs(const char *const *files, size_t n, lp_catalog **out,
+                               lp_error *err)
+{
+    *out = NULL;
+    lp_catalog *cat = NULL;
+    lp_status st = lp_catalog_new(NULL, NULL, &cat, err);
+    for (size_t i = 0; i < n && !st; i++) {
+        st = lp_catalog_load_file(cat, files[i], NULL, false, err);
+        if (st)
+            lp_error_prefix(err, "--tool-catalog %s", files[i]);
+    }
+    if (st) {
+        lp_catalog_free(cat);
+        return st;
+    }
+    lp_catalog_stats s;
+    lp_catalog_get_stats(cat, &s);
+    lp_log(LP_LOG_INFO, "mcp.tool_catalog", "files=%zu tools=%zu", n, s.tools);
+    *out = cat;
+    return LP_OK;
+}
+
 static int run(int argc, char **argv)
 {
     lp_mcp_options opt = {.version = LOUPE_VERSION};
+    LP_VEC(const char *) catalogs = {0};
+    lp_catalog *cat = NULL;
+    int code = LP_EXIT_OK;
     uint64_t n;
     if (env_num("LOUPE_MCP_WORKERS", LP_MCP_MAX_WORKERS, &n))
         opt.workers = (unsigned)n;
@@ -68,13 +96,33 @@ static int run(int argc, char **argv)
                 return LP_EXIT_USAGE;
             opt.shutdown_grace_ms = (unsigned)n;
             i++;
+        } else if (!strcmp(a, "--tool-catalog")) {
+            if (!v || !*v) {
+                lp_vec_free(&catalogs);
+                return lp_cli_usage_error("mcp", "--tool-catalog needs a FILE (an MCP "
+                                                 "tools/list result or function definitions)");
+            }
+            lp_vec_push(&catalogs, v);
+            i++;
         } else {
+            lp_vec_free(&catalogs);
             return lp_cli_usage_error("mcp", "unknown option '%s'", a);
         }
     }
     lp_error err = {0};
-    if (lp_mcp_options_resolve(&opt, &err))
+    if (lp_mcp_options_resolve(&opt, &err)) {
+        lp_vec_free(&catalogs);
         return lp_cli_usage_error("mcp", "%s", err.msg);
+    }
+    if (catalogs.len) {
+        lp_status st = load_catalogs(catalogs.items, catalogs.len, &cat, &err);
+        lp_vec_free(&catalogs);
+        if (st) {
+            fprintf(stderr, "loupe mcp: %s\n", err.msg);
+            return lp_cli_exit_code(st);
+        }
+        opt.tool_catalog = cat;
+    }
     if (isatty(0))
         fprintf(stderr, "loupe mcp: serving MCP on stdin/stdout; an MCP client starts this "
                         "command (see 'loupe install'). End with Ctrl-D.\n");
@@ -84,9 +132,10 @@ static int run(int argc, char **argv)
     if (!rc)
         rc = lp_mcp_serve(0, 1, reg, &opt, true, &err);
     lp_mcp_registry_free(reg);
+    lp_catalog_free(cat);
     if (rc)
-        return lp_cli_fail(&err, false);
-    return LP_EXIT_OK;
+        code = lp_cli_fail(&err, false);
+    return code;
 }
 
 const lp_cli_cmd lp_cmd_mcp = {
@@ -94,7 +143,7 @@ const lp_cli_cmd lp_cmd_mcp = {
     .summary = "serve MCP (JSON-RPC over stdin/stdout) to a coding agent",
     .usage =
         "usage: loupe mcp [--workers N] [--max-result-bytes N] [--max-line-bytes N]\n"
-        "                 [--shutdown-grace-ms N]\n"
+        "                 [--shutdown-grace-ms N] [--tool-catalog FILE]...\n"
         "\n"
         "Serves the Model Context Protocol on stdin/stdout, one JSON-RPC message per line.\n"
         "Protocol versions: 2026-07-28 (per-request _meta, server/discover), and 2025-11-25\n"
@@ -110,6 +159,10 @@ const lp_cli_cmd lp_cmd_mcp = {
         "  --max-line-bytes N     longest accepted message (default 16777216)\n"
         "  --shutdown-grace-ms N  after stdin closes, wait this long for running calls, then\n"
         "                         cancel them and wait as long again (default 2000)\n"
+        "  --tool-catalog FILE    serve search_tools: find the right tools among the tool\n"
+        "                         definitions of FILE (an MCP tools/list result, OpenAI,\n"
+        "                         Anthropic or Gemini function definitions; repeatable, all\n"
+        "                         files form one catalog; see 'loupe tools')\n"
         "\n"
         "environment:\n"
         "  LOUPE_MCP_TEST_TOOLS=1 also serve the test fixtures debug_echo and debug_sleep\n"

@@ -6,9 +6,13 @@ correct tool each. The bench writes two catalogs in the MCP tools/list shape:
   des   name + the one-line description of plugin_des.json (what the baseline sees);
   rich  the same plus, where plugin_info.json has the tool, its human name as MCP "title"
         and its description_for_model appended to the description.
-Each query is run through `loupe tools bench` (one process, all queries) and through a plain
-BM25 over name + description implemented here (lowercase alphanumeric tokens, the name also
-split on case and '_', English stopwords, k1=1.2, b=0.75), on the same catalog text.
+Each query is run through `loupe tools bench` (one process, all queries) in three
+configurations, and through a plain BM25 over name + description implemented here (lowercase
+alphanumeric tokens, the name also split on case and '_', English stopwords, k1=1.2,
+b=0.75), on the same catalog text:
+  loupe lexical  BM25F with expansions only (--param dense=0);
+  loupe dense    the static-embedding channel only (--param lexical=0, every tool ranked);
+  loupe fused    the default: both channels fused (what `loupe tools` and search_tools do).
 
 Splits (fixed, deterministic):
   dev      queries whose sha1 starts with an even hex digit (~50%): used for tuning;
@@ -183,11 +187,17 @@ def main():
     print()
     print("| catalog | system | split | queries | top-1 | top-5 | MRR@10 |")
     print("|---|---|---|---:|---:|---:|---:|")
+    systems = [("lexical", ["dense=0"]), ("dense", ["lexical=0", "dense_min=0", "dense_depth=10"]),
+               ("fused", [])]
+    if args.param:
+        systems = [("custom", [])]
     for c in which:
         path = os.path.join(work, f"metatool_{c}.json")
         with open(path, "w") as f:
             json.dump(cats[c], f, indent=1)
-        ranked_l, _ = run_loupe(args.loupe, path, queries, args.param)
+        ranked = {}
+        for name, params in systems:
+            ranked[name], _ = run_loupe(args.loupe, path, queries, params + args.param)
         docs = []
         for t in cats[c]["tools"]:
             docs.append(split_name(t["name"]) + words(t.get("title", "") + " " + t["description"]))
@@ -196,8 +206,9 @@ def main():
         for s in splits:
             idx = [i for i, t in enumerate(tags) if s in t]
             g = [gold[i] for i in idx]
-            for system, ranked in (("plain BM25", ranked_b), ("loupe", ranked_l)):
-                t1, t5, mrr = metrics([ranked[i] for i in idx], g)
+            rows = [("plain BM25", ranked_b)] + [("loupe " + n, ranked[n]) for n, _ in systems]
+            for system, rk in rows:
+                t1, t5, mrr = metrics([rk[i] for i in idx], g)
                 print(f"| {c} | {system} | {s} | {len(idx)} | {t1:.3f} | {t5:.3f} | {mrr:.3f} |")
 
 

@@ -5,7 +5,10 @@ Data: /work/shared/data/metatool (MIT; see its README): 199 tools, ~20,600 queri
 correct tool each. The bench writes two catalogs in the MCP tools/list shape:
   des   name + the one-line description of plugin_des.json (what the baseline sees);
   rich  the same plus, where plugin_info.json has the tool, its human name as MCP "title"
-        and its description_for_model appended to the description.
+        and its description_for_model appended to the description;
+  examples  (only with --catalog examples) des plus up to 32 example requests per tool in
+        _meta.aliases, taken from the DEV split only: what a catalog that ships example
+        requests gets. Report it on the test split (the examples are dev queries).
 Each query is run through `loupe tools bench` (one process, all queries) in three
 configurations, and through a plain BM25 over name + description implemented here (lowercase
 alphanumeric tokens, the name also split on case and '_', English stopwords, k1=1.2,
@@ -117,8 +120,12 @@ def load():
     return des, info, rows
 
 
-def catalogs(des, info):
-    plain, rich = [], []
+def catalogs(des, info, rows=()):
+    plain, rich, ex = [], [], []
+    examples = {}
+    for q, t in sorted(rows, key=lambda r: hashlib.sha1(r[0].encode()).hexdigest()):
+        if "dev" in split_of(q, t) and len(examples.setdefault(t, [])) < 32:
+            examples[t].append(q)
     for name, d in des.items():
         plain.append({"name": name, "description": d, "inputSchema": {"type": "object"}})
         t = {"name": name, "description": d, "inputSchema": {"type": "object"}}
@@ -126,7 +133,9 @@ def catalogs(des, info):
             t["title"] = info[name]["name_for_human"]
             t["description"] = d + "\n" + info[name]["description_for_model"]
         rich.append(t)
-    return {"des": {"tools": plain}, "rich": {"tools": rich}}
+        ex.append({"name": name, "description": d, "inputSchema": {"type": "object"},
+                   "_meta": {"aliases": examples.get(name, [])}})
+    return {"des": {"tools": plain}, "rich": {"tools": rich}, "examples": {"tools": ex}}
 
 
 def split_of(q, tool):
@@ -177,7 +186,7 @@ def main():
     des, info, rows = load()
     work = os.path.join(ROOT, "bench", "work", "catalog")
     os.makedirs(work, exist_ok=True)
-    cats = catalogs(des, info)
+    cats = catalogs(des, info, rows)
     names = list(des)
     queries = [q for q, _ in rows]
     gold = [t for _, t in rows]
@@ -200,7 +209,9 @@ def main():
             ranked[name], _ = run_loupe(args.loupe, path, queries, params + args.param)
         docs = []
         for t in cats[c]["tools"]:
-            docs.append(split_name(t["name"]) + words(t.get("title", "") + " " + t["description"]))
+            extra = " ".join(t.get("_meta", {}).get("aliases", []))
+            docs.append(split_name(t["name"]) + words(t.get("title", "") + " " + t["description"]
+                                                      + " " + extra))
         bm = BM25(docs)
         ranked_b = [bm.rank(words(q), names) for q in queries]
         for s in splits:

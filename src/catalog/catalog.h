@@ -160,13 +160,20 @@ typedef struct lp_catalog_params {
     double dense_min;                       /* cosine a tool needs to be a dense match */
     double dense_depth;                     /* dense matches fused, best first */
     double fusion;                          /* 0 = reciprocal rank, 1 = score mix */
+    /* Request words: a query word that requests for many tools use ("provide", "specific",
+     * "information") weighs 1 / (1 + alpha * (fraction - floor)) when its fraction of tools
+     * is above floor (fractions learned on the MetaTool development split; see
+     * bench/catalog/request_words.py). alpha 0 = off. */
+    double request_alpha;
+    double request_floor;
 } lp_catalog_params;
 
 lp_catalog_params lp_catalog_params_default(void);
 /* Set one parameter from "key=value" ("k1=1.2", "w.name=3", "b.description=0.7",
  * "prefix=0.6", "fuzzy=0.5", "synonyms=1", "whole=1.2", "exact=8", "name_term=0.3",
  * "namespace=1", "coverage=0.5", "dense=1", "lexical=1", "d.description=1", "rrf_k=60",
- * "dense_min=0.3", "dense_depth=50", "fusion=0"); LP_EINVAL with the list of keys otherwise. */
+ * "dense_min=0.3", "dense_depth=50", "fusion=0", "request_alpha=5",
+ * "request_floor=0.05"); LP_EINVAL with the list of keys otherwise. */
 lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------

@@ -181,6 +181,17 @@ size_t lp_cat_dense_memory(const lp_catalog *cat);
  * model knows; *why is then a warning code or NULL (no known token). */
 bool lp_cat_dense_scores(const lp_catalog *cat, lp_str query, float *scores, const char **why);
 
+/* request_words.c (generated) and search.c: how generic a request word is. */
+typedef struct lp_cat_request_word {
+    const char *word; /* lowercase, as written */
+    float fraction;   /* of the tools whose requests use it */
+} lp_cat_request_word;
+extern const lp_cat_request_word lp_cat_request_words[];
+extern const size_t lp_cat_request_word_count;
+/* The fraction for a folded, stemmed query term (the table's words stemmed alike; the
+ * largest fraction when several words share a stem); 0 for a word not in the table. */
+float lp_cat_request_fraction(lp_str term);
+
 /* search.c: recompute inv_norm (called at the end of every mutation). */
 void lp_cat_refresh_norms(lp_catalog *cat);
 

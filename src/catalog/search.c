@@ -19,6 +19,7 @@
 #include "catalog/catalog_int.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <strings.h>
 
 #define MAX_PREFIX 32
@@ -65,6 +66,60 @@ void lp_cat_refresh_norms(lp_catalog *cat)
             cat->inv_norm[s * NF + f] = (float)(1.0 / (norm > 1e-6 ? norm : 1e-6));
         }
     }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Request words: the generated table, stemmed once into an open-addressing table. */
+typedef struct rw_slot {
+    char stem[LP_TEXT_TOKEN_MAX + 1];
+    uint16_t len;
+    float fraction;
+} rw_slot;
+
+static rw_slot *rw_table;
+static size_t rw_cap;
+static pthread_once_t rw_once = PTHREAD_ONCE_INIT;
+
+static void rw_build(void)
+{
+    size_t cap = 64;
+    while (cap < 2 * lp_cat_request_word_count)
+        cap *= 2;
+    rw_slot *t = lp_xcalloc(cap, sizeof *t);
+    for (size_t i = 0; i < lp_cat_request_word_count; i++) {
+        char st[LP_TEXT_TOKEN_MAX + 1];
+        size_t n = lp_text_stem(lp_str_c(lp_cat_request_words[i].word), st);
+        size_t k = (size_t)lp_hash64_of(st, n) & (cap - 1);
+        while (t[k].len && !(t[k].len == n && !memcmp(t[k].stem, st, n)))
+            k = (k + 1) & (cap - 1);
+        if (!t[k].len) {
+            memcpy(t[k].stem, st, n);
+            t[k].len = (uint16_t)n;
+        }
+        t[k].fraction = LP_MAX(t[k].fraction, lp_cat_request_words[i].fraction);
+    }
+    rw_table = t;
+    rw_cap = cap;
+}
+
+float lp_cat_request_fraction(lp_str term)
+{
+    pthread_once(&rw_once, rw_build);
+    if (!term.len || term.len > LP_TEXT_TOKEN_MAX)
+        return 0;
+    for (size_t k = (size_t)lp_hash64_of(term.ptr, term.len) & (rw_cap - 1); rw_table[k].len;
+         k = (k + 1) & (rw_cap - 1))
+        if (rw_table[k].len == term.len && !memcmp(rw_table[k].stem, term.ptr, term.len))
+            return rw_table[k].fraction;
+    return 0;
+}
+
+static double request_weight(const lp_catalog_params *P, lp_str term)
+{
+    if (!(P->request_alpha > 0))
+        return 1;
+    double f = lp_cat_request_fraction(term);
+    return f > P->request_floor ? 1 / (1 + P->request_alpha * (f - P->request_floor)) : 1;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -295,7 +350,7 @@ typedef struct scratch {
 } scratch;
 
 static void score_term(const lp_catalog *cat, const cand_vec *cands, uint16_t stamp,
-                       scratch *sc)
+                       double qweight, scratch *sc)
 {
     const lp_catalog_params *P = &cat->params;
     double N = (double)cat->ndocs;
@@ -312,7 +367,7 @@ static void score_term(const lp_catalog *cat, const cand_vec *cands, uint16_t st
             for (int f = 0; f < NF; f++)
                 if (p->tf[f])
                     tf += P->weight[f] * p->tf[f] * inv[f];
-            double s = cd->weight * idf * tf * (P->k1 + 1) / (tf + P->k1);
+            double s = qweight * cd->weight * idf * tf * (P->k1 + 1) / (tf + P->k1);
             if (cd->kind == K_LITERAL) {
                 if (p->tf[LP_CATALOG_F_NAME])
                     s += P->name_term_bonus;
@@ -635,7 +690,10 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             claimed[cands.items[c].term] = 1;
         if (!cands.len)
             continue;
-        score_term(cat, &cands, ++stamp, &sc);
+        score_term(cat, &cands, ++stamp,
+                   request_weight(&cat->params,
+                                  (lp_str){terms.items[i].text, terms.items[i].len}),
+                   &sc);
         for (size_t k = 0; k < sc.touched.len; k++) {
             uint32_t s = sc.touched.items[k];
             if (!sc.seen[s]) {

@@ -172,6 +172,8 @@ lp_catalog_params lp_catalog_params_default(void)
         .dense_min = 0.25,
         .dense_depth = 50,
         .fusion = 1,
+        .request_alpha = 5,
+        .request_floor = 0.05,
     };
     return p;
 }
@@ -207,6 +209,8 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"dense_min", offsetof(lp_catalog_params, dense_min)},
         {"dense_depth", offsetof(lp_catalog_params, dense_depth)},
         {"fusion", offsetof(lp_catalog_params, fusion)},
+        {"request_alpha", offsetof(lp_catalog_params, request_alpha)},
+        {"request_floor", offsetof(lp_catalog_params, request_floor)},
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(scalars); i++)
         if (lp_str_eq_c(key, scalars[i].key)) {
@@ -235,7 +239,8 @@ bad:
     return lp_cat_fail(err, LP_CATALOG_INVALID_ARGUMENT,
                        "bad ranking parameter '%s'; use key=number with key one of k1, "
                        "prefix, fuzzy, synonyms, whole, exact, name_term, namespace, "
-                       "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, w.FIELD, "
+                       "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
+                       "request_alpha, request_floor, w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",
                        kv);

@@ -191,6 +191,9 @@ extern const size_t lp_cat_request_word_count;
 /* The fraction for a folded, stemmed query term (the table's words stemmed alike; the
  * largest fraction when several words share a stem); 0 for a word not in the table. */
 float lp_cat_request_fraction(lp_str term);
+/* The weight of a query term: 1 / (1 + request_alpha * (fraction - request_floor)) above
+ * the floor, else 1 (see lp_catalog_params). */
+double lp_cat_request_weight(const lp_catalog_params *P, lp_str term);
 
 /* search.c: recompute inv_norm (called at the end of every mutation). */
 void lp_cat_refresh_norms(lp_catalog *cat);

@@ -249,7 +249,27 @@ void lp_cat_dense_take(lp_catalog *cat, lp_cat_doc *d)
 }
 
 /* ------------------------------------------------------------------------------------------
- * Query side. */
+ * Query side: the query's tokens (the model's tokenizer options), each weighted by its
+ * request-word weight (search.c), embedded as a bag. */
+typedef struct qbag {
+    LP_VEC(lp_embed_term) terms;
+    lp_buf text; /* token bytes; terms point here once tokenizing is done */
+    LP_VEC(size_t) offs;
+    const lp_catalog_params *params;
+} qbag;
+
+static int collect_qtok(void *ctx, const lp_text_token *tok)
+{
+    qbag *b = ctx;
+    lp_vec_push(&b->offs, b->text.len);
+    lp_buf_append(&b->text, tok->text, tok->len);
+    lp_str t = {tok->text, tok->len};
+    float w = (float)lp_cat_request_weight(b->params, t);
+    lp_vec_push(&b->terms,
+                ((lp_embed_term){{NULL, tok->len}, w, (tok->flags & LP_TEXT_TOK_WHOLE) != 0}));
+    return 0;
+}
+
 bool lp_cat_dense_scores(const lp_catalog *cat, lp_str query, float *scores, const char **why)
 {
     *why = NULL;
@@ -264,7 +284,17 @@ bool lp_cat_dense_scores(const lp_catalog *cat, lp_str query, float *scores, con
     lp_embedder *e = lp_embedder_new(cat->model);
     float *qv = lp_xmalloc(dim * sizeof(float));
     uint8_t *qq = lp_xmalloc(LP_EMBED_VEC_BYTES(dim));
-    bool ok = lp_embed_text(e, query, qv);
+    qbag bag = {.params = &cat->params};
+    lp_buf_init(&bag.text, 0);
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
+    lp_text_tokenize(tk, query, collect_qtok, &bag);
+    lp_text_tokenizer_free(tk);
+    for (size_t i = 0; i < bag.terms.len; i++)
+        bag.terms.items[i].text.ptr = bag.text.ptr + bag.offs.items[i];
+    bool ok = lp_embed_terms(e, bag.terms.items, bag.terms.len, qv);
+    lp_vec_free(&bag.terms);
+    lp_vec_free(&bag.offs);
+    lp_buf_release(&bag.text);
     if (ok) {
         lp_embed_quantize(qv, dim, qq);
         lp_embed_scores((const int8_t *)qq, lp_embed_vec_scale(qq, dim), cat->dmat, cat->dscale,

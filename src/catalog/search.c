@@ -114,7 +114,7 @@ float lp_cat_request_fraction(lp_str term)
     return 0;
 }
 
-static double request_weight(const lp_catalog_params *P, lp_str term)
+double lp_cat_request_weight(const lp_catalog_params *P, lp_str term)
 {
     if (!(P->request_alpha > 0))
         return 1;
@@ -691,7 +691,7 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
         if (!cands.len)
             continue;
         score_term(cat, &cands, ++stamp,
-                   request_weight(&cat->params,
+                   lp_cat_request_weight(&cat->params,
                                   (lp_str){terms.items[i].text, terms.items[i].len}),
                    &sc);
         for (size_t k = 0; k < sc.touched.len; k++) {

@@ -213,3 +213,30 @@ done:
     lp_catalog_free(b);
     lp_catalog_free(c);
 }
+
+T_TEST(catalog_request_words_weigh_less)
+{
+    lp_error err = {0};
+    lp_catalog *on = new_cat(0, 1, &err), *off = NULL;
+    lp_catalog_params P = lp_catalog_params_default();
+    P.dense_weight = 0;
+    P.request_alpha = 0;
+    T_CHECK_MSG(on, "%s", err.msg);
+    T_CHECK_OK(lp_catalog_new(NULL, &P, &off, &err), &err);
+    const char *tools = "[{\"name\":\"info_desk\",\"description\":\"Provide specific information "
+                        "and detailed assistance.\"},{\"name\":\"forecast\",\"description\":"
+                        "\"Weather forecast for a city.\"}]";
+    T_CHECK_OK(cat_add_text(on, tools, NULL, NULL, &err), &err);
+    T_CHECK_OK(cat_add_text(off, tools, NULL, NULL, &err), &err);
+    /* Words that requests for most tools use ("provide", "specific", "information") weigh
+     * less than the one that says what is wanted ("weather"); stems are found too. */
+    T_CHECK(lp_cat_request_fraction(LP_STR("provid")) > 0.5f);
+    T_CHECK(lp_cat_request_fraction(LP_STR("weather")) < 0.3f);
+    T_CHECK(lp_cat_request_fraction(LP_STR("zzqxv")) == 0.0f);
+    const char *q = "provide specific information about the weather";
+    T_CHECK_STR(top_ids(off, q, 2), "info_desk forecast");
+    T_CHECK_STR(top_ids(on, q, 2), "forecast info_desk");
+done:
+    lp_catalog_free(on);
+    lp_catalog_free(off);
+}

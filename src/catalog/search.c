@@ -11,7 +11,12 @@
  * term (literal owners first, then expansions in query order). Then:
  *   score = (sum over query terms + whole-identifier matches + exact-name bonus)
  *           x (floor + (1 - floor) x matched_terms / query_terms)
- * Order: score desc, name asc, id asc (bytewise), which is total because ids are unique.
+ * Each query term's contribution is multiplied by its request-word weight (how generic the
+ * word is in requests; catalog.h). With the dense channel, the lexical candidates and the
+ * dense matches are then fused (fuse() below). Order: score desc, name asc, id asc
+ * (bytewise), which is total because ids are unique. Only as many of the ranked tools as a
+ * result takes are put in order (a heap), so a query that matches thousands of tools
+ * costs little more than one that matches few.
  *
  * Work per query is bounded: at most max_query_terms terms, 32 prefix and 16 fuzzy
  * candidates per term, and a cap on the trigram postings read per term.

@@ -4,7 +4,7 @@
  * Tool vectors. A tool's vector is made when its definition is prepared (lp_catalog_parse),
  * from the terms the lexical index already tokenized, so nothing is tokenized twice: each
  * distinct term once, weighted by the sum over fields of params.dense_field[f] times its
- * count in f: the normalized sum of the terms' contributions (lp_embed_term_vector, the
+ * count in f, times its request-word weight (as the query's words are): the normalized sum of the terms' contributions (lp_embed_term_vector, the
  * model's own featurization), quantized to int8. The catalog's
  * tokenizers use the model's options (identifier splitting, Porter step 1 stemming,
  * stopwords), so the rows found are the rows the model was trained with.
@@ -30,20 +30,23 @@
  * summed); past CACHE_MAX terms, terms are embedded where they occur. A catalog file repeats
  * its vocabulary across tools (10,000 tools: 10,800 distinct terms, 310,000 term uses). */
 #define CACHE_MAX 8192
+#define TABLE_SLOTS (4 * CACHE_MAX)
 
 typedef struct centry {
     uint64_t hash;
     uint32_t off; /* into texts */
     uint16_t len;
     uint8_t whole;
-    uint8_t ok; /* the term has a vector */
+    uint8_t ok;    /* the term has a vector */
+    float request; /* its request-word weight */
 } centry;
 
 struct lp_cat_dense_prep {
     lp_embedder *e;
     uint32_t dim;
     float *acc, *tmp;
-    uint32_t *table; /* entry index + 1, 0 = empty; 2 * CACHE_MAX slots */
+    uint32_t *table; /* entry index + 1, 0 = empty; TABLE_SLOTS slots */
+    uint32_t *tag;   /* the high 32 bits of the entry's hash, so misses skip the entry */
     LP_VEC(centry) entries;
     lp_buf texts;
     uint8_t *pool; /* stored vectors, LP_EMBED_VEC_BYTES(dim) each, grown as entries arrive */
@@ -91,7 +94,8 @@ lp_cat_dense_prep *lp_cat_dense_prep_new(const lp_catalog *cat)
     dp->dim = cat->dim;
     dp->acc = lp_xcalloc(dp->dim, sizeof(float));
     dp->tmp = lp_xcalloc(dp->dim, sizeof(float));
-    dp->table = lp_xcalloc(2 * CACHE_MAX, sizeof *dp->table);
+    dp->table = lp_xcalloc(TABLE_SLOTS, sizeof *dp->table);
+    dp->tag = lp_xcalloc(TABLE_SLOTS, sizeof *dp->tag);
     lp_buf_init(&dp->texts, 0);
     return dp;
 }
@@ -104,6 +108,7 @@ void lp_cat_dense_prep_free(lp_cat_dense_prep *dp)
     free(dp->acc);
     free(dp->tmp);
     free(dp->table);
+    free(dp->tag);
     lp_vec_free(&dp->entries);
     lp_buf_release(&dp->texts);
     free(dp->pool);
@@ -129,28 +134,52 @@ static void axpy(float *restrict acc, float w, const float *restrict v, uint32_t
         acc[j] += w * v[j];
 }
 
-/* Add w times the contribution of term t to acc; false when the term has none. */
-static bool add_term(lp_cat_dense_prep *dp, const lp_cat_doc *d, const lp_cat_pterm *t, float w,
-                     float *acc)
+/* The sum of squares of v, in 8 float lanes (fixed order, so deterministic). */
+static double sum_squares(const float *v, uint32_t dim)
+{
+    v8f s = {0, 0, 0, 0, 0, 0, 0, 0};
+    uint32_t j = 0;
+    for (; j + 8 <= dim; j += 8) {
+        v8f x;
+        memcpy(&x, v + j, sizeof x);
+        s += x * x;
+    }
+    double total = 0;
+    for (int k = 0; k < 8; k++)
+        total += s[k];
+    for (; j < dim; j++)
+        total += (double)v[j] * v[j];
+    return total;
+}
+
+/* Add w times the contribution of term t, times its request-word weight (a word that
+ * requests for many tools use says as little in a description as in a query), to acc;
+ * false when the term has none. */
+static bool add_term(lp_cat_dense_prep *dp, const lp_catalog_params *params,
+                     const lp_cat_doc *d, const lp_cat_pterm *t, float w, float *acc)
 {
     lp_str text = {d->term_text + t->off, t->len};
     size_t vb = LP_EMBED_VEC_BYTES(dp->dim);
-    size_t mask = 2 * CACHE_MAX - 1, i = (size_t)t->hash & mask;
+    size_t mask = TABLE_SLOTS - 1, i = (size_t)t->hash & mask;
+    uint32_t tag = (uint32_t)(t->hash >> 32);
     const uint8_t *q = NULL;
     for (; dp->table[i]; i = (i + 1) & mask) {
+        if (dp->tag[i] != tag)
+            continue;
         const centry *c = &dp->entries.items[dp->table[i] - 1];
         if (c->hash == t->hash && c->len == t->len && c->whole == t->whole &&
             !memcmp(dp->texts.ptr + c->off, text.ptr, text.len)) {
             if (!c->ok)
                 return false;
             q = dp->pool + (size_t)(dp->table[i] - 1) * vb;
+            w *= c->request;
             break;
         }
     }
     if (!q && dp->entries.len >= CACHE_MAX) {
         if (!lp_embed_term_vector(dp->e, text, t->whole, dp->tmp))
             return false;
-        axpy(acc, w, dp->tmp, dp->dim);
+        axpy(acc, w * (float)lp_cat_request_weight(params, text), dp->tmp, dp->dim);
         return true;
     }
     if (!q) {
@@ -160,14 +189,17 @@ static bool add_term(lp_cat_dense_prep *dp, const lp_cat_doc *d, const lp_cat_pt
             dp->pool = lp_xrealloc(dp->pool, lp_mul_size(dp->pool_rows, vb));
         }
         bool ok = lp_embed_term_vector(dp->e, text, t->whole, dp->tmp);
+        float rq = (float)lp_cat_request_weight(params, text);
         lp_vec_push(&dp->entries,
-                    ((centry){t->hash, (uint32_t)dp->texts.len, t->len, t->whole, ok}));
+                    ((centry){t->hash, (uint32_t)dp->texts.len, t->len, t->whole, ok, rq}));
         lp_buf_append(&dp->texts, text.ptr, text.len);
         dp->table[i] = (uint32_t)k + 1;
+        dp->tag[i] = tag;
         if (!ok)
             return false;
         lp_embed_quantize(dp->tmp, dp->dim, dp->pool + k * vb);
         q = dp->pool + k * vb;
+        w *= rq;
     }
     lp_embed_add_stored(acc, w, q, dp->dim);
     return true;
@@ -187,13 +219,11 @@ void lp_cat_dense_embed_doc(lp_cat_dense_prep *dp, const lp_catalog_params *para
             w += params->dense_field[f] * t->tf[f];
         if (!(w > 0))
             continue;
-        any |= add_term(dp, d, t, (float)w, acc);
+        any |= add_term(dp, params, d, t, (float)w, acc);
     }
     if (!any)
         return;
-    double norm = 0;
-    for (uint32_t j = 0; j < dim; j++)
-        norm += (double)acc[j] * acc[j];
+    double norm = sum_squares(acc, dim);
     if (!(norm > 1e-20))
         return;
     float inv = (float)(1.0 / sqrt(norm));

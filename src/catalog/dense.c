@@ -4,9 +4,9 @@
  * Tool vectors. A tool's vector is made when its definition is prepared (lp_catalog_parse),
  * from the terms the lexical index already tokenized, so nothing is tokenized twice: each
  * distinct term once, weighted by the sum over fields of params.dense_field[f] times its
- * count in f, times its request-word weight (as the query's words are): the normalized sum of the terms' contributions (lp_embed_term_vector, the
- * model's own featurization), quantized to int8. The catalog's
- * tokenizers use the model's options (identifier splitting, Porter step 1 stemming,
+ * count in f, times its request-word weight (as the query's words are): the normalized sum of the
+ * terms' contributions (lp_embed_term_vector, the model's own featurization), quantized to int8.
+ * The catalog's tokenizers use the model's options (identifier splitting, Porter step 1 stemming,
  * stopwords), so the rows found are the rows the model was trained with.
  *
  * The matrix. An indexed tool's vector is row `slot` of one int8 matrix (with a scale per
@@ -155,8 +155,8 @@ static double sum_squares(const float *v, uint32_t dim)
 /* Add w times the contribution of term t, times its request-word weight (a word that
  * requests for many tools use says as little in a description as in a query), to acc;
  * false when the term has none. */
-static bool add_term(lp_cat_dense_prep *dp, const lp_catalog_params *params,
-                     const lp_cat_doc *d, const lp_cat_pterm *t, float w, float *acc)
+static bool add_term(lp_cat_dense_prep *dp, const lp_catalog_params *params, const lp_cat_doc *d,
+                     const lp_cat_pterm *t, float w, float *acc)
 {
     lp_str text = {d->term_text + t->off, t->len};
     size_t vb = LP_EMBED_VEC_BYTES(dp->dim);
@@ -205,8 +205,7 @@ static bool add_term(lp_cat_dense_prep *dp, const lp_catalog_params *params,
     return true;
 }
 
-void lp_cat_dense_embed_doc(lp_cat_dense_prep *dp, const lp_catalog_params *params,
-                            lp_cat_doc *d)
+void lp_cat_dense_embed_doc(lp_cat_dense_prep *dp, const lp_catalog_params *params, lp_cat_doc *d)
 {
     uint32_t dim = dp->dim;
     float *acc = dp->acc;
@@ -327,8 +326,8 @@ bool lp_cat_dense_scores(const lp_catalog *cat, lp_str query, float *scores, con
     lp_buf_release(&bag.text);
     if (ok) {
         lp_embed_quantize(qv, dim, qq);
-        lp_embed_scores((const int8_t *)qq, lp_embed_vec_scale(qq, dim), cat->dmat, cat->dscale,
-                        n, dim, scores);
+        lp_embed_scores((const int8_t *)qq, lp_embed_vec_scale(qq, dim), cat->dmat, cat->dscale, n,
+                        dim, scores);
     }
     for (size_t i = ok ? n : 0; i < cat->slots.len; i++)
         scores[i] = 0.0f;

@@ -28,8 +28,7 @@ static void build_def(void)
     def_title = dup_string(t, "title");
     def_description = dup_string(t, "description");
     def_input = json_dumps(json_object_get(t, "inputSchema"), JSON_COMPACT | JSON_PRESERVE_ORDER);
-    def_output =
-        json_dumps(json_object_get(t, "outputSchema"), JSON_COMPACT | JSON_PRESERVE_ORDER);
+    def_output = json_dumps(json_object_get(t, "outputSchema"), JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_t *ann = json_object_get(t, "annotations");
     def_read_only = json_is_true(json_object_get(ann, "readOnlyHint"));
     def_destructive = json_is_true(json_object_get(ann, "destructiveHint"));

@@ -158,7 +158,7 @@ done:
 static void results(const lp_catalog *cat, lp_buf *out)
 {
     lp_buf_reset(out);
-    static const char *const qs[] = {"create issue", "post a message", "regex pattern",
+    static const char *const qs[] = {"create issue", "post a message",      "regex pattern",
                                      "authenticate", "what is the weather", "read a file"};
     for (size_t i = 0; i < LP_ARRAY_LEN(qs); i++) {
         lp_catalog_query q = {.text = lp_str_c(qs[i]), .max_tools = 20};

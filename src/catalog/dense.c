@@ -45,8 +45,9 @@ struct lp_cat_dense_prep {
     lp_embedder *e;
     uint32_t dim;
     float *acc, *tmp;
-    uint32_t *table; /* entry index + 1, 0 = empty; TABLE_SLOTS slots */
-    uint32_t *tag;   /* the high 32 bits of the entry's hash, so misses skip the entry */
+    /* TABLE_SLOTS slots: the high 32 bits of the term's hash (so most misses never touch
+     * the entry) and the entry index + 1 (0 = empty slot), in one word. */
+    uint64_t *table;
     LP_VEC(centry) entries;
     lp_buf texts;
     uint8_t *pool; /* stored vectors, LP_EMBED_VEC_BYTES(dim) each, grown as entries arrive */
@@ -95,7 +96,6 @@ lp_cat_dense_prep *lp_cat_dense_prep_new(const lp_catalog *cat)
     dp->acc = lp_xcalloc(dp->dim, sizeof(float));
     dp->tmp = lp_xcalloc(dp->dim, sizeof(float));
     dp->table = lp_xcalloc(TABLE_SLOTS, sizeof *dp->table);
-    dp->tag = lp_xcalloc(TABLE_SLOTS, sizeof *dp->tag);
     lp_buf_init(&dp->texts, 0);
     return dp;
 }
@@ -108,7 +108,6 @@ void lp_cat_dense_prep_free(lp_cat_dense_prep *dp)
     free(dp->acc);
     free(dp->tmp);
     free(dp->table);
-    free(dp->tag);
     lp_vec_free(&dp->entries);
     lp_buf_release(&dp->texts);
     free(dp->pool);
@@ -161,17 +160,18 @@ static bool add_term(lp_cat_dense_prep *dp, const lp_catalog_params *params, con
     lp_str text = {d->term_text + t->off, t->len};
     size_t vb = LP_EMBED_VEC_BYTES(dp->dim);
     size_t mask = TABLE_SLOTS - 1, i = (size_t)t->hash & mask;
-    uint32_t tag = (uint32_t)(t->hash >> 32);
+    uint64_t tag = t->hash & 0xffffffff00000000ull;
     const uint8_t *q = NULL;
-    for (; dp->table[i]; i = (i + 1) & mask) {
-        if (dp->tag[i] != tag)
+    for (uint64_t e; (e = dp->table[i]) != 0; i = (i + 1) & mask) {
+        if ((e & 0xffffffff00000000ull) != tag)
             continue;
-        const centry *c = &dp->entries.items[dp->table[i] - 1];
+        uint32_t idx = (uint32_t)e - 1;
+        const centry *c = &dp->entries.items[idx];
         if (c->hash == t->hash && c->len == t->len && c->whole == t->whole &&
             !memcmp(dp->texts.ptr + c->off, text.ptr, text.len)) {
             if (!c->ok)
                 return false;
-            q = dp->pool + (size_t)(dp->table[i] - 1) * vb;
+            q = dp->pool + (size_t)idx * vb;
             w *= c->request;
             break;
         }
@@ -193,8 +193,7 @@ static bool add_term(lp_cat_dense_prep *dp, const lp_catalog_params *params, con
         lp_vec_push(&dp->entries,
                     ((centry){t->hash, (uint32_t)dp->texts.len, t->len, t->whole, ok, rq}));
         lp_buf_append(&dp->texts, text.ptr, text.len);
-        dp->table[i] = (uint32_t)k + 1;
-        dp->tag[i] = tag;
+        dp->table[i] = tag | ((uint64_t)k + 1);
         if (!ok)
             return false;
         lp_embed_quantize(dp->tmp, dp->dim, dp->pool + k * vb);

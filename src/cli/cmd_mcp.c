@@ -62,6 +62,8 @@ static int run(int argc, char **argv)
     lp_mcp_options opt = {.version = LOUPE_VERSION};
     LP_VEC(const char *) catalogs = {0};
     lp_catalog *cat = NULL;
+    lp_mcp_registry *reg = NULL;
+    lp_error err = {0};
     int code = LP_EXIT_OK;
     uint64_t n;
     if (env_num("LOUPE_MCP_WORKERS", LP_MCP_MAX_WORKERS, &n))
@@ -75,51 +77,60 @@ static int run(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--workers")) {
-            if (!parse_num("mcp", a, v, LP_MCP_MAX_WORKERS, &n))
-                return LP_EXIT_USAGE;
-            if (n == 0)
-                return lp_cli_usage_error("mcp", "--workers must be at least 1");
+            if (!parse_num("mcp", a, v, LP_MCP_MAX_WORKERS, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
+            if (n == 0) {
+                code = lp_cli_usage_error("mcp", "--workers must be at least 1");
+                goto done;
+            }
             opt.workers = (unsigned)n;
             i++;
         } else if (!strcmp(a, "--max-result-bytes")) {
-            if (!parse_num("mcp", a, v, (uint64_t)64 << 20, &n))
-                return LP_EXIT_USAGE;
+            if (!parse_num("mcp", a, v, (uint64_t)64 << 20, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
             opt.max_result_bytes = (size_t)n;
             i++;
         } else if (!strcmp(a, "--max-line-bytes")) {
-            if (!parse_num("mcp", a, v, (uint64_t)1 << 30, &n))
-                return LP_EXIT_USAGE;
+            if (!parse_num("mcp", a, v, (uint64_t)1 << 30, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
             opt.max_line_bytes = (size_t)n;
             i++;
         } else if (!strcmp(a, "--shutdown-grace-ms")) {
-            if (!parse_num("mcp", a, v, 600000, &n))
-                return LP_EXIT_USAGE;
+            if (!parse_num("mcp", a, v, 600000, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
             opt.shutdown_grace_ms = (unsigned)n;
             i++;
         } else if (!strcmp(a, "--tool-catalog")) {
             if (!v || !*v) {
-                lp_vec_free(&catalogs);
-                return lp_cli_usage_error("mcp", "--tool-catalog needs a FILE (an MCP "
+                code = lp_cli_usage_error("mcp", "--tool-catalog needs a FILE (an MCP "
                                                  "tools/list result or function definitions)");
+                goto done;
             }
             lp_vec_push(&catalogs, v);
             i++;
         } else {
-            lp_vec_free(&catalogs);
-            return lp_cli_usage_error("mcp", "unknown option '%s'", a);
+            code = lp_cli_usage_error("mcp", "unknown option '%s'", a);
+            goto done;
         }
     }
-    lp_error err = {0};
     if (lp_mcp_options_resolve(&opt, &err)) {
-        lp_vec_free(&catalogs);
-        return lp_cli_usage_error("mcp", "%s", err.msg);
+        code = lp_cli_usage_error("mcp", "%s", err.msg);
+        goto done;
     }
     if (catalogs.len) {
         lp_status st = load_catalogs(catalogs.items, catalogs.len, &cat, &err);
-        lp_vec_free(&catalogs);
         if (st) {
             fprintf(stderr, "loupe mcp: %s\n", err.msg);
-            return lp_cli_exit_code(st);
+            code = lp_cli_exit_code(st);
+            goto done;
         }
         opt.tool_catalog = cat;
     }
@@ -127,14 +138,16 @@ static int run(int argc, char **argv)
         fprintf(stderr, "loupe mcp: serving MCP on stdin/stdout; an MCP client starts this "
                         "command (see 'loupe install'). End with Ctrl-D.\n");
 
-    lp_mcp_registry *reg = lp_mcp_registry_new();
+    reg = lp_mcp_registry_new();
     lp_status rc = lp_mcp_register_tools(reg, &opt, &err);
     if (!rc)
         rc = lp_mcp_serve(0, 1, reg, &opt, true, &err);
-    lp_mcp_registry_free(reg);
-    lp_catalog_free(cat);
     if (rc)
         code = lp_cli_fail(&err, false);
+done:
+    lp_mcp_registry_free(reg);
+    lp_catalog_free(cat);
+    lp_vec_free(&catalogs);
     return code;
 }
 

@@ -165,6 +165,9 @@ def test_mcp_tool_catalog_errors_name_the_file(ctx):
     assert r.rc == 1 and "missing_name" in r.err and "bad.json" in r.err, r
     r = ctx.run("mcp", "--tool-catalog", input="")
     assert r.rc == 2 and "--tool-catalog needs a FILE" in r.err, r
+    r = ctx.run("mcp", "--tool-catalog", os.path.join(FIX, "semantic.json"), "--workers", "0",
+                input="")
+    assert r.rc == 2 and "--workers must be at least 1" in r.err, r
     r = ctx.run("mcp", *[a for n in ("github_mcp.json", "github_mcp.json")
                          for a in ("--tool-catalog", os.path.join(FIX, n))], input="")
     assert r.rc != 0 and "duplicate_tool" in r.err, r

@@ -9,7 +9,7 @@ tools whose queries use it. A word that people use in requests for many differen
 lp_catalog_search lowers such a query word's weight (params request_alpha, request_floor).
 Words are stored as written (lowercase); the catalog stems them when it loads the table.
 
-Usage: bench/catalog/request_words.py [--min-fraction 0.03]   (rewrites the C file)
+Usage: bench/catalog/request_words.py [--min-fraction 0.08]   (rewrites the C file)
 """
 import argparse
 import collections
@@ -25,7 +25,7 @@ import metatool  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--min-fraction", type=float, default=0.03)
+    ap.add_argument("--min-fraction", type=float, default=0.08)
     args = ap.parse_args()
     des, info, rows = metatool.load()
     tools_by_word = collections.defaultdict(set)

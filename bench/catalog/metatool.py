@@ -5,10 +5,17 @@ Data: /work/shared/data/metatool (MIT; see its README): 199 tools, ~20,600 queri
 correct tool each. The bench writes two catalogs in the MCP tools/list shape:
   des   name + the one-line description of plugin_des.json (what the baseline sees);
   rich  the same plus, where plugin_info.json has the tool, its human name as MCP "title"
-        and its description_for_model appended to the description.
-Each query is run through `loupe tools bench` (one process, all queries) and through a plain
-BM25 over name + description implemented here (lowercase alphanumeric tokens, the name also
-split on case and '_', English stopwords, k1=1.2, b=0.75), on the same catalog text.
+        and its description_for_model appended to the description;
+  examples  (only with --catalog examples) des plus up to 32 example requests per tool in
+        _meta.aliases, taken from the DEV split only: what a catalog that ships example
+        requests gets. Report it on the test split (the examples are dev queries).
+Each query is run through `loupe tools bench` (one process, all queries) in three
+configurations, and through a plain BM25 over name + description implemented here (lowercase
+alphanumeric tokens, the name also split on case and '_', English stopwords, k1=1.2,
+b=0.75), on the same catalog text:
+  loupe lexical  BM25F with expansions only (--param dense=0);
+  loupe dense    the static-embedding channel only (--param lexical=0, every tool ranked);
+  loupe fused    the default: both channels fused (what `loupe tools` and search_tools do).
 
 Splits (fixed, deterministic):
   dev      queries whose sha1 starts with an even hex digit (~50%): used for tuning;
@@ -113,8 +120,12 @@ def load():
     return des, info, rows
 
 
-def catalogs(des, info):
-    plain, rich = [], []
+def catalogs(des, info, rows=()):
+    plain, rich, ex = [], [], []
+    examples = {}
+    for q, t in sorted(rows, key=lambda r: hashlib.sha1(r[0].encode()).hexdigest()):
+        if "dev" in split_of(q, t) and len(examples.setdefault(t, [])) < 32:
+            examples[t].append(q)
     for name, d in des.items():
         plain.append({"name": name, "description": d, "inputSchema": {"type": "object"}})
         t = {"name": name, "description": d, "inputSchema": {"type": "object"}}
@@ -122,7 +133,9 @@ def catalogs(des, info):
             t["title"] = info[name]["name_for_human"]
             t["description"] = d + "\n" + info[name]["description_for_model"]
         rich.append(t)
-    return {"des": {"tools": plain}, "rich": {"tools": rich}}
+        ex.append({"name": name, "description": d, "inputSchema": {"type": "object"},
+                   "_meta": {"aliases": examples.get(name, [])}})
+    return {"des": {"tools": plain}, "rich": {"tools": rich}, "examples": {"tools": ex}}
 
 
 def split_of(q, tool):
@@ -173,7 +186,7 @@ def main():
     des, info, rows = load()
     work = os.path.join(ROOT, "bench", "work", "catalog")
     os.makedirs(work, exist_ok=True)
-    cats = catalogs(des, info)
+    cats = catalogs(des, info, rows)
     names = list(des)
     queries = [q for q, _ in rows]
     gold = [t for _, t in rows]
@@ -183,21 +196,30 @@ def main():
     print()
     print("| catalog | system | split | queries | top-1 | top-5 | MRR@10 |")
     print("|---|---|---|---:|---:|---:|---:|")
+    systems = [("lexical", ["dense=0"]), ("dense", ["lexical=0", "dense_min=0", "dense_depth=10"]),
+               ("fused", [])]
+    if args.param:
+        systems = [("custom", [])]
     for c in which:
         path = os.path.join(work, f"metatool_{c}.json")
         with open(path, "w") as f:
             json.dump(cats[c], f, indent=1)
-        ranked_l, _ = run_loupe(args.loupe, path, queries, args.param)
+        ranked = {}
+        for name, params in systems:
+            ranked[name], _ = run_loupe(args.loupe, path, queries, params + args.param)
         docs = []
         for t in cats[c]["tools"]:
-            docs.append(split_name(t["name"]) + words(t.get("title", "") + " " + t["description"]))
+            extra = " ".join(t.get("_meta", {}).get("aliases", []))
+            docs.append(split_name(t["name"]) + words(t.get("title", "") + " " + t["description"]
+                                                      + " " + extra))
         bm = BM25(docs)
         ranked_b = [bm.rank(words(q), names) for q in queries]
         for s in splits:
             idx = [i for i, t in enumerate(tags) if s in t]
             g = [gold[i] for i in idx]
-            for system, ranked in (("plain BM25", ranked_b), ("loupe", ranked_l)):
-                t1, t5, mrr = metrics([ranked[i] for i in idx], g)
+            rows = [("plain BM25", ranked_b)] + [("loupe " + n, ranked[n]) for n, _ in systems]
+            for system, rk in rows:
+                t1, t5, mrr = metrics([rk[i] for i in idx], g)
                 print(f"| {c} | {system} | {s} | {len(idx)} | {t1:.3f} | {t5:.3f} | {mrr:.3f} |")
 
 

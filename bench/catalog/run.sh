@@ -8,7 +8,10 @@ make --no-print-directory build/loupe >/dev/null
 echo "# $(date -u +%Y-%m-%d), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "## Quality (MetaTool)"
-python3 bench/catalog/metatool.py
+python3 bench/catalog/metatool.py --split dev --split test --split heldout
+echo
+echo "### With example requests from the dev split (report on test only)"
+python3 bench/catalog/metatool.py --catalog examples --split test
 echo
 echo "## Speed (synthetic catalog)"
 python3 bench/catalog/speed.py "$@"

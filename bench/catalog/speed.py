@@ -4,7 +4,9 @@ catalog of real-shaped definitions (bench/catalog/synth.py).
 
 Runs `loupe tools bench` RUNS times (each run: read + parse + index the catalog, then every
 query once) and reports the median and the minimum of each figure: the machine is shared,
-and the minimum is the least disturbed run. Query latency is per-thread CPU time (wall time
+and the minimum is the least disturbed run. Each run measures the default (lexical and dense
+channels fused: tool vectors built at load, the query embedded and scored against every
+tool) and, as the same-run baseline, the lexical channel alone (--param dense=0). Query latency is per-thread CPU time (wall time
 is printed too). Baselines measured in the same run, for scale: Python's json.load of the
 same file (parsing only, no indexing) and a plain Python BM25 over name + description
 (postings-based, the same queries).
@@ -38,12 +40,13 @@ def main():
     qf = os.path.join(work, "synth_queries.txt")
     subprocess.run([sys.executable, os.path.join(HERE, "synth.py"), cat, qf, "--tools",
                     str(args.tools)], check=True, stdout=subprocess.DEVNULL)
-    runs = []
+    runs, lex = [], []
     for _ in range(args.runs):
-        r = subprocess.run([args.loupe, "tools", "bench", "--catalog", cat, "--queries", qf],
-                           capture_output=True, text=True, check=True)
-        line = [x for x in r.stderr.splitlines() if x.startswith("bench ")][-1]
-        runs.append({k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", line)})
+        for params, into in (([], runs), (["--param", "dense=0"], lex)):
+            r = subprocess.run([args.loupe, "tools", "bench", "--catalog", cat, "--queries", qf,
+                                *params], capture_output=True, text=True, check=True)
+            line = [x for x in r.stderr.splitlines() if x.startswith("bench ")][-1]
+            into.append({k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", line)})
     # Baselines.
     t0 = time.perf_counter()
     doc = json.load(open(cat))
@@ -61,8 +64,8 @@ def main():
         lat.append((time.perf_counter() - t0) * 1e6)
     lat.sort()
 
-    def fig(key):
-        vals = [r[key] for r in runs]
+    def fig(key, rs=runs):
+        vals = [r[key] for r in rs]
         return statistics.median(vals), min(vals)
 
     size = os.path.getsize(cat)
@@ -70,23 +73,26 @@ def main():
           f"{int(runs[0]['queries'])} queries; {args.runs} runs; "
           f"{int(runs[0]['terms'])} terms, {int(runs[0]['postings'])} postings")
     print()
-    print("| figure | loupe median | loupe min | target | baseline (same run) |")
-    print("|---|---:|---:|---:|---|")
-    b = fig("build_ms")
-    print(f"| build: read + parse + index (ms) | {b[0]:.0f} | {b[1]:.0f} | < 300 | "
-          f"Python json.load alone {json_ms:.0f} ms; plain BM25 index build in Python "
-          f"{bm_build_ms:.0f} ms |")
-    p50 = fig("cpu_p50_us")
-    p95 = fig("cpu_p95_us")
-    w95 = fig("p95_us")
-    print(f"| query p50, CPU (ms) | {p50[0] / 1000:.2f} | {p50[1] / 1000:.2f} | | "
-          f"plain BM25 (Python) p50 {lat[len(lat) // 2] / 1000:.2f} ms |")
-    print(f"| query p95, CPU (ms) | {p95[0] / 1000:.2f} | {p95[1] / 1000:.2f} | < 5 | "
-          f"plain BM25 (Python) p95 {lat[int(len(lat) * 0.95)] / 1000:.2f} ms |")
-    print(f"| query p95, wall (ms) | {w95[0] / 1000:.2f} | {w95[1] / 1000:.2f} | | |")
-    m = fig("bytes_per_tool")
-    print(f"| memory per tool (bytes, index + definition copy) | {m[0]:.0f} | {m[1]:.0f} | | "
-          f"definition JSON {size / runs[0]['tools']:.0f} bytes per tool |")
+    print("| figure | loupe median | loupe min | target | lexical only, same run (median / min) "
+          "| other baseline (same run) |")
+    print("|---|---:|---:|---:|---:|---|")
+
+    def row(label, key, scale, fmt, target, other):
+        a, b = fig(key), fig(key, lex)
+        print(f"| {label} | {a[0] / scale:{fmt}} | {a[1] / scale:{fmt}} | {target} | "
+              f"{b[0] / scale:{fmt}} / {b[1] / scale:{fmt}} | {other} |")
+
+    row("build: read + parse + index, CPU (ms)", "build_cpu_ms", 1, ".0f", "< 300",
+        f"Python json.load alone {json_ms:.0f} ms; plain BM25 index build in Python "
+        f"{bm_build_ms:.0f} ms")
+    row("build, wall (ms)", "build_ms", 1, ".0f", "", "")
+    row("query p50, CPU (ms)", "cpu_p50_us", 1000, ".2f", "",
+        f"plain BM25 (Python) p50 {lat[len(lat) // 2] / 1000:.2f} ms")
+    row("query p95, CPU (ms)", "cpu_p95_us", 1000, ".2f", "< 5",
+        f"plain BM25 (Python) p95 {lat[int(len(lat) * 0.95)] / 1000:.2f} ms")
+    row("query p95, wall (ms)", "p95_us", 1000, ".2f", "", "")
+    row("memory per tool (bytes: index, vectors, definition copy)", "bytes_per_tool", 1, ".0f",
+        "", f"definition JSON {size / runs[0]['tools']:.0f} bytes per tool")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,32 @@
  *   parse   lp_catalog_parse detects the shape of a JSON document (see "Input shapes"),
  *           validates it with jansson, records the exact source bytes of each definition
  *           with a small boundary scanner, and prepares every tool (fields, schema text,
- *           tokens) into a batch. Nothing in the catalog changes yet.
+ *           tokens, and the tool's vector for the dense channel) into a batch. Nothing in
+ *           the catalog changes yet.
  *   add     lp_catalog_add / lp_catalog_replace move a batch into the index, all or
  *           nothing: a failure (duplicate id, size limit) leaves the catalog as it was.
- *   search  lp_catalog_search ranks with BM25F and applies filters and budgets.
+ *   search  lp_catalog_search ranks with the channels below, fuses them, and applies
+ *           filters and budgets.
+ *
+ * Channels (which found a hit is reported per hit, and which ran per result):
+ *   lexical BM25F over the fields below with stemming, synonyms, prefixes and typos; each
+ *           query word weighs less the more generic it is as a request word ("provide",
+ *           "specific", "information": params request_alpha/request_floor, a table learned
+ *           on the MetaTool development split, bench/catalog/request_words.py).
+ *   dense   loupe's static embedding model (src/embed; the model built into the binary, or
+ *           LOUPE_EMBED_MODEL; never a connected provider, so loading a catalog makes no
+ *           network request). A tool's vector is made from the terms the lexical index
+ *           already tokenized, each field weighted by params.dense_field; the query is
+ *           embedded as a bag of its tokens weighted like the lexical channel weighs them,
+ *           and scored against every tool exactly (one int8 SIMD pass). Tools with cosine >=
+ *           dense_min, best dense_depth, are dense matches. No model (LOUPE_EMBED_MODEL=none,
+ *           a build without one): the channel is absent and every search says so with a
+ *           dense_channel_absent warning; params.dense_weight 0 turns it off quietly.
+ *   exact   the query is the tool's name (any naming convention): such a tool ranks first.
+ *   Fusion (params.fusion): 1 (default) = score mix, lexical_weight * score / best lexical
+ *           score + dense_weight * cosine; 0 = weighted reciprocal rank,
+ *           w / (rrf_k + rank) per channel. Lexical only (no dense channel), scores are the
+ *           BM25F scores as before.
  *
  * Input shapes (file level; element shapes may be mixed inside one array):
  *   - an array of definitions;
@@ -150,12 +172,30 @@ typedef struct lp_catalog_params {
     double name_term_bonus;                 /* per query term found literally in the name */
     double namespace_bonus;                 /* a query term is the tool's namespace */
     double coverage_floor;                  /* score *= floor + (1-floor)*matched/terms */
+    /* Dense channel and fusion (see "Channels" below). */
+    double dense_weight;                    /* weight of the dense channel; 0 = off (no
+                                             * model loaded, no vectors built) */
+    double lexical_weight;                  /* weight of the lexical channel; 0 = dense
+                                             * only (for benchmarks) */
+    double dense_field[LP_CATALOG_NFIELDS]; /* field mix of a tool's vector */
+    double rrf_k;                           /* reciprocal-rank constant */
+    double dense_min;                       /* cosine a tool needs to be a dense match */
+    double dense_depth;                     /* dense matches fused, best first */
+    double fusion;                          /* 0 = reciprocal rank, 1 = score mix */
+    /* Request words: a query word that requests for many tools use ("provide", "specific",
+     * "information") weighs 1 / (1 + alpha * (fraction - floor)) when its fraction of tools
+     * is above floor (fractions learned on the MetaTool development split; see
+     * bench/catalog/request_words.py). alpha 0 = off. */
+    double request_alpha;
+    double request_floor;
 } lp_catalog_params;
 
 lp_catalog_params lp_catalog_params_default(void);
 /* Set one parameter from "key=value" ("k1=1.2", "w.name=3", "b.description=0.7",
  * "prefix=0.6", "fuzzy=0.5", "synonyms=1", "whole=1.2", "exact=8", "name_term=0.3",
- * "namespace=1", "coverage=0.5"); LP_EINVAL with the list of keys otherwise. */
+ * "namespace=1", "coverage=0.5", "dense=1", "lexical=1", "d.description=1", "rrf_k=60",
+ * "dense_min=0.3", "dense_depth=50", "fusion=0", "request_alpha=5",
+ * "request_floor=0.05"); LP_EINVAL with the list of keys otherwise. */
 lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
@@ -284,12 +324,22 @@ typedef struct lp_catalog_query {
                                          * compares with absent hints taking MCP defaults */
 } lp_catalog_query;
 
+/* Retrieval channels (bit flags). */
+enum {
+    LP_CATALOG_CH_LEXICAL = 1u << 0, /* BM25F over the fields, with expansions */
+    LP_CATALOG_CH_DENSE = 1u << 1,   /* cosine of static embeddings */
+    LP_CATALOG_CH_EXACT = 1u << 2,   /* the query is the tool's name */
+};
+
 typedef struct lp_catalog_hit {
     const lp_catalog_tool *tool; /* borrowed from the catalog */
-    double score;                /* 0 for a pinned tool that did not match */
+    double score;                /* fused score (BM25F score when only the lexical channel
+                                  * ran); 0 for a pinned tool that did not match */
     size_t tokens;
     bool pinned;
     uint32_t matched_terms;      /* query terms with a match in this tool */
+    unsigned channels;           /* LP_CATALOG_CH_* that found this tool (0: pinned only) */
+    float similarity;            /* cosine with the query (dense channel), 0 if none */
 } lp_catalog_hit;
 
 typedef struct lp_catalog_result {
@@ -300,6 +350,7 @@ typedef struct lp_catalog_result {
     size_t matched;         /* tools that matched and passed the filters */
     size_t omitted_budget;  /* matched tools left out because of max_tokens */
     size_t omitted_count;   /* matched tools left out because of max_tools */
+    unsigned channels;      /* LP_CATALOG_CH_* that ran for this query */
     char **warnings;        /* "code: message" strings, nwarnings */
     size_t nwarnings;
 } lp_catalog_result;
@@ -316,8 +367,10 @@ void lp_catalog_result_release(lp_catalog_result *r);
 
 /* Append the result as JSON text to out:
  *   {"query":..., "tools":[{"rank","id","name","namespace","provider","score","tokens",
- *    "pinned","definition":<the original bytes, verbatim>}], "totalTokens", "matched",
- *    "omittedForBudget", "omittedForCount", "catalogTools", "warnings":[{"code","message"}]}
+ *    "pinned","matchedTerms","channels":["lexical"|"dense"|"exact"...],"similarity" (when
+ *    dense found it),"definition":<the original bytes, verbatim>}], "totalTokens",
+ *    "queryTerms", "matched", "omittedForBudget", "omittedForCount", "catalogTools",
+ *    "warnings":[{"code","message"}], "channels":[channels that ran]}
  * with_definitions false leaves "definition" out. */
 void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query *q,
                                   const lp_catalog_result *r, bool with_definitions,
@@ -336,7 +389,7 @@ typedef struct lp_catalog_stats {
     size_t terms;             /* distinct indexed terms */
     size_t postings;
     size_t schema_truncated;  /* tools whose schema text hit a limit */
-    size_t memory_bytes;      /* approximate heap held by the catalog */
+    size_t memory_bytes;      /* approximate heap held (vectors included) */
 } lp_catalog_stats;
 
 void lp_catalog_get_stats(const lp_catalog *cat, lp_catalog_stats *out);

@@ -5,13 +5,15 @@
  *   jscan.c   byte ranges of JSON values (the exact source bytes of each definition)
  *   parse.c   shapes, provider adapters, field extraction, bounded schema traversal
  *   index.c   dictionary, postings, trigram index, transactional add/replace/remove
- *   search.c  BM25F ranking, expansions, filters, budgets, result JSON
+ *   search.c  BM25F ranking, expansions, filters, budgets, fusion, result JSON
+ *   dense.c   the dense channel: tool vectors, the slot matrix, query scores
  *   mcp.c     the search_tools MCP tool
  */
 #ifndef LP_CATALOG_INT_H
 #define LP_CATALOG_INT_H
 
 #include "catalog/catalog.h"
+#include "embed/embed.h"
 #include "text/text.h"
 
 #define NF LP_CATALOG_NFIELDS
@@ -64,6 +66,7 @@ typedef struct lp_cat_pterm {
     uint32_t off;  /* into doc->term_text */
     uint16_t len;
     uint8_t tf[NF]; /* saturating counts */
+    uint8_t whole;  /* every occurrence was a whole identifier (LP_TEXT_TOK_WHOLE) */
 } lp_cat_pterm;
 
 typedef struct lp_cat_dterm {
@@ -89,6 +92,10 @@ typedef struct lp_cat_doc {
     lp_cat_dterm *dterms;
     uint32_t ndterms;
     uint32_t slot;
+    /* The tool's stored vector (LP_EMBED_VEC_BYTES(dim) bytes) while the doc is outside the
+     * index (in a batch, or removed by a transaction that may still undo); NULL while it is
+     * indexed (the vector is then row `slot` of the catalog's matrix) or when it has none. */
+    uint8_t *vec;
     size_t mem; /* approximate heap bytes held */
 } lp_cat_doc;
 
@@ -153,7 +160,40 @@ struct lp_catalog {
      * refreshed after every mutation so searches only read it. */
     float *inv_norm;
     size_t inv_norm_slots;
+    /* Dense channel: the model (borrowed, process-wide; NULL = no channel, dense_note says
+     * why) and one int8 row per slot with its scale (0 = free slot or no vector). */
+    const lp_embed_model *model;
+    uint32_t dim;
+    char dense_note[LP_ERROR_MSG_MAX];
+    int8_t *dmat;
+    float *dscale;
+    size_t dcap;
 };
+
+/* dense.c */
+void lp_cat_dense_init(lp_catalog *cat); /* in lp_catalog_new: load the model if asked */
+void lp_cat_dense_release(lp_catalog *cat);
+void lp_cat_dense_put(lp_catalog *cat, lp_cat_doc *d);  /* index: d->vec -> row d->slot */
+void lp_cat_dense_take(lp_catalog *cat, lp_cat_doc *d); /* unindex: row d->slot -> d->vec */
+size_t lp_cat_dense_memory(const lp_catalog *cat);
+/* Cosine of the query with every slot into scores[cat->slots.len] (0 for free slots and
+ * tools without a vector). False when the channel is absent or the query has no token the
+ * model knows; *why is then a warning code or NULL (no known token). */
+bool lp_cat_dense_scores(const lp_catalog *cat, lp_str query, float *scores, const char **why);
+
+/* request_words.c (generated) and search.c: how generic a request word is. */
+typedef struct lp_cat_request_word {
+    const char *word; /* lowercase, as written */
+    float fraction;   /* of the tools whose requests use it */
+} lp_cat_request_word;
+extern const lp_cat_request_word lp_cat_request_words[];
+extern const size_t lp_cat_request_word_count;
+/* The fraction for a folded, stemmed query term (the table's words stemmed alike; the
+ * largest fraction when several words share a stem); 0 for a word not in the table. */
+float lp_cat_request_fraction(lp_str term);
+/* The weight of a query term: 1 / (1 + request_alpha * (fraction - request_floor)) above
+ * the floor, else 1 (see lp_catalog_params). */
+double lp_cat_request_weight(const lp_catalog_params *P, lp_str term);
 
 /* search.c: recompute inv_norm (called at the end of every mutation). */
 void lp_cat_refresh_norms(lp_catalog *cat);
@@ -181,6 +221,16 @@ typedef struct lp_cat_parse_ctx {
     lp_catalog_provider forced; /* LP_CATALOG_GENERIC = detect */
     lp_text_tokenizer *code_tk, *prose_tk, *squash_tk;
     void *scratch; /* parse.c's per-document scratch buffers */
+    const lp_catalog_params *params;
+    struct lp_cat_dense_prep *dense; /* NULL: the catalog has no dense channel */
 } lp_cat_parse_ctx;
+
+/* dense.c, parse side: a per-parse embedder and scratch. */
+typedef struct lp_cat_dense_prep lp_cat_dense_prep;
+lp_cat_dense_prep *lp_cat_dense_prep_new(const lp_catalog *cat); /* NULL: no channel */
+void lp_cat_dense_prep_free(lp_cat_dense_prep *dp);
+/* Embed a prepared doc (its pterms) into d->vec; d->vec stays NULL when no term is known. */
+void lp_cat_dense_embed_doc(lp_cat_dense_prep *dp, const lp_catalog_params *params,
+                            lp_cat_doc *d);
 
 #endif

@@ -39,6 +39,7 @@ lp_status lp_catalog_new(const lp_catalog_limits *limits, const lp_catalog_param
     memset(cat->term_table, 0xff, cat->term_cap * sizeof(uint32_t));
     cat->tri_cap = 1024;
     cat->tri = lp_xcalloc(cat->tri_cap, sizeof *cat->tri);
+    lp_cat_dense_init(cat);
     *out = cat;
     return LP_OK;
 }
@@ -61,6 +62,7 @@ void lp_catalog_free(lp_catalog *cat)
         free(cat->tri[i].terms);
     free(cat->tri);
     free(cat->inv_norm);
+    lp_cat_dense_release(cat);
     free(cat);
 }
 
@@ -312,6 +314,7 @@ static void index_doc(lp_catalog *cat, lp_cat_doc *d)
     for (int f = 0; f < NF; f++)
         cat->field_total[f] += d->flen[f];
     cat->definition_bytes += d->pub.definition.len;
+    lp_cat_dense_put(cat, d);
     id_insert(cat, slot);
     cat->ndocs++;
 }
@@ -354,6 +357,7 @@ static void unindex_docs(lp_catalog *cat, lp_cat_doc **docs, size_t n)
         for (int f = 0; f < NF; f++)
             cat->field_total[f] -= d->flen[f];
         cat->definition_bytes -= d->pub.definition.len;
+        lp_cat_dense_take(cat, d);
         id_remove(cat, d->pub.id);
         cat->slots.items[d->slot] = NULL;
         lp_vec_push(&cat->free_slots, d->slot);
@@ -522,7 +526,7 @@ lp_status lp_catalog_load_file(lp_catalog *cat, const char *path,
         goto done;
     }
     if (st) {
-        st = lp_cat_fail(err, LP_CATALOG_IO, "%s; check the path given to --catalog", e.msg);
+        st = lp_cat_fail(err, LP_CATALOG_IO, "%s; check the path of the catalog file", e.msg);
         goto done;
     }
     lp_catalog_parse_opts o = opts ? *opts : (lp_catalog_parse_opts){0};
@@ -587,7 +591,7 @@ void lp_catalog_get_stats(const lp_catalog *cat, lp_catalog_stats *out)
     out->postings = cat->postings;
     mem += cat->terms.cap * sizeof(lp_cat_term) + cat->text.cap + cat->term_cap * 4 +
            cat->id_cap * 4 + cat->slots.cap * sizeof(void *) + cat->tri_cap * sizeof(lp_cat_tri) +
-           cat->inv_norm_slots * NF * sizeof(float);
+           cat->inv_norm_slots * NF * sizeof(float) + lp_cat_dense_memory(cat);
     for (size_t i = 0; i < cat->tri_cap; i++)
         mem += cat->tri[i].cap * sizeof(uint32_t);
     out->memory_bytes = mem;

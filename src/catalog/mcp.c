@@ -58,6 +58,14 @@ json_t *lp_catalog_search_tools_tool(void)
         "score", "type", "number", "tokens", "type", "integer", "pinned", "type", "boolean",
         "matchedTerms", "type", "integer", "definition", "type", "object", "required", "rank",
         "id", "name", "namespace", "provider", "score", "tokens");
+    /* Which retrieval channels found each tool, and which ran for the query. */
+    json_t *channels = json_pack("{s:s, s:{s:s, s:[s,s,s]}}", "type", "array", "items", "type",
+                                 "string", "enum", "lexical", "dense", "exact");
+    json_t *hprops = json_object_get(hit, "properties");
+    json_object_set(hprops, "channels", channels);
+    json_object_set_new(hprops, "similarity",
+                        json_pack("{s:s, s:s}", "type", "number", "description",
+                                  "Cosine of the query and the tool (dense channel)."));
     json_t *output = json_pack(
         "{s:s, s:{s:{s:s}, s:{s:s, s:o}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s},"
         " s:{s:s}, s:{s:s, s:{s:s, s:{s:{s:s}, s:{s:s}}}}}, s:[s,s,s]}",
@@ -67,13 +75,15 @@ json_t *lp_catalog_search_tools_tool(void)
         "type", "integer", "catalogTools", "type", "integer", "warnings", "type", "array",
         "items", "type", "object", "properties", "code", "type", "string", "message", "type",
         "string", "required", "query", "tools", "totalTokens");
+    json_object_set_new(json_object_get(output, "properties"), "channels", channels);
     json_t *tool = json_pack(
         "{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b, s:b}}", "name", "search_tools", "title",
         "Search tools",
         "description",
         "Find the few tools that fit a task among all the tools available, within a tool "
         "count and token budget. Returns each chosen tool's original definition, its "
-        "relevance score and its estimated token cost, best first.",
+        "relevance score, the channels that found it (lexical: words, dense: meaning, exact: "
+        "its name) and its estimated token cost, best first.",
         "inputSchema", input, "outputSchema", output, "annotations", "readOnlyHint", 1,
         "destructiveHint", 0, "idempotentHint", 1, "openWorldHint", 0);
     return tool;

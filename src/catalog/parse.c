@@ -19,6 +19,7 @@ typedef struct prep {
     LP_VEC(uint32_t) offs; /* token start offsets into text */
     LP_VEC(uint16_t) lens;
     LP_VEC(uint8_t) fields;
+    LP_VEC(uint8_t) wholes;
     LP_VEC(uint32_t) table; /* hash -> index into uniq, UINT32_MAX empty */
     LP_VEC(lp_cat_pterm) uniq;
     lp_buf text;
@@ -31,7 +32,7 @@ typedef struct prep {
 
 static void prep_reset(prep *p)
 {
-    p->offs.len = p->lens.len = p->fields.len = p->uniq.len = 0;
+    p->offs.len = p->lens.len = p->fields.len = p->wholes.len = p->uniq.len = 0;
     lp_buf_reset(&p->text);
     lp_buf_reset(&p->schema);
     memset(p->flen, 0, sizeof p->flen);
@@ -44,6 +45,7 @@ static void prep_release(prep *p)
     lp_vec_free(&p->offs);
     lp_vec_free(&p->lens);
     lp_vec_free(&p->fields);
+    lp_vec_free(&p->wholes);
     lp_vec_free(&p->table);
     lp_vec_free(&p->uniq);
     lp_buf_release(&p->text);
@@ -56,6 +58,7 @@ static int collect_token(void *ctx, const lp_text_token *tok)
     lp_vec_push(&p->offs, (uint32_t)p->text.len);
     lp_vec_push(&p->lens, (uint16_t)tok->len);
     lp_vec_push(&p->fields, p->field);
+    lp_vec_push(&p->wholes, (uint8_t)((tok->flags & LP_TEXT_TOK_WHOLE) != 0));
     lp_buf_append(&p->text, tok->text, tok->len);
     p->flen[p->field]++;
     return 0;
@@ -100,8 +103,10 @@ static void finish_terms(prep *p, lp_cat_doc *d)
             u->off = p->offs.items[i];
             u->len = len;
             u->hash = h;
+            u->whole = 1;
             bytes += len;
         }
+        u->whole &= p->wholes.items[i];
         if (u->tf[p->fields.items[i]] < 255)
             u->tf[p->fields.items[i]]++;
     }
@@ -566,6 +571,8 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     lp_text_tokenize(c->prose_tk, lp_buf_str(&p.schema), collect_token, &p);
     d->pub.schema_truncated = p.schema_truncated;
     finish_terms(&p, d);
+    if (c->dense)
+        lp_cat_dense_embed_doc(c->dense, c->params, d);
 #undef p
     d->mem += sizeof *d;
     *out = d;
@@ -590,6 +597,7 @@ void lp_cat_doc_free(lp_cat_doc *d)
     free(d->pterms);
     free(d->term_text);
     free(d->dterms);
+    free(d->vec);
     free(d);
 }
 
@@ -934,6 +942,8 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     c.prose_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
     c.squash_tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
     c.scratch = &scratch;
+    c.params = &cat->params;
+    c.dense = lp_cat_dense_prep_new(cat);
     b->group = lp_xstrdup(c.group);
     b->source = lp_xstrdup(source);
     if (sh.has_tools) {
@@ -947,6 +957,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     lp_text_tokenizer_free(c.code_tk);
     lp_text_tokenizer_free(c.prose_tk);
     lp_text_tokenizer_free(c.squash_tk);
+    lp_cat_dense_prep_free(c.dense);
     lp_log(LP_LOG_DEBUG, "catalog.parse", "source=%s tools=%zu ms=%.1f", source, b->docs.len,
            (lp_now_ns() - t0) / 1e6);
     if (st)

@@ -11,7 +11,12 @@
  * term (literal owners first, then expansions in query order). Then:
  *   score = (sum over query terms + whole-identifier matches + exact-name bonus)
  *           x (floor + (1 - floor) x matched_terms / query_terms)
- * Order: score desc, name asc, id asc (bytewise), which is total because ids are unique.
+ * Each query term's contribution is multiplied by its request-word weight (how generic the
+ * word is in requests; catalog.h). With the dense channel, the lexical candidates and the
+ * dense matches are then fused (fuse() below). Order: score desc, name asc, id asc
+ * (bytewise), which is total because ids are unique. Only as many of the ranked tools as a
+ * result takes are put in order (a heap), so a query that matches thousands of tools
+ * costs little more than one that matches few.
  *
  * Work per query is bounded: at most max_query_terms terms, 32 prefix and 16 fuzzy
  * candidates per term, and a cap on the trigram postings read per term.
@@ -19,6 +24,7 @@
 #include "catalog/catalog_int.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <strings.h>
 
 #define MAX_PREFIX 32
@@ -65,6 +71,60 @@ void lp_cat_refresh_norms(lp_catalog *cat)
             cat->inv_norm[s * NF + f] = (float)(1.0 / (norm > 1e-6 ? norm : 1e-6));
         }
     }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Request words: the generated table, stemmed once into an open-addressing table. */
+typedef struct rw_slot {
+    char stem[LP_TEXT_TOKEN_MAX + 1];
+    uint16_t len;
+    float fraction;
+} rw_slot;
+
+static rw_slot *rw_table;
+static size_t rw_cap;
+static pthread_once_t rw_once = PTHREAD_ONCE_INIT;
+
+static void rw_build(void)
+{
+    size_t cap = 64;
+    while (cap < 2 * lp_cat_request_word_count)
+        cap *= 2;
+    rw_slot *t = lp_xcalloc(cap, sizeof *t);
+    for (size_t i = 0; i < lp_cat_request_word_count; i++) {
+        char st[LP_TEXT_TOKEN_MAX + 1];
+        size_t n = lp_text_stem(lp_str_c(lp_cat_request_words[i].word), st);
+        size_t k = (size_t)lp_hash64_of(st, n) & (cap - 1);
+        while (t[k].len && !(t[k].len == n && !memcmp(t[k].stem, st, n)))
+            k = (k + 1) & (cap - 1);
+        if (!t[k].len) {
+            memcpy(t[k].stem, st, n);
+            t[k].len = (uint16_t)n;
+        }
+        t[k].fraction = LP_MAX(t[k].fraction, lp_cat_request_words[i].fraction);
+    }
+    rw_table = t;
+    rw_cap = cap;
+}
+
+float lp_cat_request_fraction(lp_str term)
+{
+    pthread_once(&rw_once, rw_build);
+    if (!term.len || term.len > LP_TEXT_TOKEN_MAX)
+        return 0;
+    for (size_t k = (size_t)lp_hash64_of(term.ptr, term.len) & (rw_cap - 1); rw_table[k].len;
+         k = (k + 1) & (rw_cap - 1))
+        if (rw_table[k].len == term.len && !memcmp(rw_table[k].stem, term.ptr, term.len))
+            return rw_table[k].fraction;
+    return 0;
+}
+
+double lp_cat_request_weight(const lp_catalog_params *P, lp_str term)
+{
+    if (!(P->request_alpha > 0))
+        return 1;
+    double f = lp_cat_request_fraction(term);
+    return f > P->request_floor ? 1 / (1 + P->request_alpha * (f - P->request_floor)) : 1;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -295,7 +355,7 @@ typedef struct scratch {
 } scratch;
 
 static void score_term(const lp_catalog *cat, const cand_vec *cands, uint16_t stamp,
-                       scratch *sc)
+                       double qweight, scratch *sc)
 {
     const lp_catalog_params *P = &cat->params;
     double N = (double)cat->ndocs;
@@ -312,7 +372,7 @@ static void score_term(const lp_catalog *cat, const cand_vec *cands, uint16_t st
             for (int f = 0; f < NF; f++)
                 if (p->tf[f])
                     tf += P->weight[f] * p->tf[f] * inv[f];
-            double s = cd->weight * idf * tf * (P->k1 + 1) / (tf + P->k1);
+            double s = qweight * cd->weight * idf * tf * (P->k1 + 1) / (tf + P->k1);
             if (cd->kind == K_LITERAL) {
                 if (p->tf[LP_CATALOG_F_NAME])
                     s += P->name_term_bonus;
@@ -368,6 +428,8 @@ typedef struct ranked {
     const lp_cat_doc *doc;
     double score;
     uint16_t matched;
+    uint8_t channels;
+    float sim;
 } ranked;
 
 static int ranked_cmp(const void *a, const void *b)
@@ -377,6 +439,96 @@ static int ranked_cmp(const void *a, const void *b)
         return x->score > y->score ? -1 : 1;
     int c = strcmp(x->doc->pub.name, y->doc->pub.name);
     return c ? c : strcmp(x->doc->pub.id, y->doc->pub.id);
+}
+
+/* A binary heap whose root is the best entry by ranked_cmp: heapify in O(n), then pop only
+ * as many as a result takes (a catalog can match thousands of tools; a result shows few). */
+static void heap_down(ranked *h, size_t n, size_t i)
+{
+    ranked x = h[i];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const ranked *mv = &x;
+        if (l < n && ranked_cmp(&h[l], mv) < 0) {
+            m = l;
+            mv = &h[l];
+        }
+        if (r < n && ranked_cmp(&h[r], mv) < 0)
+            m = r;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = x;
+}
+
+static void heapify(ranked *h, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        heap_down(h, n, i);
+}
+
+/* Remove the best entry of the heap h[0..*n) and return it. */
+static ranked heap_pop(ranked *h, size_t *n)
+{
+    ranked top = h[0];
+    h[0] = h[--*n];
+    if (*n)
+        heap_down(h, *n, 0);
+    return top;
+}
+
+/* Keep the k best of v[0..n) (in any order) at its start; returns how many were kept. A
+ * bounded worst-root heap: O(n log k). */
+static size_t keep_best(ranked *v, size_t n, size_t k)
+{
+    if (n <= k)
+        return n;
+    if (k == 0)
+        return 0;
+    /* Heap of the k kept, root = the worst of them. */
+    for (size_t i = k / 2; i-- > 0;) {
+        size_t j = i;
+        ranked x = v[j];
+        for (;;) {
+            size_t l = 2 * j + 1, r = l + 1, m = j;
+            const ranked *mv = &x;
+            if (l < k && ranked_cmp(&v[l], mv) > 0) {
+                m = l;
+                mv = &v[l];
+            }
+            if (r < k && ranked_cmp(&v[r], mv) > 0)
+                m = r;
+            if (m == j)
+                break;
+            v[j] = v[m];
+            j = m;
+        }
+        v[j] = x;
+    }
+    for (size_t i = k; i < n; i++) {
+        if (ranked_cmp(&v[i], &v[0]) >= 0)
+            continue;
+        ranked x = v[i];
+        size_t j = 0;
+        for (;;) {
+            size_t l = 2 * j + 1, r = l + 1, m = j;
+            const ranked *mv = &x;
+            if (l < k && ranked_cmp(&v[l], mv) > 0) {
+                m = l;
+                mv = &v[l];
+            }
+            if (r < k && ranked_cmp(&v[r], mv) > 0)
+                m = r;
+            if (m == j)
+                break;
+            v[j] = v[m];
+            j = m;
+        }
+        v[j] = x;
+    }
+    return k;
 }
 
 static void warn(lp_catalog_result *r, const char *code, const char *fmt, ...)
@@ -407,10 +559,73 @@ static bool exact_name(const lp_cat_doc *d, const char *sq)
 }
 
 static void add_hit(lp_catalog_result *r, const lp_cat_doc *d, double score, uint16_t matched,
-                    bool pinned)
+                    bool pinned, unsigned channels, float sim)
 {
-    r->hits[r->nhits++] = (lp_catalog_hit){&d->pub, score, d->pub.tokens, pinned, matched};
+    r->hits[r->nhits++] =
+        (lp_catalog_hit){&d->pub, score, d->pub.tokens, pinned, matched, channels, sim};
     r->total_tokens += d->pub.tokens;
+}
+
+/* Fuse the lexical candidates rk[0..*nrk) (filtered, in any order) with the dense scores
+ * into new candidates (in any order), written back to *rk. Each channel gives a tool one vote by its rank (reciprocal
+ * rank, fusion 0) or by its normalized score (fusion 1); a tool whose name the query is
+ * stays first. Dense candidates: the dense_depth best tools with cosine >= dense_min that
+ * pass the filters. */
+static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *dscore,
+                 ranked **rk, size_t *nrk)
+{
+    const lp_catalog_params *P = &cat->params;
+    size_t nslots = cat->slots.len;
+    double wl = P->lexical_weight, wd = P->dense_weight, k = P->rrf_k;
+    bool mix = P->fusion >= 0.5;
+    double *fused = lp_xcalloc(nslots ? nslots : 1, sizeof *fused);
+    uint8_t *ch = lp_xcalloc(nslots ? nslots : 1, 1);
+    uint16_t *matched = lp_xcalloc(nslots ? nslots : 1, sizeof *matched);
+    /* Dense candidates. */
+    ranked *dn = lp_xmalloc((nslots ? nslots : 1) * sizeof *dn);
+    size_t ndn = 0;
+    for (size_t s = 0; s < nslots; s++) {
+        const lp_cat_doc *d = cat->slots.items[s];
+        if (d && dscore[s] > 0 && dscore[s] >= P->dense_min && passes_filters(d, q))
+            dn[ndn++] = (ranked){d, dscore[s], 0, LP_CATALOG_CH_DENSE, dscore[s]};
+    }
+    ndn = keep_best(dn, ndn, P->dense_depth >= 1 ? (size_t)P->dense_depth : 0);
+    if (!mix) /* ranks are needed */
+        qsort(dn, ndn, sizeof *dn, ranked_cmp);
+    if (wl > 0) {
+        if (!mix)
+            qsort(*rk, *nrk, sizeof **rk, ranked_cmp);
+        double top = 0;
+        for (size_t i = 0; i < *nrk; i++)
+            top = LP_MAX(top, (*rk)[i].score);
+        for (size_t i = 0; i < *nrk; i++) {
+            uint32_t s = (*rk)[i].doc->slot;
+            fused[s] += mix ? wl * (*rk)[i].score / (top > 0 ? top : 1) : wl / (k + (double)i + 1);
+            ch[s] |= (*rk)[i].channels;
+            matched[s] = (*rk)[i].matched;
+            if ((*rk)[i].channels & LP_CATALOG_CH_EXACT)
+                fused[s] += 2 * (wl + wd);
+        }
+    }
+    if (wd > 0)
+        for (size_t i = 0; i < ndn; i++) {
+            uint32_t s = dn[i].doc->slot;
+            fused[s] += mix ? wd * dn[i].score : wd / (k + (double)i + 1);
+            ch[s] |= LP_CATALOG_CH_DENSE;
+        }
+    size_t n = 0;
+    ranked *out = lp_xmalloc((nslots ? nslots : 1) * sizeof *out);
+    for (size_t s = 0; s < nslots; s++)
+        if (ch[s] && fused[s] > 0)
+            out[n++] = (ranked){cat->slots.items[s], fused[s], matched[s], ch[s],
+                                dscore[s] > 0 ? dscore[s] : 0};
+    free(*rk);
+    *rk = out;
+    *nrk = n;
+    free(dn);
+    free(fused);
+    free(ch);
+    free(matched);
 }
 
 lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
@@ -442,6 +657,8 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
     qterm_vec terms = {0};
     cand_vec cands = {0};
     ranked *rk = NULL;
+    float *dscore = NULL;
+    uint32_t *rank_of = NULL;
     lp_buf sq;
     lp_buf_init(&sq, 0);
 
@@ -478,7 +695,10 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             claimed[cands.items[c].term] = 1;
         if (!cands.len)
             continue;
-        score_term(cat, &cands, ++stamp, &sc);
+        score_term(cat, &cands, ++stamp,
+                   lp_cat_request_weight(&cat->params,
+                                  (lp_str){terms.items[i].text, terms.items[i].len}),
+                   &sc);
         for (size_t k = 0; k < sc.touched.len; k++) {
             uint32_t s = sc.touched.items[k];
             if (!sc.seen[s]) {
@@ -499,19 +719,38 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
         uint32_t s = sc.hits.items[i];
         const lp_cat_doc *d = cat->slots.items[s];
         double score = sc.total[s];
-        if (exact_name(d, sq.ptr))
+        bool exact = exact_name(d, sq.ptr);
+        if (exact)
             score += cat->params.exact_name_bonus;
         if (nplain)
             score *= floor + (1 - floor) * (double)LP_MIN(sc.matched[s], nplain) / (double)nplain;
         sc.total[s] = score;
         if (score > 0 && passes_filters(d, q))
-            rk[nrk++] = (ranked){d, score, sc.matched[s]};
+            rk[nrk++] = (ranked){d, score, sc.matched[s],
+                                 LP_CATALOG_CH_LEXICAL | (exact ? LP_CATALOG_CH_EXACT : 0), 0};
     }
-    qsort(rk, nrk, sizeof *rk, ranked_cmp);
+    out->channels = qtext.len ? LP_CATALOG_CH_LEXICAL : 0;
+    if (qtext.len && cat->params.dense_weight > 0) {
+        dscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *dscore);
+        const char *why = NULL;
+        if (lp_cat_dense_scores(cat, qtext, dscore, &why)) {
+            fuse(cat, q, dscore, &rk, &nrk);
+            out->channels = LP_CATALOG_CH_DENSE |
+                            (cat->params.lexical_weight > 0 ? LP_CATALOG_CH_LEXICAL : 0);
+        } else if (why) {
+            warn(out, why, "%s; tools were ranked by words only", cat->dense_note);
+        }
+    }
     out->matched = nrk;
     out->hits = lp_xmalloc((max_tools + q->npinned + 1) * sizeof *out->hits);
     /* Pinned tools first, in the order given; an id wins over a name. */
-    size_t pinned_count = 0;
+    if (q->npinned) {
+        rank_of = lp_xmalloc((nslots ? nslots : 1) * sizeof *rank_of);
+        memset(rank_of, 0xff, (nslots ? nslots : 1) * sizeof *rank_of);
+        for (size_t i = 0; i < nrk; i++)
+            rank_of[rk[i].doc->slot] = (uint32_t)i;
+    }
+    size_t pinned_count = 0, pinned_left = 0; /* pinned_left: pinned tools in rk */
     for (size_t i = 0; i < q->npinned; i++) {
         const char *pin = q->pinned[i];
         const lp_catalog_tool *byid = lp_catalog_get(cat, pin);
@@ -528,7 +767,15 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
                 continue;
             if (out->nhits == max_tools + q->npinned)
                 break;
-            add_hit(out, d, sc.total[s] > 0 ? sc.total[s] : 0, sc.matched[s], true);
+            const ranked *in = rank_of && rank_of[s] != UINT32_MAX ? &rk[rank_of[s]] : NULL;
+            if (in) {
+                pinned_left++;
+                add_hit(out, d, in->score, in->matched, true, in->channels, in->sim);
+            }
+            else if (sc.total[s] > 0) /* matched, but not in the filtered ranking */
+                add_hit(out, d, sc.total[s], sc.matched[s], true, LP_CATALOG_CH_LEXICAL, 0);
+            else
+                add_hit(out, d, 0, 0, true, 0, 0);
             pinned_count++;
         }
         if (!found)
@@ -541,24 +788,33 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
         warn(out, "pinned_over_budget",
              "pinned tools take %zu tokens, over max_tokens %zu; nothing else fits",
              out->total_tokens, q->max_tokens);
-    for (size_t i = 0; i < nrk; i++) {
-        const lp_cat_doc *d = rk[i].doc;
+    /* The rest in rank order, popped from a heap until max_tools is reached; what is left
+     * then is counted, not sorted. */
+    heapify(rk, nrk);
+    size_t left = nrk;
+    while (left) {
+        if (out->nhits >= max_tools) {
+            out->omitted_count += left - pinned_left;
+            break;
+        }
+        ranked x = heap_pop(rk, &left);
+        const lp_cat_doc *d = x.doc;
         bool pinned = false;
         for (size_t h = 0; h < pinned_count && !pinned; h++)
             pinned = out->hits[h].tool == &d->pub;
-        if (pinned)
-            continue;
-        if (out->nhits >= max_tools) {
-            out->omitted_count++;
+        if (pinned) {
+            pinned_left--;
             continue;
         }
         if (q->max_tokens && out->total_tokens + d->pub.tokens > q->max_tokens) {
             out->omitted_budget++;
             continue;
         }
-        add_hit(out, d, rk[i].score, rk[i].matched, false);
+        add_hit(out, d, x.score, x.matched, false, x.channels, x.sim);
     }
     lp_buf_release(&sq);
+    free(dscore);
+    free(rank_of);
     free(rk);
     free(counts);
     free(claimed);
@@ -587,6 +843,19 @@ void lp_catalog_result_release(lp_catalog_result *r)
 
 /* ------------------------------------------------------------------------------------------
  * JSON output. */
+static void write_channels(lp_buf *out, unsigned ch)
+{
+    static const char *const names[] = {"lexical", "dense", "exact"};
+    lp_buf_putc(out, '[');
+    bool first = true;
+    for (unsigned i = 0; i < LP_ARRAY_LEN(names); i++)
+        if (ch & (1u << i)) {
+            lp_buf_printf(out, "%s\"%s\"", first ? "" : ",", names[i]);
+            first = false;
+        }
+    lp_buf_putc(out, ']');
+}
+
 void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query *q,
                                   const lp_catalog_result *r, bool with_definitions,
                                   lp_buf *out)
@@ -609,6 +878,10 @@ void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query 
                            "\"pinned\":%s,\"matchedTerms\":%u",
                       lp_catalog_provider_name(t->provider), h->score, h->tokens,
                       h->pinned ? "true" : "false", h->matched_terms);
+        lp_buf_puts(out, ",\"channels\":");
+        write_channels(out, h->channels);
+        if (h->channels & LP_CATALOG_CH_DENSE)
+            lp_buf_printf(out, ",\"similarity\":%.4f", h->similarity);
         if (with_definitions) {
             lp_buf_puts(out, ",\"definition\":");
             lp_buf_put_str(out, t->definition);
@@ -636,7 +909,9 @@ void lp_catalog_result_write_json(const lp_catalog *cat, const lp_catalog_query 
         lp_cat_json_str(out, lp_str_c(msg));
         lp_buf_putc(out, '}');
     }
-    lp_buf_puts(out, "]}");
+    lp_buf_puts(out, "],\"channels\":");
+    write_channels(out, r->channels);
+    lp_buf_putc(out, '}');
 }
 
 const char *lp_catalog_provider_name(lp_catalog_provider p)

@@ -160,6 +160,20 @@ lp_catalog_params lp_catalog_params_default(void)
         .name_term_bonus = 0.5,
         .namespace_bonus = 1.0,
         .coverage_floor = 0.85,
+        .dense_weight = 0.3,
+        .lexical_weight = 1.0,
+        .dense_field = {[LP_CATALOG_F_NAME] = 0.5,
+                        [LP_CATALOG_F_NAMESPACE] = 0.0,
+                        [LP_CATALOG_F_ALIAS] = 0.5,
+                        [LP_CATALOG_F_TAG] = 0.5,
+                        [LP_CATALOG_F_DESCRIPTION] = 1.0,
+                        [LP_CATALOG_F_SCHEMA] = 0.3},
+        .rrf_k = 60,
+        .dense_min = 0.25,
+        .dense_depth = 50,
+        .fusion = 1,
+        .request_alpha = 5,
+        .request_floor = 0.05,
     };
     return p;
 }
@@ -189,6 +203,14 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"name_term", offsetof(lp_catalog_params, name_term_bonus)},
         {"namespace", offsetof(lp_catalog_params, namespace_bonus)},
         {"coverage", offsetof(lp_catalog_params, coverage_floor)},
+        {"dense", offsetof(lp_catalog_params, dense_weight)},
+        {"lexical", offsetof(lp_catalog_params, lexical_weight)},
+        {"rrf_k", offsetof(lp_catalog_params, rrf_k)},
+        {"dense_min", offsetof(lp_catalog_params, dense_min)},
+        {"dense_depth", offsetof(lp_catalog_params, dense_depth)},
+        {"fusion", offsetof(lp_catalog_params, fusion)},
+        {"request_alpha", offsetof(lp_catalog_params, request_alpha)},
+        {"request_floor", offsetof(lp_catalog_params, request_floor)},
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(scalars); i++)
         if (lp_str_eq_c(key, scalars[i].key)) {
@@ -196,9 +218,14 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
             return LP_OK;
         }
     for (int f = 0; f < NF; f++) {
-        char wk[32], bk[32];
+        char wk[32], bk[32], dk[32];
         snprintf(wk, sizeof wk, "w.%s", field_names[f]);
         snprintf(bk, sizeof bk, "b.%s", field_names[f]);
+        snprintf(dk, sizeof dk, "d.%s", field_names[f]);
+        if (lp_str_eq_c(key, dk)) {
+            p->dense_field[f] = v;
+            return LP_OK;
+        }
         if (lp_str_eq_c(key, wk)) {
             p->weight[f] = v;
             return LP_OK;
@@ -212,7 +239,9 @@ bad:
     return lp_cat_fail(err, LP_CATALOG_INVALID_ARGUMENT,
                        "bad ranking parameter '%s'; use key=number with key one of k1, "
                        "prefix, fuzzy, synonyms, whole, exact, name_term, namespace, "
-                       "coverage, w.FIELD, b.FIELD (FIELD: name, namespace, alias, tag, "
+                       "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
+                       "request_alpha, request_floor, w.FIELD, "
+                       "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",
                        kv);
 }

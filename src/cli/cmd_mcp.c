@@ -3,6 +3,7 @@
  *
  * stdout carries protocol messages only; everything else goes to stderr.
  */
+#include "catalog/catalog.h"
 #include "cli/cli_int.h"
 #include "mcp/mcp.h"
 
@@ -32,9 +33,38 @@ static bool env_num(const char *name, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* Load every --tool-catalog file into one catalog (all or nothing: a file that fails stops
+ * the server from starting, with the file named and what to do). */
+static lp_status load_catalogs(const char *const *files, size_t n, lp_catalog **out,
+                               lp_error *err)
+{
+    *out = NULL;
+    lp_catalog *cat = NULL;
+    lp_status st = lp_catalog_new(NULL, NULL, &cat, err);
+    for (size_t i = 0; i < n && !st; i++) {
+        st = lp_catalog_load_file(cat, files[i], NULL, false, err);
+        if (st)
+            lp_error_prefix(err, "--tool-catalog %s", files[i]);
+    }
+    if (st) {
+        lp_catalog_free(cat);
+        return st;
+    }
+    lp_catalog_stats s;
+    lp_catalog_get_stats(cat, &s);
+    lp_log(LP_LOG_INFO, "mcp.tool_catalog", "files=%zu tools=%zu", n, s.tools);
+    *out = cat;
+    return LP_OK;
+}
+
 static int run(int argc, char **argv)
 {
     lp_mcp_options opt = {.version = LOUPE_VERSION};
+    LP_VEC(const char *) catalogs = {0};
+    lp_catalog *cat = NULL;
+    lp_mcp_registry *reg = NULL;
+    lp_error err = {0};
+    int code = LP_EXIT_OK;
     uint64_t n;
     if (env_num("LOUPE_MCP_WORKERS", LP_MCP_MAX_WORKERS, &n))
         opt.workers = (unsigned)n;
@@ -47,46 +77,78 @@ static int run(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--workers")) {
-            if (!parse_num("mcp", a, v, LP_MCP_MAX_WORKERS, &n))
-                return LP_EXIT_USAGE;
-            if (n == 0)
-                return lp_cli_usage_error("mcp", "--workers must be at least 1");
+            if (!parse_num("mcp", a, v, LP_MCP_MAX_WORKERS, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
+            if (n == 0) {
+                code = lp_cli_usage_error("mcp", "--workers must be at least 1");
+                goto done;
+            }
             opt.workers = (unsigned)n;
             i++;
         } else if (!strcmp(a, "--max-result-bytes")) {
-            if (!parse_num("mcp", a, v, (uint64_t)64 << 20, &n))
-                return LP_EXIT_USAGE;
+            if (!parse_num("mcp", a, v, (uint64_t)64 << 20, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
             opt.max_result_bytes = (size_t)n;
             i++;
         } else if (!strcmp(a, "--max-line-bytes")) {
-            if (!parse_num("mcp", a, v, (uint64_t)1 << 30, &n))
-                return LP_EXIT_USAGE;
+            if (!parse_num("mcp", a, v, (uint64_t)1 << 30, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
             opt.max_line_bytes = (size_t)n;
             i++;
         } else if (!strcmp(a, "--shutdown-grace-ms")) {
-            if (!parse_num("mcp", a, v, 600000, &n))
-                return LP_EXIT_USAGE;
+            if (!parse_num("mcp", a, v, 600000, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
             opt.shutdown_grace_ms = (unsigned)n;
             i++;
+        } else if (!strcmp(a, "--tool-catalog")) {
+            if (!v || !*v) {
+                code = lp_cli_usage_error("mcp", "--tool-catalog needs a FILE (an MCP "
+                                                 "tools/list result or function definitions)");
+                goto done;
+            }
+            lp_vec_push(&catalogs, v);
+            i++;
         } else {
-            return lp_cli_usage_error("mcp", "unknown option '%s'", a);
+            code = lp_cli_usage_error("mcp", "unknown option '%s'", a);
+            goto done;
         }
     }
-    lp_error err = {0};
-    if (lp_mcp_options_resolve(&opt, &err))
-        return lp_cli_usage_error("mcp", "%s", err.msg);
+    if (lp_mcp_options_resolve(&opt, &err)) {
+        code = lp_cli_usage_error("mcp", "%s", err.msg);
+        goto done;
+    }
+    if (catalogs.len) {
+        lp_status st = load_catalogs(catalogs.items, catalogs.len, &cat, &err);
+        if (st) {
+            fprintf(stderr, "loupe mcp: %s\n", err.msg);
+            code = lp_cli_exit_code(st);
+            goto done;
+        }
+        opt.tool_catalog = cat;
+    }
     if (isatty(0))
         fprintf(stderr, "loupe mcp: serving MCP on stdin/stdout; an MCP client starts this "
                         "command (see 'loupe install'). End with Ctrl-D.\n");
 
-    lp_mcp_registry *reg = lp_mcp_registry_new();
+    reg = lp_mcp_registry_new();
     lp_status rc = lp_mcp_register_tools(reg, &opt, &err);
     if (!rc)
         rc = lp_mcp_serve(0, 1, reg, &opt, true, &err);
-    lp_mcp_registry_free(reg);
     if (rc)
-        return lp_cli_fail(&err, false);
-    return LP_EXIT_OK;
+        code = lp_cli_fail(&err, false);
+done:
+    lp_mcp_registry_free(reg);
+    lp_catalog_free(cat);
+    lp_vec_free(&catalogs);
+    return code;
 }
 
 const lp_cli_cmd lp_cmd_mcp = {
@@ -94,7 +156,7 @@ const lp_cli_cmd lp_cmd_mcp = {
     .summary = "serve MCP (JSON-RPC over stdin/stdout) to a coding agent",
     .usage =
         "usage: loupe mcp [--workers N] [--max-result-bytes N] [--max-line-bytes N]\n"
-        "                 [--shutdown-grace-ms N]\n"
+        "                 [--shutdown-grace-ms N] [--tool-catalog FILE]...\n"
         "\n"
         "Serves the Model Context Protocol on stdin/stdout, one JSON-RPC message per line.\n"
         "Protocol versions: 2026-07-28 (per-request _meta, server/discover), and 2025-11-25\n"
@@ -110,6 +172,10 @@ const lp_cli_cmd lp_cmd_mcp = {
         "  --max-line-bytes N     longest accepted message (default 16777216)\n"
         "  --shutdown-grace-ms N  after stdin closes, wait this long for running calls, then\n"
         "                         cancel them and wait as long again (default 2000)\n"
+        "  --tool-catalog FILE    serve search_tools: find the right tools among the tool\n"
+        "                         definitions of FILE (an MCP tools/list result, OpenAI,\n"
+        "                         Anthropic or Gemini function definitions; repeatable, all\n"
+        "                         files form one catalog; see 'loupe tools')\n"
         "\n"
         "environment:\n"
         "  LOUPE_MCP_TEST_TOOLS=1 also serve the test fixtures debug_echo and debug_sleep\n"

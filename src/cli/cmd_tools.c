@@ -33,7 +33,9 @@ static const char usage_text[] =
     "       loupe tools stats --catalog FILE [--catalog FILE]... [--list] [--json]\n"
     "\n"
     "Find the few right tools among many: rank the tool definitions of the catalog files\n"
-    "for QUERY (words or a tool name) and print the best ones within the budgets.\n"
+    "for QUERY (words or a tool name) and print the best ones within the budgets. Ranking\n"
+    "fuses words (BM25F) and meaning (loupe's built-in embeddings); each tool says which\n"
+    "found it. LOUPE_EMBED_MODEL=none ranks by words only.\n"
     "\n"
     "Catalog files hold MCP tools/list results, or arrays of OpenAI (Chat or Responses),\n"
     "Anthropic or Gemini function definitions; {\"server\": NAME, \"tools\": [...]} names\n"
@@ -219,8 +221,16 @@ static void print_hits(const lp_catalog *cat, const lp_catalog_query *q,
         printf("%zu. %s", i + 1, t->id);
         if (*t->ns && !strchr(t->id, '/'))
             printf("  [%s]", t->ns);
-        printf("  %s  score %.2f  ~%zu tokens%s\n", lp_catalog_provider_name(t->provider),
-               h->score, h->tokens, h->pinned ? "  (pinned)" : "");
+        printf("  %s  score %.2f  ~%zu tokens%s", lp_catalog_provider_name(t->provider), h->score,
+               h->tokens, h->pinned ? "  (pinned)" : "");
+        static const char *const ch[] = {"lexical", "dense", "exact"};
+        const char *sep = "  via ";
+        for (unsigned c = 0; c < LP_ARRAY_LEN(ch); c++)
+            if (h->channels & (1u << c)) {
+                printf("%s%s", sep, ch[c]);
+                sep = "+";
+            }
+        printf("\n");
         const char *d = *t->description ? t->description : t->title;
         size_t n = strcspn(d, "\n");
         if (n > 110) {

@@ -29,38 +29,45 @@ typedef struct feat_ctx {
     size_t ntok;
 } feat_ctx;
 
-static int feat_token(void *vctx, const lp_text_token *tok)
+/* The features of one token (mult multiplies its weight); false when it gives none. */
+static bool featurize_one(const lp_embed_featurizer *f, const char *text, size_t len,
+                          bool no_subwords, float mult, lp_embed_features *out)
 {
-    feat_ctx *c = vctx;
-    const lp_embed_featurizer *f = c->f;
-    uint32_t row = f->lookup(f->ctx, tok->text, tok->len);
+    uint32_t row = f->lookup(f->ctx, text, len);
     if (row != UINT32_MAX) {
-        lp_vec_push(c->out, ((lp_embed_feature){row, f->weight(f->ctx, row)}));
-        c->ntok++;
-        return 0;
+        lp_vec_push(out, ((lp_embed_feature){row, mult * f->weight(f->ctx, row)}));
+        return true;
     }
     /* Outside the vocabulary: a whole identifier is covered by its parts, and a number
      * carries no meaning in its digits. Other tokens fall back to their n-grams. */
-    if ((tok->flags & (LP_TEXT_TOK_WHOLE | LP_TEXT_TOK_NUMBER)) || !f->buckets)
-        return 0;
+    if (no_subwords || !f->buckets || len > LP_TEXT_TOKEN_MAX)
+        return false;
     char padded[LP_TEXT_TOKEN_MAX + 2];
-    size_t n = tok->len + 2;
+    size_t n = len + 2;
     padded[0] = '<';
-    memcpy(padded + 1, tok->text, tok->len);
+    memcpy(padded + 1, text, len);
     padded[n - 1] = '>';
-    size_t first = c->out->len, grams = 0;
+    size_t first = out->len, grams = 0;
     for (uint32_t g = f->ngram_min; g <= f->ngram_max && g <= n; g++) {
         for (size_t i = 0; i + g <= n; i++) {
-            lp_vec_push(c->out, ((lp_embed_feature){lp_embed_ngram_row(f, padded + i, g), 0.0f}));
+            lp_vec_push(out, ((lp_embed_feature){lp_embed_ngram_row(f, padded + i, g), 0.0f}));
             grams++;
         }
     }
     if (!grams)
-        return 0;
-    float w = f->oov_weight / (float)grams;
-    for (size_t i = first; i < c->out->len; i++)
-        c->out->items[i].weight = w;
-    c->ntok++;
+        return false;
+    float w = mult * f->oov_weight / (float)grams;
+    for (size_t i = first; i < out->len; i++)
+        out->items[i].weight = w;
+    return true;
+}
+
+static int feat_token(void *vctx, const lp_text_token *tok)
+{
+    feat_ctx *c = vctx;
+    bool no_sub = (tok->flags & (LP_TEXT_TOK_WHOLE | LP_TEXT_TOK_NUMBER)) != 0;
+    if (featurize_one(c->f, tok->text, tok->len, no_sub, 1.0f, c->out))
+        c->ntok++;
     return 0;
 }
 
@@ -238,20 +245,12 @@ void lp_embedder_free(lp_embedder *e)
 
 uint32_t lp_embedder_dim(const lp_embedder *e) { return e->dim; }
 
-bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
+/* out = the weighted sum of the rows of e->feats (local model). */
+static void sum_features(lp_embedder *e, float *out)
 {
-    if (e->remote) {
-        bool ok = remote_one(e, text, e->qbuf);
-        float sc = lp_embed_vec_scale(e->qbuf, e->dim);
-        for (uint32_t j = 0; j < e->dim; j++)
-            out[j] = (float)((int8_t)e->qbuf[j]) * sc;
-        return ok;
-    }
     uint32_t dim = lp_embed_model_header_(e->m)->dim;
     const float *scales = lp_embed_model_scales_(e->m);
     const int8_t *rows = lp_embed_model_rows_(e->m);
-    e->feats.len = 0;
-    lp_embed_featurize(&e->f, e->tk, text, &e->feats);
     memset(out, 0, dim * sizeof(float));
     for (size_t i = 0; i < e->feats.len; i++) {
         const lp_embed_feature *ft = &e->feats.items[i];
@@ -259,6 +258,13 @@ bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
         if (s != 0.0f)
             e->axpy(out, s, rows + (size_t)ft->row * dim, dim);
     }
+}
+
+/* out = the L2-normalized weighted sum of the rows of e->feats (local model). */
+static bool accumulate(lp_embedder *e, float *out)
+{
+    uint32_t dim = lp_embed_model_header_(e->m)->dim;
+    sum_features(e, out);
     double norm = 0.0;
     for (uint32_t j = 0; j < dim; j++)
         norm += (double)out[j] * out[j];
@@ -270,6 +276,73 @@ bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
     for (uint32_t j = 0; j < dim; j++)
         out[j] *= inv;
     return true;
+}
+
+bool lp_embed_text(lp_embedder *e, lp_str text, float *out)
+{
+    if (e->remote) {
+        bool ok = remote_one(e, text, e->qbuf);
+        float sc = lp_embed_vec_scale(e->qbuf, e->dim);
+        for (uint32_t j = 0; j < e->dim; j++)
+            out[j] = (float)((int8_t)e->qbuf[j]) * sc;
+        return ok;
+    }
+    e->feats.len = 0;
+    lp_embed_featurize(&e->f, e->tk, text, &e->feats);
+    return accumulate(e, out);
+}
+
+static bool all_digits(lp_str s)
+{
+    for (size_t i = 0; i < s.len; i++)
+        if (s.ptr[i] < '0' || s.ptr[i] > '9')
+            return false;
+    return s.len > 0;
+}
+
+bool lp_embed_term_vector(lp_embedder *e, lp_str text, bool whole, float *out)
+{
+    e->feats.len = 0;
+    if (e->remote || !text.len ||
+        !featurize_one(&e->f, text.ptr, text.len, whole || all_digits(text), 1.0f, &e->feats)) {
+        memset(out, 0, e->dim * sizeof(float));
+        return false;
+    }
+    sum_features(e, out);
+    return true;
+}
+
+bool lp_embed_terms(lp_embedder *e, const lp_embed_term *terms, size_t n, float *out)
+{
+    if (e->remote) {
+        memset(out, 0, e->dim * sizeof(float));
+        return false;
+    }
+    e->feats.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lp_embed_term *t = &terms[i];
+        if (t->weight > 0.0f && t->text.len)
+            featurize_one(&e->f, t->text.ptr, t->text.len, t->whole || all_digits(t->text),
+                          t->weight, &e->feats);
+    }
+    return accumulate(e, out);
+}
+
+/* Quantization, 4 lanes at a time (SSE2 width) with the compiler's vector extension: the
+ * same per-element operations as the scalar tail, so the result does not depend on it. */
+typedef float q_v4f __attribute__((vector_size(16)));
+typedef int32_t q_v4i __attribute__((vector_size(16)));
+typedef int8_t q_v4b __attribute__((vector_size(4)));
+
+/* lroundf (half away from zero) of x for |x| <= 127, clamped to [-127, 127], without the
+ * libm call: x - trunc(x) is exact for |x| < 2^23 (checked equal on every float of
+ * [-128, 128]). */
+static inline int8_t round_q(float x)
+{
+    int32_t r = (int32_t)x;
+    float frac = x - (float)r;
+    r += (frac >= 0.5f) - (frac <= -0.5f);
+    return (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
 }
 
 void lp_embed_quantize(const float *v, uint32_t dim, uint8_t *out)
@@ -284,10 +357,25 @@ void lp_embed_quantize(const float *v, uint32_t dim, uint8_t *out)
     float scale = 0.0f;
     if (mx > 0.0f) {
         float inv = 127.0f / mx;
-        for (uint32_t j = 0; j < dim; j++) {
-            long r = lroundf(v[j] * inv);
-            q[j] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+        const q_v4f vinv = {inv, inv, inv, inv};
+        const q_v4f half = {0.5f, 0.5f, 0.5f, 0.5f};
+        const q_v4i hi = {127, 127, 127, 127};
+        uint32_t j = 0;
+        for (; j + 4 <= dim; j += 4) {
+            q_v4f x;
+            memcpy(&x, v + j, sizeof x);
+            x *= vinv;
+            q_v4i r = __builtin_convertvector(x, q_v4i); /* truncates, as (int32_t)x */
+            q_v4f frac = x - __builtin_convertvector(r, q_v4f);
+            /* A true comparison is -1: r + 1 when frac >= 0.5, r - 1 when frac <= -0.5. */
+            r = r - (q_v4i)(frac >= half) + (q_v4i)(frac <= -half);
+            q_v4i over = (q_v4i)(r > hi), under = (q_v4i)(r < -hi);
+            r = (r & ~over & ~under) | (hi & over) | (-hi & under);
+            q_v4b b = __builtin_convertvector(r, q_v4b);
+            memcpy(q + j, &b, sizeof b);
         }
+        for (; j < dim; j++)
+            q[j] = round_q(v[j] * inv);
         scale = mx / 127.0f;
     } else {
         memset(q, 0, dim);
@@ -300,6 +388,13 @@ float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim)
     float s;
     memcpy(&s, stored + dim, 4);
     return s;
+}
+
+void lp_embed_add_stored(float *acc, float s, const uint8_t *stored, uint32_t dim)
+{
+    float sc = s * lp_embed_vec_scale(stored, dim);
+    if (sc != 0.0f)
+        pick_axpy()(acc, sc, (const int8_t *)stored, dim);
 }
 
 bool lp_embed_text_q(lp_embedder *e, lp_str text, uint8_t *out)

@@ -140,10 +140,34 @@ bool lp_embed_text_q(lp_embedder *e, lp_str text, uint8_t *out);
  * texts had a non-zero vector. */
 size_t lp_embed_batch_q(lp_embedder *e, const lp_str *texts, size_t n, uint8_t *out);
 
+/* A bag of tokens that a caller has already produced with the model's tokenizer options
+ * (lp_text_tokenize with LP_TEXT_CODE | LP_TEXT_STEM | LP_TEXT_STOPWORDS, or a subset of
+ * them), each with a multiplier (a count, a field weight). */
+typedef struct lp_embed_term {
+    lp_str text;  /* folded token, borrowed */
+    float weight; /* multiplies the token's own weight; <= 0 skips the token */
+    bool whole;   /* a whole identifier (LP_TEXT_TOK_WHOLE): no subword fallback */
+} lp_embed_term;
+
+/* Embed a bag of tokens into out[dim] (L2-normalized), featurized exactly as lp_embed_text
+ * featurizes the tokens it produces (vocabulary row, else subword n-grams unless the token is
+ * whole or only digits), so callers that tokenize once (src/catalog) need not tokenize again.
+ * Returns false and writes zeros when no token is known, and always for a remote-backed
+ * embedder (a bag of tokens cannot be sent to a provider). */
+bool lp_embed_terms(lp_embedder *e, const lp_embed_term *terms, size_t n, float *out);
+/* The unnormalized contribution of one token to lp_embed_terms' sum (its weighted row, or
+ * its weighted subword rows), written to out[dim] (overwritten): a caller that meets the
+ * same token in many texts can compute it once, add it with its multipliers and normalize.
+ * Returns false (zeros) when the token gives nothing, or for a remote-backed embedder. */
+bool lp_embed_term_vector(lp_embedder *e, lp_str text, bool whole, float *out);
+
 /* Quantize a float vector into the stored form (dim int8 + float scale). */
 void lp_embed_quantize(const float *v, uint32_t dim, uint8_t *out);
 /* Read the scale of a stored vector. */
 float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim);
+/* acc[dim] += s * (the float values of a stored vector), with the SIMD level of
+ * lp_embed_simd_best (every level gives the same floats). */
+void lp_embed_add_stored(float *acc, float s, const uint8_t *stored, uint32_t dim);
 
 /* ------------------------------------------------------------------------------------------
  * Exact dense search over a contiguous int8 matrix. */
@@ -175,6 +199,11 @@ size_t lp_embed_search(const int8_t *query, float qscale, const int8_t *matrix, 
 size_t lp_embed_search_level(lp_simd_level level, const int8_t *query, float qscale,
                              const int8_t *matrix, const float *scales, size_t n, uint32_t dim,
                              size_t k, lp_embed_hit *out);
+/* The score of every row (as lp_embed_search computes it) into out[n]; rows with scale 0
+ * and a query with scale 0 score 0. For callers that rank or filter all rows themselves
+ * (a tool catalog of a few thousand rows). Identical at every SIMD level. */
+void lp_embed_scores(const int8_t *query, float qscale, const int8_t *matrix, const float *scales,
+                     size_t n, uint32_t dim, float *out);
 /* Integer dot product of two int8 vectors at a level (exposed for tests). */
 int32_t lp_embed_dot_i8(lp_simd_level level, const int8_t *a, const int8_t *b, uint32_t dim);
 

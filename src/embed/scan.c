@@ -273,3 +273,57 @@ size_t lp_embed_search(const int8_t *query, float qscale, const int8_t *matrix, 
     return lp_embed_search_level(lp_embed_simd_best(), query, qscale, matrix, scales, n, dim, k,
                                  out);
 }
+
+/* ------------------------------------------------------------------------------------------
+ * Every row's score. */
+
+#define SCORES_BODY(DOT)                                                                           \
+    for (size_t i = 0; i < n; i++)                                                                 \
+        out[i] = scales[i] == 0.0f ? 0.0f                                                          \
+                                   : score_of(DOT(query, matrix + i * dim, dim), qscale, scales[i]);
+
+static void scores_portable(const int8_t *query, float qscale, const int8_t *matrix,
+                            const float *scales, size_t n, uint32_t dim, float *out)
+{
+    SCORES_BODY(dot_portable)
+}
+
+#if LP_X86
+__attribute__((target("sse4.1"))) static void scores_sse41(const int8_t *query, float qscale,
+                                                           const int8_t *matrix,
+                                                           const float *scales, size_t n,
+                                                           uint32_t dim, float *out)
+{
+    SCORES_BODY(dot_sse41)
+}
+
+__attribute__((target("avx2"))) static void scores_avx2(const int8_t *query, float qscale,
+                                                        const int8_t *matrix, const float *scales,
+                                                        size_t n, uint32_t dim, float *out)
+{
+    SCORES_BODY(dot_avx2)
+}
+#endif
+
+void lp_embed_scores(const int8_t *query, float qscale, const int8_t *matrix, const float *scales,
+                     size_t n, uint32_t dim, float *out)
+{
+    if (qscale == 0.0f) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = 0.0f;
+        return;
+    }
+#if LP_X86
+    switch (lp_embed_simd_best()) {
+    case LP_SIMD_AVX2:
+        scores_avx2(query, qscale, matrix, scales, n, dim, out);
+        return;
+    case LP_SIMD_SSE41:
+        scores_sse41(query, qscale, matrix, scales, n, dim, out);
+        return;
+    default:
+        break;
+    }
+#endif
+    scores_portable(query, qscale, matrix, scales, n, dim, out);
+}

@@ -86,6 +86,8 @@ typedef struct lp_mcp_options {
     unsigned shutdown_grace_ms; /* after stdin closes: wait this long for in-flight calls,
                                    then cancel them and wait as long again (default 2000) */
     bool test_tools;           /* register the debug_* test fixtures (LOUPE_MCP_TEST_TOOLS=1) */
+    struct lp_catalog *tool_catalog; /* serve search_tools over it (--tool-catalog); borrowed,
+                                        not changed while the server runs; NULL: no tool */
     const char *version;       /* serverInfo.version (borrowed; static storage) */
 } lp_mcp_options;
 
@@ -162,6 +164,9 @@ void lp_mcp_registry_on_free(lp_mcp_registry *r, void (*fn)(void *ctx), void *ct
 lp_status lp_mcp_register_tools(lp_mcp_registry *r, const lp_mcp_options *opt, lp_error *err);
 /* The test fixtures alone (src/mcp/tools_debug.c). */
 lp_status lp_mcp_register_debug_tools(lp_mcp_registry *r, lp_error *err);
+/* search_tools over opt->tool_catalog (src/mcp/tools_catalog.c). */
+lp_status lp_mcp_register_catalog_tools(lp_mcp_registry *r, const lp_mcp_options *opt,
+                                        lp_error *err);
 
 /* --- what a handler may ask of its call --- */
 

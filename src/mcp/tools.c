@@ -24,6 +24,12 @@ lp_status lp_mcp_register_tools(lp_mcp_registry *r, const lp_mcp_options *opt, l
         if (rc)
             return rc;
     }
+    /* search_tools, when `loupe mcp --tool-catalog FILE` loaded a catalog. */
+    if (opt->tool_catalog) {
+        lp_status rc = lp_mcp_register_catalog_tools(r, opt, err);
+        if (rc)
+            return rc;
+    }
     if (opt->test_tools) {
         lp_status rc = lp_mcp_register_debug_tools(r, err);
         if (rc)

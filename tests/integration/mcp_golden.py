@@ -2,7 +2,8 @@
 
 A transcript is one JSON object per line (lines starting with // are comments):
 
-  {"args": [...], "env": {...}}   first line only: extra arguments / environment
+  {"args": [...], "env": {...}}   first line only: extra arguments ("{ROOT}" = the
+                                  repository) / environment
   {"send": <message>}             write the message as one line on stdin
   {"send_raw": "text"}            write text as is (a newline is added unless it ends in one)
   {"send_big": {"bytes": N}}      write one line of N bytes (for the line limit)
@@ -179,7 +180,8 @@ def run_transcript(ctx, name):
     args, env = [], dict(ctx.env)
     env["LOUPE_MCP_TEST_TOOLS"] = "1"
     if steps and ("args" in steps[0][1] or "env" in steps[0][1]):
-        args = steps[0][1].get("args", [])
+        root = os.path.dirname(os.path.dirname(HERE))
+        args = [a.replace("{ROOT}", root) for a in steps[0][1].get("args", [])]
         env.update(steps[0][1].get("env", {}))
         steps = steps[1:]
     vars_ = {"TMP": ctx.tmp, "REPO": os.path.join(ctx.tmp, "repo"), "STATE": ctx.home}

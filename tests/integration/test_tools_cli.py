@@ -134,3 +134,40 @@ def test_hostile_file_is_refused_cleanly(ctx):
     big = ctx.write("big.json", '[{"name":"big","description":"' + "a " * 200000 + '"}]')
     r = ctx.run("tools", "stats", "--catalog", big)
     assert r.rc == 1 and "definition_too_large" in r.err, r
+
+
+def test_dense_channel_in_results_and_absent_without_model(ctx):
+    """Results name the channels; with the model turned off, search still works by words
+    and says the dense channel is absent."""
+    r = ctx.ok("tools", "search", "regex", "pattern", "--json", "--no-definitions",
+               *cat("semantic.json", "github_mcp.json"))
+    doc = r.json()
+    assert doc["channels"] == ["lexical", "dense"], doc
+    assert doc["tools"][0]["id"] == "util/match_text", doc
+    assert doc["tools"][0]["channels"] == ["dense"], doc
+    r = ctx.ok("tools", "search", "send", "an", "email", "--json", "--no-definitions",
+               *cat("semantic.json"), env={"LOUPE_EMBED_MODEL": "none"})
+    doc = r.json()
+    assert doc["channels"] == ["lexical"], doc
+    assert doc["tools"][0]["id"] == "util/send_email", doc
+    assert doc["tools"][0]["channels"] == ["lexical"], doc  # words only, not the exact name
+    assert [w["code"] for w in doc["warnings"]] == ["dense_channel_absent"], doc
+    assert "LOUPE_EMBED_MODEL=none" in doc["warnings"][0]["message"], doc
+
+
+def test_mcp_tool_catalog_errors_name_the_file(ctx):
+    """`loupe mcp --tool-catalog` refuses to start on a catalog it cannot load."""
+    r = ctx.run("mcp", "--tool-catalog", ctx.path("missing.json"), input="")
+    assert r.rc == 1, r
+    assert "--tool-catalog " + ctx.path("missing.json") in r.err and "No such file" in r.err, r
+    ctx.write("bad.json", '{"tools": [{"description": "no name"}]}')
+    r = ctx.run("mcp", "--tool-catalog", ctx.path("bad.json"), input="")
+    assert r.rc == 1 and "missing_name" in r.err and "bad.json" in r.err, r
+    r = ctx.run("mcp", "--tool-catalog", input="")
+    assert r.rc == 2 and "--tool-catalog needs a FILE" in r.err, r
+    r = ctx.run("mcp", "--tool-catalog", os.path.join(FIX, "semantic.json"), "--workers", "0",
+                input="")
+    assert r.rc == 2 and "--workers must be at least 1" in r.err, r
+    r = ctx.run("mcp", *[a for n in ("github_mcp.json", "github_mcp.json")
+                         for a in ("--tool-catalog", os.path.join(FIX, n))], input="")
+    assert r.rc != 0 and "duplicate_tool" in r.err, r

@@ -32,8 +32,9 @@ stores it as ${NAME}.
 
 Patterns normalize volatile fields: "<any>" matches anything, "<string>", "<number>",
 "<integer>", "<object>", "<array>" match by type, a string "re:..." is a regular expression
-searched in the value; an object pattern with the key "..." allows extra keys; other values
-must be equal. After the last directive the process must have written nothing unexpected.
+searched in the value; an object pattern with the key "..." allows extra keys; a list pattern
+ending with the string "..." matches its other items, in order, against a subsequence of the
+value (extra items allowed); other values must be equal. After the last directive the process must have written nothing unexpected.
 """
 import json
 import os
@@ -108,6 +109,18 @@ def match(pat, val, path="$", captures=None):
             extra = sorted(set(val) - set(pat))
             if extra:
                 return f"{path}: unexpected keys {extra}"
+        return None
+    if isinstance(pat, list) and pat and pat[-1] == "...":
+        if not isinstance(val, list):
+            return f"{path}: expected a list, got {json.dumps(val)[:300]}"
+        j = 0
+        for i, p in enumerate(pat[:-1]):
+            while j < len(val) and match(p, val[j], f"{path}[{j}]", dict(captures)):
+                j += 1
+            if j == len(val):
+                return f"{path}: no item matches pattern {i} ({json.dumps(p)[:200]}) in order"
+            match(p, val[j], f"{path}[{j}]", captures)  # record its captures
+            j += 1
         return None
     if isinstance(pat, list):
         if not isinstance(val, list) or len(val) != len(pat):

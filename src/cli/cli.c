@@ -25,6 +25,7 @@ extern const lp_cli_cmd lp_cmd_install;
 extern const lp_cli_cmd lp_cmd_uninstall;
 extern const lp_cli_cmd lp_cmd_doctor;
 extern const lp_cli_cmd lp_cmd_parse;
+extern const lp_cli_cmd lp_cmd_refs_dump;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -45,6 +46,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_version,
     &lp_cmd_debug_scan,
     &lp_cmd_parse,
+    &lp_cmd_refs_dump,
 };
 
 int lp_cli_exit_code(lp_status s)

@@ -12,6 +12,7 @@
  * their contents); container indexes always point backwards.
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 #include <ctype.h>
 
@@ -397,12 +398,15 @@ static void merge_found(found_vec *out, const lx_def *cur, uint32_t pattern, boo
  * node (it may contain others) and any number of leaf definitions below it (enum members
  * listed in their body, `X, Y int` names; a leaf is its own name). Matches of several
  * patterns for one node are merged. */
-static void collect_defs(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, found_vec *out)
+static void collect_defs(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, found_vec *out,
+                         lx_refs *refs)
 {
     out->len = 0;
     ts_query_cursor_exec(qc, rt->query, node);
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
+        if (rt->has_refs && lx_refs_take_match(refs, rt, &m, node))
+            continue; /* a reference pattern (refs.c) */
         lx_def shared;
         memset(&shared, 0, sizeof(shared));
         bool root_def = false, any_leaf = false;
@@ -725,7 +729,7 @@ static void assign_ordinals(lx_ctx *cx, uint32_t *ordinals)
  * The walk. */
 
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms_out,
-                     size_t *nsyms, bool *partial, lp_error *err)
+                     size_t *nsyms, bool *partial, lx_refs *refs, lp_error *err)
 {
     lp_status rc = LP_OK;
     TSTree *tree = NULL;
@@ -739,6 +743,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     cx.arena = arena;
     cx.container = -1;
     cx.scope = -1;
+    cx.refs = rt->has_refs && refs && refs->lang ? refs : NULL;
     *syms_out = NULL;
     *nsyms = 0;
     *partial = false;
@@ -783,7 +788,8 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
                 lp_vec_push(&ws.attrs, ((range){ts_node_start_byte(node), ts_node_end_byte(node)}));
             if (f & LX_SYMF_ROOT) {
                 sync_open(&cx, &ws);
-                collect_defs(rt, qc, node, &found);
+                int32_t outer = cx.container;
+                collect_defs(rt, qc, node, &found, cx.refs);
                 /* the definition rooted here first: it contains the leaves */
                 for (size_t k = 0; k < found.len; k++) {
                     if (!found.items[k].root)
@@ -799,6 +805,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
                     if (!found.items[k].root && !found.items[k].d.scope)
                         add_symbol(&cx, &ws, &found.items[k].d, true);
                 cx.leaf = false;
+                lx_refs_at_node(&cx, outer);
             }
         }
         if (depth < LX_MAX_DEPTH && !(f & LX_SYMF_COMMENT) &&
@@ -825,6 +832,7 @@ walked:
     lp_vec_free(&found);
 
     qualify(&cx);
+    lx_refs_finish(&cx);
     *syms_out = cx.syms.items;
     *nsyms = cx.syms.len;
     cx.syms.items = NULL;

@@ -151,6 +151,8 @@ typedef struct lx_lang_rt {
     uint8_t *sym_flags; /* per TSSymbol: LX_SYMF_* */
     uint8_t *capture_role; /* per capture id: LX_CAP_* */
     lp_symkind *capture_kind; /* per capture id for LX_CAP_DEF */
+    uint8_t *capture_ref; /* per capture id: reference role (refs.c, LXR_CAP_*) */
+    bool has_refs;        /* the <lang>-refs.scm patterns are part of the query */
 } lx_lang_rt;
 
 enum {
@@ -197,6 +199,7 @@ struct lx_ctx {
                           (anc[depth] is then the root, not the definition) */
     LP_VEC(lx_sym) syms;
     LP_VEC(lx_scope) scopes;
+    struct lx_refs *refs; /* reference gathering (refs.c); NULL when not collecting */
 };
 
 /* Helpers for hooks. */
@@ -247,9 +250,11 @@ bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, re
 /* ------------------------------------------------------------------------------------------
  * Extraction and chunking entry points (called by lp_parse). */
 
-/* Parse and extract symbols for a code language. */
+/* Parse and extract symbols for a code language; with refs (refs_int.h) not NULL, the
+ * same walk gathers references into it. */
+struct lx_refs;
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms,
-                     size_t *nsyms, bool *partial, lp_error *err);
+                     size_t *nsyms, bool *partial, struct lx_refs *refs, lp_error *err);
 
 /* Ordinals: 0, 1, ... among symbols with equal (qname, kind), in order. */
 void lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals);

@@ -26,6 +26,7 @@ extern const lp_cli_cmd lp_cmd_uninstall;
 extern const lp_cli_cmd lp_cmd_doctor;
 extern const lp_cli_cmd lp_cmd_parse;
 extern const lp_cli_cmd lp_cmd_refs_dump;
+extern const lp_cli_cmd lp_cmd_graph_dump;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -47,6 +48,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_debug_scan,
     &lp_cmd_parse,
     &lp_cmd_refs_dump,
+    &lp_cmd_graph_dump,
 };
 
 int lp_cli_exit_code(lp_status s)

@@ -6,6 +6,8 @@
  */
 #include "index/index_int.h"
 
+#include "graph/graph.h"
+
 static const char SQL_BLOB_INSERT[] =
     "INSERT INTO blobs(hash, lang, size, lines, flags, nsymbols, nchunks)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -136,6 +138,9 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
             return rc;
     }
 
+    if ((rc = lp_graph_evidence_insert(st, bid, lang, pr, err)))
+        return rc;
+
     lp_buf name, crumbs, doc;
     lp_buf_init(&name, 0);
     lp_buf_init(&crumbs, 0);
@@ -203,7 +208,8 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
         lp_str content = {copy, n};
         lp_parse_result pr;
         lp_error perr;
-        if (lp_parse(lang, content, NULL, &arena, &pr, &perr) == LP_OK) {
+        lp_parse_opts popts = {.no_refs = true}; /* only the chunks' columns are needed */
+        if (lp_parse(lang, content, &popts, &arena, &pr, &perr) == LP_OK) {
             if (pr.nchunks != cids.len)
                 lp_log(LP_LOG_WARN, "index.collect_mismatch", "bid=%lld stored=%zu parsed=%zu",
                        (long long)bid, cids.len, pr.nchunks);
@@ -223,6 +229,8 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
         sqlite3_reset(s);
     }
     if (rc)
+        goto done;
+    if ((rc = lp_graph_evidence_collect(st, bid, err)))
         goto done;
     static const char *const deletes[] = {
         "DELETE FROM chunks WHERE bid = ?1", "DELETE FROM symbols WHERE bid = ?1",
@@ -244,6 +252,9 @@ done:
 
 lp_status lp_evidence_reset_all(lp_store *st, lp_error *err)
 {
+    lp_status rc = lp_graph_reset_all(st, err);
+    if (rc)
+        return rc;
     return lp_store_exec(st,
                          "DELETE FROM files; DELETE FROM skipped; DELETE FROM chunks;"
                          "DELETE FROM symbols; DELETE FROM contents; DELETE FROM blobs;"

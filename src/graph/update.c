@@ -1,0 +1,651 @@
+/*
+ * update.c: the refs evidence and the edges table: full and incremental rebuilds.
+ *
+ * Incremental rebuild (docs/graph-rules.md, "Incremental"): a reference's resolution reads
+ * its own file, the symbols named by its name and by the names along the way (receiver
+ * type, qualifier's first name, base types, import bindings), and the set of paths. So
+ * after a change to files C (added, changed, deleted), the references to resolve again are:
+ *   1. every reference of the files of C that still exist;
+ *   2. references whose name, or second key (receiver type / qualifier root / enclosing
+ *      type), is in N: the names of the symbols of C (old and new evidence), the names and
+ *      aliases of C's import and export references, closed over subclassing (a type whose
+ *      base list names something in N joins N);
+ *   3. references whose module key is in K (stems, base names and folder names of added
+ *      and deleted paths): imports whose target file may have appeared or vanished;
+ *   4. C/C++: every reference of the files that include (transitively) a file of C whose
+ *      #include list changed, or that was added or deleted;
+ * and a change to go.mod or Cargo.toml rebuilds everything. Edges of deleted files go; the
+ * edges of re-resolved references are replaced. tests/integration/test_graph_incremental.py
+ * checks on random edit sequences that the result equals a full rebuild.
+ */
+#include "graph/graph_int.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------
+ * Evidence. */
+
+static const char SQL_REF_INSERT[] =
+    "INSERT INTO refs(bid, ord, kind, owner, name, qual, alias, rtype, args, nargs, flags, key2,"
+    " mkey, start_byte, end_byte, start_line, end_line)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+
+static lp_str last_seg(lp_str s, char sep)
+{
+    for (size_t i = s.len; i > 0; i--)
+        if (s.ptr[i - 1] == sep)
+            return lp_str_sub(s, i, s.len);
+    return s;
+}
+
+static lp_str first_seg(lp_str s)
+{
+    size_t d = lp_str_find_char(s, '.', 0);
+    return d == SIZE_MAX ? s : lp_str_sub(s, 0, d);
+}
+
+/* The module key of a module text: its last path segment without extension
+ * ("./util.js" -> "util", "net/http" -> "http", "a.b" -> "b", "x/y.h" -> "y"). */
+static lp_str module_key(const lp_ref *r)
+{
+    lp_str q = lp_str_c(r->qual);
+    if (r->kind == LP_REF_IMPORT && (r->flags & LP_REFF_MODDECL))
+        return lp_str_c(r->name);
+    if (!q.len)
+        return q;
+    if (strchr(r->qual, '/')) {
+        lp_str b = last_seg(q, '/');
+        lp_str e = lp_path_ext(b);
+        return lp_str_sub(b, 0, b.len - e.len);
+    }
+    if (r->kind == LP_REF_IMPORT && !strcmp(r->name, "") && strchr(r->qual, '.') &&
+        (lp_str_ends_with(q, LP_STR(".h")) || lp_str_ends_with(q, LP_STR(".hpp")))) {
+        lp_str e = lp_path_ext(q);
+        return lp_str_sub(q, 0, q.len - e.len);
+    }
+    return last_seg(q, '.');
+}
+
+static lp_str second_key(const lp_ref *r)
+{
+    if (r->kind != LP_REF_CALL && r->kind != LP_REF_NEW)
+        return LP_STR("");
+    if (r->flags & (LP_REFF_TYPED | LP_REFF_SELF | LP_REFF_SUPER))
+        return last_seg(lp_str_c(r->rtype), '.');
+    if (r->flags & (LP_REFF_COMPLEX | LP_REFF_UNTYPED | LP_REFF_SHADOWED))
+        return LP_STR("");
+    return first_seg(lp_str_c(r->qual));
+}
+
+lp_status lp_graph_evidence_insert(lp_store *st, int64_t bid, lp_lang lang,
+                                   const lp_parse_result *pr, lp_error *err)
+{
+    (void)lang;
+    for (size_t i = 0; i < pr->nrefs; i++) {
+        const lp_ref *r = &pr->refs[i];
+        sqlite3_stmt *s;
+        lp_status rc = lp_store_prepare(st, SQL_REF_INSERT, &s, err);
+        if (rc)
+            return rc;
+        lp_str k2 = second_key(r), mk = module_key(r);
+        sqlite3_bind_int64(s, 1, bid);
+        sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
+        sqlite3_bind_int(s, 3, (int)r->kind);
+        sqlite3_bind_int(s, 4, r->owner);
+        sqlite3_bind_text(s, 5, r->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 6, r->qual, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 7, r->alias, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 8, r->rtype, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 9, r->args, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 10, r->nargs);
+        sqlite3_bind_int64(s, 11, r->flags);
+        sqlite3_bind_text(s, 12, k2.ptr ? k2.ptr : "", (int)k2.len, SQLITE_STATIC);
+        sqlite3_bind_text(s, 13, mk.ptr ? mk.ptr : "", (int)mk.len, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 14, r->span.start_byte);
+        sqlite3_bind_int64(s, 15, r->span.end_byte);
+        sqlite3_bind_int64(s, 16, r->span.start_line);
+        sqlite3_bind_int64(s, 17, r->span.end_line);
+        int step = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (step != SQLITE_DONE)
+            return lp_store_sql_error(st, "storing a reference", err);
+    }
+    return LP_OK;
+}
+
+lp_status lp_graph_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st, "DELETE FROM refs WHERE bid = ?1", &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, bid);
+    int step = sqlite3_step(s);
+    sqlite3_reset(s);
+    return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "removing references", err);
+}
+
+lp_status lp_graph_reset_all(lp_store *st, lp_error *err)
+{
+    return lp_store_exec(st, "DELETE FROM refs; DELETE FROM edges;", err);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Writing edges. */
+
+typedef struct writer {
+    lp_store *st;
+    gview *v;
+    lp_graph_stats *stats;
+    lp_status rc;
+    lp_error *err;
+} writer;
+
+static void put_edge(writer *w, int64_t src_fid, int32_t ref_ord, int32_t src_ord,
+                     lp_edge_kind kind, gpair dst, int rule)
+{
+    if (w->rc)
+        return;
+    sqlite3_stmt *s;
+    if ((w->rc = lp_store_prepare(w->st,
+                                  "INSERT OR IGNORE INTO edges(src_fid, ref_ord, kind, dst_fid,"
+                                  " dst_ord, src_ord, rule) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                  &s, w->err)))
+        return;
+    sqlite3_bind_int64(s, 1, src_fid);
+    sqlite3_bind_int(s, 2, ref_ord);
+    sqlite3_bind_int(s, 3, (int)kind);
+    sqlite3_bind_int64(s, 4, w->v->files[dst.file].fid);
+    sqlite3_bind_int(s, 5, dst.ord);
+    sqlite3_bind_int(s, 6, src_ord);
+    sqlite3_bind_int(s, 7, rule);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        w->rc = lp_store_sql_error(w->st, "storing an edge", w->err);
+    sqlite3_reset(s);
+}
+
+static void emit_file_edge(void *ctx, int32_t ref_ord, int32_t src_ord, lp_edge_kind kind,
+                           gpair dst, gr_rule rule)
+{
+    writer *w = ctx;
+    (void)src_ord;
+    put_edge(w, w->v->files[dst.file].fid, ref_ord, -1, kind, dst, rule);
+    if (!w->rc)
+        w->stats->edges++;
+}
+
+static void write_result(writer *w, uint32_t file, const gref *r, const gres *res)
+{
+    int64_t fid = w->v->files[file].fid;
+    int32_t src = r->kind == LP_REF_IMPORT || r->kind == LP_REF_EXPORT ? -1 : r->owner;
+    if (r->kind == LP_REF_IMPORT && r->owner >= 0)
+        src = r->owner; /* an import inside a function */
+    switch (res->status) {
+    case GR_PROVED:
+        for (uint32_t i = 0; i < res->ntargets; i++)
+            put_edge(w, fid, r->ord, src, res->edge, res->targets[i], res->rule);
+        if (res->tests)
+            put_edge(w, fid, r->ord, src, LP_EDGE_TESTS, res->targets[0], GR_TEST_CALL);
+        w->stats->edges += res->ntargets + (res->tests ? 1 : 0);
+        break;
+    case GR_AMBIGUOUS:
+        for (uint32_t i = 0; i < res->ntargets; i++)
+            put_edge(w, fid, r->ord, src, res->edge, res->targets[i], GR_CANDIDATE);
+        w->stats->ambiguous++;
+        break;
+    case GR_UNRESOLVED:
+        w->stats->unresolved++;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Resolve refs (all of the file when sel is NULL, else those whose ord is marked). */
+static void resolve_file(writer *w, uint32_t file, const uint8_t *sel, size_t nsel, bool all)
+{
+    gfile *f = &w->v->files[file];
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    gref *refs = NULL;
+    size_t n = 0;
+    if ((w->rc = gv_all_refs(w->v, f->bid, &a, &refs, &n, w->err))) {
+        lp_arena_release(&a);
+        return;
+    }
+    for (size_t i = 0; i < n && !w->rc; i++) {
+        const gref *r = &refs[i];
+        if (!all && (!sel || (size_t)r->ord >= nsel || !sel[r->ord]))
+            continue;
+        if (r->kind == LP_REF_BASE)
+            continue;
+        gres res;
+        gr_resolve(w->v, file, r, &res);
+        w->stats->refs_resolved++;
+        write_result(w, file, r, &res);
+    }
+    if (all)
+        gr_file_edges(w->v, file, emit_file_edge, w);
+    lp_arena_release(&a);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Full and incremental. */
+
+static lp_status full_rebuild(writer *w)
+{
+    lp_status rc = lp_store_exec(w->st, "DELETE FROM edges", w->err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < w->v->nfiles && !w->rc; i++) {
+        if (!lp_lang_has_symbols(w->v->files[i].lang) || w->v->files[i].lang == LP_LANG_MARKDOWN ||
+            w->v->files[i].lang == LP_LANG_RST)
+            continue;
+        resolve_file(w, (uint32_t)i, NULL, 0, true);
+        w->stats->files_affected++;
+    }
+    return w->rc;
+}
+
+static void add_name(gmap *set, lp_arena *a, const char *s, size_t n)
+{
+    if (n)
+        gmap_put(set, a, s, n, NULL);
+}
+
+/* Names of the symbols, import/export names and aliases of one blob into the set. */
+static lp_status blob_names(lp_store *st, int64_t bid, gmap *set, lp_arena *a, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st, "SELECT name FROM symbols WHERE bid = ?1", &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, bid);
+    while (sqlite3_step(s) == SQLITE_ROW)
+        add_name(set, a, (const char *)sqlite3_column_text(s, 0), (size_t)sqlite3_column_bytes(s, 0));
+    sqlite3_reset(s);
+    if ((rc = lp_store_prepare(st,
+                               "SELECT name, alias FROM refs WHERE bid = ?1 AND kind IN (2, 4)",
+                               &s, err)))
+        return rc;
+    sqlite3_bind_int64(s, 1, bid);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        add_name(set, a, (const char *)sqlite3_column_text(s, 0), (size_t)sqlite3_column_bytes(s, 0));
+        add_name(set, a, (const char *)sqlite3_column_text(s, 1), (size_t)sqlite3_column_bytes(s, 1));
+    }
+    sqlite3_reset(s);
+    return LP_OK;
+}
+
+/* The #include list of a blob, as one string (for "did it change"). */
+static lp_status include_sig(lp_store *st, int64_t bid, lp_buf *out, lp_error *err)
+{
+    lp_buf_reset(out);
+    if (!bid)
+        return LP_OK;
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st,
+                                    "SELECT qual, flags FROM refs WHERE bid = ?1 AND kind = 2"
+                                    " AND name = '' ORDER BY ord",
+                                    &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, bid);
+    while (sqlite3_step(s) == SQLITE_ROW)
+        lp_buf_printf(out, "%s|%lld\n", (const char *)sqlite3_column_text(s, 0),
+                      (long long)sqlite3_column_int64(s, 1));
+    sqlite3_reset(s);
+    return LP_OK;
+}
+
+static lp_lang blob_lang(lp_store *st, int64_t bid)
+{
+    sqlite3_stmt *s;
+    if (!bid || lp_store_prepare(st, "SELECT lang FROM blobs WHERE bid = ?1", &s, NULL))
+        return LP_LANG_TEXT;
+    sqlite3_bind_int64(s, 1, bid);
+    lp_lang l = sqlite3_step(s) == SQLITE_ROW ? (lp_lang)sqlite3_column_int(s, 0) : LP_LANG_TEXT;
+    sqlite3_reset(s);
+    return l;
+}
+
+/* Per file: which refs to resolve again (bitmap over ords), or all. */
+typedef struct sel {
+    bool all;
+    LP_VEC(uint8_t) bits;
+} sel;
+
+static void mark_ref(sel *sels, uint32_t file, int32_t ord)
+{
+    sel *x = &sels[file];
+    if (x->all || ord < 0)
+        return;
+    if ((size_t)ord >= x->bits.len) {
+        lp_vec_reserve(&x->bits, (size_t)ord + 1);
+        memset(x->bits.items + x->bits.len, 0, (size_t)ord + 1 - x->bits.len);
+        x->bits.len = (size_t)ord + 1;
+    }
+    x->bits.items[ord] = 1;
+}
+
+/* Mark the references whose name (column 0), key2 (1) or mkey (2) is in the set. */
+static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set)
+{
+    static const char *const sqls[] = {
+        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.name = ?1",
+        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.key2 = ?1",
+        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"};
+    for (size_t i = 0; i < set->cap; i++) {
+        if (!set->keys[i])
+            continue;
+        sqlite3_stmt *s;
+        lp_status rc = lp_store_prepare(w->st, sqls[column], &s, w->err);
+        if (rc)
+            return rc;
+        sqlite3_bind_text(s, 1, set->keys[i], (int)set->klen[i], SQLITE_STATIC);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            int32_t fi = gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
+            if (fi >= 0)
+                mark_ref(sels, (uint32_t)fi, sqlite3_column_int(s, 1));
+        }
+        sqlite3_reset(s);
+    }
+    return LP_OK;
+}
+
+static lp_status exec_fid(lp_store *st, const char *sql, int64_t fid, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st, sql, &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, fid);
+    int step = sqlite3_step(s);
+    sqlite3_reset(s);
+    return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "updating edges", err);
+}
+
+static void add_path_keys(gmap *k, lp_arena *a, const char *path)
+{
+    lp_str p = lp_str_c(path);
+    lp_str base = lp_path_basename(p);
+    lp_str ext = lp_path_ext(base);
+    add_name(k, a, base.ptr, base.len);
+    add_name(k, a, base.ptr, base.len - ext.len);
+    lp_str dir = lp_path_dirname(p);
+    lp_str dbase = lp_path_basename(dir);
+    add_name(k, a, dbase.ptr, dbase.len);
+}
+
+static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, bool *need_full)
+{
+    gview *v = w->v;
+    lp_store *st = w->st;
+    lp_status rc = LP_OK;
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    gmap names = {0}, keys = {0};
+    sel *sels = lp_xcalloc(v->nfiles ? v->nfiles : 1, sizeof(sel));
+    lp_buf s1, s2;
+    lp_buf_init(&s1, 0);
+    lp_buf_init(&s2, 0);
+    u32_vec c_roots = {0}; /* C/C++ files whose include list changed */
+    LP_VEC(int64_t) gone = {0};
+    *need_full = false;
+
+    for (size_t i = 0; i < nch && !rc; i++) {
+        const lp_graph_change *c = &ch[i];
+        lp_str base = lp_path_basename(lp_str_c(c->path));
+        if (lp_str_eq_c(base, "go.mod") || lp_str_eq_c(base, "Cargo.toml")) {
+            *need_full = true;
+            goto done;
+        }
+        if (c->old_bid && (rc = blob_names(st, c->old_bid, &names, &a, w->err)))
+            goto done;
+        if (c->new_bid && (rc = blob_names(st, c->new_bid, &names, &a, w->err)))
+            goto done;
+        bool added = !c->old_bid, deleted = !c->new_bid;
+        if (added || deleted)
+            add_path_keys(&keys, &a, c->path);
+        int32_t fi = gv_file_of_path(v, c->path, strlen(c->path));
+        if (fi >= 0)
+            sels[fi].all = true;
+        if (c->old_fid && (deleted || fi < 0 || v->files[fi].fid != c->old_fid))
+            lp_vec_push(&gone, c->old_fid);
+        lp_lang lo = blob_lang(st, c->old_bid), ln = blob_lang(st, c->new_bid);
+        bool c_old = lo == LP_LANG_C || lo == LP_LANG_CPP, c_new = ln == LP_LANG_C || ln == LP_LANG_CPP;
+        if (c_old || c_new) {
+            if ((rc = include_sig(st, c->old_bid, &s1, w->err)) ||
+                (rc = include_sig(st, c->new_bid, &s2, w->err)))
+                goto done;
+            bool changed = added || deleted || s1.len != s2.len || memcmp(s1.ptr, s2.ptr, s1.len);
+            if (changed) {
+                if (fi >= 0)
+                    lp_vec_push(&c_roots, (uint32_t)fi);
+                else if (c->old_fid) {
+                    /* a deleted header: its includers are found through the old edges */
+                    sqlite3_stmt *s;
+                    if ((rc = lp_store_prepare(st,
+                                               "SELECT DISTINCT src_fid FROM edges WHERE dst_fid = ?1"
+                                               " AND kind = 1",
+                                               &s, w->err)))
+                        goto done;
+                    sqlite3_bind_int64(s, 1, c->old_fid);
+                    while (sqlite3_step(s) == SQLITE_ROW) {
+                        int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+                        if (src >= 0)
+                            lp_vec_push(&c_roots, (uint32_t)src);
+                    }
+                    sqlite3_reset(s);
+                }
+            }
+        }
+    }
+    /* subclassing closes N: a type whose bases name something in N joins it */
+    for (int round = 0; round < 8 && !rc; round++) {
+        size_t before = names.len;
+        gmap add = {0};
+        for (size_t i = 0; i < names.cap; i++) {
+            if (!names.keys[i])
+                continue;
+            sqlite3_stmt *s;
+            if ((rc = lp_store_prepare(st,
+                                       "SELECT s.name FROM refs r JOIN files f ON f.bid = r.bid"
+                                       " JOIN symbols s ON s.bid = r.bid AND s.ord = r.owner"
+                                       " WHERE r.name = ?1 AND r.kind = 3",
+                                       &s, w->err)))
+                break;
+            sqlite3_bind_text(s, 1, names.keys[i], (int)names.klen[i], SQLITE_STATIC);
+            while (sqlite3_step(s) == SQLITE_ROW)
+                add_name(&add, &a, (const char *)sqlite3_column_text(s, 0),
+                         (size_t)sqlite3_column_bytes(s, 0));
+            sqlite3_reset(s);
+        }
+        for (size_t i = 0; i < add.cap; i++)
+            if (add.keys[i])
+                add_name(&names, &a, add.keys[i], add.klen[i]);
+        gmap_free(&add);
+        if (names.len == before)
+            break;
+    }
+    if (rc)
+        goto done;
+    /* path keys also match names and second keys (module aliases named after files) */
+    for (size_t i = 0; i < keys.cap; i++)
+        if (keys.keys[i])
+            add_name(&names, &a, keys.keys[i], keys.klen[i]);
+    if ((rc = mark_by_key(w, sels, 0, &names)) || (rc = mark_by_key(w, sels, 1, &names)) ||
+        (rc = mark_by_key(w, sels, 2, &keys)))
+        goto done;
+    /* C/C++: files including a changed include list, transitively, through import edges and
+     * the include references that name an added or deleted file */
+    for (size_t qi = 0; qi < c_roots.len && !rc; qi++) {
+        uint32_t cur = c_roots.items[qi];
+        sqlite3_stmt *s;
+        if ((rc = lp_store_prepare(st,
+                                   "SELECT DISTINCT src_fid FROM edges WHERE dst_fid = ?1 AND kind = 1",
+                                   &s, w->err)))
+            break;
+        sqlite3_bind_int64(s, 1, v->files[cur].fid);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+            if (src >= 0 && !sels[src].all) {
+                sels[src].all = true;
+                lp_vec_push(&c_roots, (uint32_t)src);
+            }
+        }
+        sqlite3_reset(s);
+        sels[cur].all = true;
+    }
+    if (rc)
+        goto done;
+    /* files whose #include names an added or deleted file resolve everything again */
+    if (keys.len) {
+        for (size_t i = 0; i < v->nfiles; i++) {
+            if (sels[i].all || !sels[i].bits.len ||
+                (v->files[i].lang != LP_LANG_C && v->files[i].lang != LP_LANG_CPP))
+                continue;
+            const gblob *b = gv_blob(v, (uint32_t)i, w->err);
+            for (uint32_t k = 0; b && k < b->nsrefs; k++)
+                if (b->srefs[k].kind == LP_REF_IMPORT && !b->srefs[k].name[0] &&
+                    (size_t)b->srefs[k].ord < sels[i].bits.len && sels[i].bits.items[b->srefs[k].ord]) {
+                    sels[i].all = true;
+                    lp_vec_push(&c_roots, (uint32_t)i);
+                    break;
+                }
+        }
+        for (size_t qi = 0; qi < c_roots.len && !rc; qi++) {
+            uint32_t cur = c_roots.items[qi];
+            sqlite3_stmt *s;
+            if ((rc = lp_store_prepare(st,
+                                       "SELECT DISTINCT src_fid FROM edges WHERE dst_fid = ?1 AND kind = 1",
+                                       &s, w->err)))
+                break;
+            sqlite3_bind_int64(s, 1, v->files[cur].fid);
+            while (sqlite3_step(s) == SQLITE_ROW) {
+                int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+                if (src >= 0 && !sels[src].all) {
+                    sels[src].all = true;
+                    lp_vec_push(&c_roots, (uint32_t)src);
+                }
+            }
+            sqlite3_reset(s);
+        }
+        if (rc)
+            goto done;
+    }
+
+    /* drop what goes, then resolve again */
+    for (size_t i = 0; i < gone.len && !rc; i++) {
+        if ((rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", gone.items[i], w->err)))
+            break;
+        rc = exec_fid(st, "DELETE FROM edges WHERE dst_fid = ?1", gone.items[i], w->err);
+    }
+    for (size_t i = 0; i < v->nfiles && !rc; i++) {
+        sel *x = &sels[i];
+        if (!x->all && !x->bits.len)
+            continue;
+        w->stats->files_affected++;
+        if (x->all) {
+            rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", v->files[i].fid, w->err);
+        } else {
+            for (size_t k = 0; k < x->bits.len && !rc; k++) {
+                if (!x->bits.items[k])
+                    continue;
+                sqlite3_stmt *s;
+                if ((rc = lp_store_prepare(st, "DELETE FROM edges WHERE src_fid = ?1 AND ref_ord = ?2",
+                                           &s, w->err)))
+                    break;
+                sqlite3_bind_int64(s, 1, v->files[i].fid);
+                sqlite3_bind_int(s, 2, (int)k);
+                if (sqlite3_step(s) != SQLITE_DONE)
+                    rc = lp_store_sql_error(st, "updating edges", w->err);
+                sqlite3_reset(s);
+            }
+        }
+        if (rc)
+            break;
+        resolve_file(w, (uint32_t)i, x->bits.items, x->bits.len, x->all);
+        rc = w->rc;
+    }
+done:
+    for (size_t i = 0; i < v->nfiles; i++)
+        lp_vec_free(&sels[i].bits);
+    free(sels);
+    gmap_free(&names);
+    gmap_free(&keys);
+    lp_buf_release(&s1);
+    lp_buf_release(&s2);
+    lp_vec_free(&c_roots);
+    lp_vec_free(&gone);
+    lp_arena_release(&a);
+    return rc;
+}
+
+lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t nchanges,
+                          bool full, lp_graph_stats *stats, lp_error *err)
+{
+    lp_graph_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    uint64_t t0 = lp_now_ns();
+    const char *nog = getenv("LOUPE_TEST_NO_GRAPH");
+    if (nog && *nog && strcmp(nog, "0") != 0)
+        return lp_store_exec(st, "DELETE FROM edges", err);
+    const char *force = getenv("LOUPE_TEST_GRAPH_FULL");
+    if (force && *force && strcmp(force, "0") != 0)
+        full = true;
+    if (!full && nchanges == 0)
+        return LP_OK;
+    gview v;
+    lp_status rc = gv_open(&v, st, full, err);
+    writer w = {st, &v, stats, LP_OK, err};
+    if (!rc && !full) {
+        bool need_full = false;
+        rc = incremental(&w, changes, nchanges, &need_full);
+        if (!rc && need_full) {
+            gv_close(&v);
+            memset(stats, 0, sizeof *stats);
+            if (!(rc = gv_open(&v, st, true, err))) {
+                w.v = &v;
+                full = true;
+            }
+        }
+    }
+    if (!rc && full) {
+        stats->full = true;
+        rc = full_rebuild(&w);
+    }
+    gv_close(&v);
+    stats->ms = (lp_now_ns() - t0) / 1000000;
+    lp_log(rc ? LP_LOG_WARN : LP_LOG_INFO, "graph.update",
+           "full=%d files=%llu refs=%llu edges=%llu ambiguous=%llu unresolved=%llu ms=%llu",
+           stats->full ? 1 : 0, (unsigned long long)stats->files_affected,
+           (unsigned long long)stats->refs_resolved, (unsigned long long)stats->edges,
+           (unsigned long long)stats->ambiguous, (unsigned long long)stats->unresolved,
+           (unsigned long long)stats->ms);
+    return rc;
+}
+
+lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(
+        st,
+        "SELECT fs.path, e.src_ord, fd.path, e.dst_ord, e.kind, e.rule, e.ref_ord FROM edges e"
+        " JOIN files fs ON fs.fid = e.src_fid JOIN files fd ON fd.fid = e.dst_fid"
+        " ORDER BY fs.path, e.ref_ord, e.kind, fd.path, e.dst_ord",
+        &s, err);
+    if (rc)
+        return rc;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+        lp_buf_printf(out, "%s:%d -> %s:%d %s %s ref=%d\n", (const char *)sqlite3_column_text(s, 0),
+                      sqlite3_column_int(s, 1), (const char *)sqlite3_column_text(s, 2),
+                      sqlite3_column_int(s, 3), lp_edge_kind_name((lp_edge_kind)sqlite3_column_int(s, 4)),
+                      gr_rule_name((gr_rule)sqlite3_column_int(s, 5)), sqlite3_column_int(s, 6));
+    sqlite3_reset(s);
+    return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "reading edges", err);
+}

@@ -4,7 +4,8 @@
  *   view.c      the publication as the resolver sees it: files, per-blob symbols and
  *               structural references (loaded on demand), names -> symbols, paths
  *   modules.c   module/package/include resolution per language (paths -> files)
- *   resolve.c   references -> edges: scopes, imports, packages, receivers, bases
+ *   lookup.c    name lookup: scopes, imports, packages, wildcards, includes, members
+ *   resolve.c   references -> edges: calls, receivers, imports, exports, test names
  *   update.c    full and incremental rebuilds of the edges table; refs evidence
  *   caps.c      capability table, names of kinds, rules and reasons
  *   query.c     reading helpers for the tools (symbols by id, edges, spans)
@@ -246,6 +247,63 @@ void gr_file_edges(gview *v, uint32_t file,
                    void (*emit)(void *ctx, int32_t ref_ord, int32_t src_ord, lp_edge_kind kind,
                                 gpair dst, gr_rule rule),
                    void *ctx);
+
+/* ------------------------------------------------------------------------------------------
+ * Lookups (lookup.c), used by resolve.c. */
+typedef gpair_vec cset;
+
+typedef struct rctx {
+    gview *v;
+    uint32_t file;
+    lp_lang lang;
+    const gblob *b;
+    int depth; /* recursion guard (re-exports, bases, qualifiers) */
+} rctx;
+
+enum { K_CALLABLE = 1, K_TYPE = 2, K_ANY = 4 };
+
+/* What an import binding or a qualifier names. */
+typedef struct binding {
+    enum { B_NONE = 0, B_MODULE, B_SYMBOLS, B_EXTERNAL, B_MISSING } kind;
+    gfiles files;
+    cset syms;
+} binding;
+
+typedef struct lookup {
+    cset cands;
+    gr_rule rule;
+    bool binding;   /* an import binds the name */
+    binding module; /* ...to a module (or external) */
+} lookup;
+
+bool gl_lang_is_js(lp_lang l);
+bool gl_lang_is_c(lp_lang l);
+bool gl_implicit_this(lp_lang l);
+bool gl_same_family(lp_lang a, lp_lang b);
+const gsym *gl_sym_of(rctx *rc, gpair p);
+bool gl_kind_ok(int kind, int want);
+void gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out);
+bool gl_has_pair(const cset *s, gpair p);
+void gl_add_unique(cset *s, gpair p);
+void gl_sort_set(cset *s);
+void gl_set_unresolved(gres *out, gr_reason why);
+void gl_set_targets(gres *out, const cset *c, gr_rule rule);
+void gl_collapse_declarations(rctx *rc, cset *c);
+void gl_filter_kind(rctx *rc, cset *c, int want);
+bool gl_is_function_kind(int k);
+bool gl_is_container_kind(int k);
+void gl_binding_free(binding *b);
+void gl_lookup_free(lookup *l);
+void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out);
+void gl_by_qname(rctx *rc, const char *qname, int want, cset *out);
+void gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cset *out);
+void gl_resolve_import(rctx *rc, const gref *r, binding *out);
+void gl_c_definitions(rctx *rc, const gsym *decl, cset *out);
+void gl_bases_of(rctx *rc, gpair t, cset *out);
+void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out, int *level);
+void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup *lk);
+void gl_type_lookup(rctx *rc, int32_t owner, const char *text, cset *out);
+void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out);
 
 /* ------------------------------------------------------------------------------------------
  * Reading helpers for the tools (query.c). */

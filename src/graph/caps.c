@@ -181,3 +181,36 @@ json_t *lp_graph_caps_json(void)
     }
     return arr;
 }
+
+lp_status lp_graph_totals_get(lp_store *st, lp_graph_totals *out, lp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st,
+                                    "SELECT kind, count(*) FROM edges WHERE rule <> 0 GROUP BY kind",
+                                    &s, err);
+    if (rc)
+        return rc;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int k = sqlite3_column_int(s, 0);
+        if (k >= 0 && k < LP_EDGE_KIND_COUNT)
+            out->edges[k] = (uint64_t)sqlite3_column_int64(s, 1);
+    }
+    sqlite3_reset(s);
+    if ((rc = lp_store_prepare(st,
+                               "SELECT count(*) FROM (SELECT DISTINCT src_fid, ref_ord FROM edges"
+                               " WHERE rule = 0)",
+                               &s, err)))
+        return rc;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        out->ambiguous_refs = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if ((rc = lp_store_prepare(st,
+                               "SELECT count(*) FROM files f JOIN refs r ON r.bid = f.bid", &s,
+                               err)))
+        return rc;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        out->refs = (uint64_t)sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return LP_OK;
+}

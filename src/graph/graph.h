@@ -63,6 +63,14 @@ const lp_graph_caps *lp_graph_caps_for(lp_lang l);
  * blind}] for the ten code languages (new reference). */
 json_t *lp_graph_caps_json(void);
 
+/* Totals of the pinned publication's graph (for status). */
+typedef struct lp_graph_totals {
+    uint64_t edges[LP_EDGE_KIND_COUNT]; /* proved edges by kind (contains: 0, not stored) */
+    uint64_t ambiguous_refs;            /* references with candidates and no edge */
+    uint64_t refs;                      /* references of the published files */
+} lp_graph_totals;
+lp_status lp_graph_totals_get(lp_store *st, lp_graph_totals *out, lp_error *err);
+
 /* ------------------------------------------------------------------------------------------
  * Build side (called by src/index inside the build transaction). */
 

@@ -188,6 +188,8 @@ lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t
 /* Files in a directory ("" = root) / with a base name stem (without extension). */
 const u32_vec *gv_dir_files(const gview *v, const char *dir, size_t len);
 const u32_vec *gv_stem_files(const gview *v, const char *stem, size_t len);
+/* A test file by its path (tests/ folders, test_*.py, *_test.go, *.test.ts, FooTest.java...). */
+bool gv_is_test_path(const char *path, lp_lang lang);
 /* Derived per-file facts (package, module path, test file). */
 void gv_derive(gview *v, uint32_t file);
 /* Read a file's stored bytes (go.mod, Cargo.toml) into out. */
@@ -326,6 +328,8 @@ lp_status gq_symbol_by_id(lp_store *st, const char *id, lp_arena *arena, gq_sym 
 /* The symbol (fid, ord); ord -1 gives a file pseudo-symbol (name = path). */
 lp_status gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, gq_sym *out,
                        lp_error *err);
+/* A JSON string from text that may not be valid UTF-8 (bad bytes become U+FFFD). */
+json_t *gq_json_str(const char *p);
 /* JSON {id, name, qualifiedName, kind, file, startLine, endLine} (file pseudo-symbols:
  * kind "file", id null). */
 json_t *gq_sym_json(const gq_sym *s);

@@ -516,6 +516,17 @@ static bool has_component(const char *path, const char *const *names)
     return false;
 }
 
+static bool path_is_test(const gfile *f);
+
+bool gv_is_test_path(const char *path, lp_lang lang)
+{
+    gfile f;
+    memset(&f, 0, sizeof f);
+    f.path = path;
+    f.lang = lang;
+    return path_is_test(&f);
+}
+
 static bool path_is_test(const gfile *f)
 {
     static const char *const dirs[] = {"test", "tests", "__tests__", "spec", "specs",

@@ -48,8 +48,8 @@ const lp_cli_cmd lp_cmd_graph_dump = {
     .usage = "usage: loupe graph-dump [PATH]\n"
              "Debug command: one line per stored edge of the index containing PATH (default:\n"
              "the current folder):\n"
-             "  SRC_PATH:SRC_ORD -> DST_PATH:DST_ORD KIND RULE ref=REF_ORD\n"
-             "(ord -1 is the file itself; rule 'candidate' marks an ambiguous candidate).\n",
+             "  SRC_PATH:SRC_QNAME -> DST_PATH:DST_QNAME KIND RULE ref=REF_ORD\n"
+             "(qname '-' is the file itself; rule 'candidate' marks an ambiguous candidate).\n",
     .run = run_graph_dump,
     .hidden = true,
 };

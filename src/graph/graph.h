@@ -108,8 +108,10 @@ typedef struct lp_graph_stats {
 lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t nchanges,
                           bool full, lp_graph_stats *stats, lp_error *err);
 
-/* Every stored edge (candidates included) as lines "src_path:src_ord -> dst_path:dst_ord
- * KIND RULE ref=N" sorted, into out (tests compare incremental and full builds). */
+/* Every stored edge (candidates included) as lines
+ *   "SRC_PATH:SRC_QNAME[#ORDINAL] -> DST_PATH:DST_QNAME[#ORDINAL] KIND RULE ref=N"
+ * (qname "-" for the file itself), sorted, into out (tests compare incremental and full
+ * builds, and fixtures with their labels). */
 lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------

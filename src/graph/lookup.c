@@ -180,6 +180,31 @@ bool gl_is_container_kind(int k)
 
 
 /* Look name up in the scopes enclosing owner in the file; *rule says which scope. */
+/* Is y declared directly in a scope whose qualified name is scope_q ("" for the file's top
+ * level)? Members attached by name to a type declared elsewhere (C++ Foo::bar, Go methods,
+ * Rust impl items, JS Foo.prototype.bar) carry the type in their qualified name and are
+ * not names of the scope. */
+static bool direct_member(const gsym *y, const char *scope_q, const char *pkg)
+{
+    size_t nl = strlen(y->name), ql = strlen(y->qname);
+    if (!*scope_q) {
+        if (!strcmp(y->qname, y->name))
+            return true;
+        size_t pl = pkg ? strlen(pkg) : 0;
+        return pl && ql == pl + 1 + nl && !memcmp(y->qname, pkg, pl) && y->qname[pl] == '.' &&
+               !strcmp(y->qname + pl + 1, y->name);
+    }
+    size_t sl = strlen(scope_q);
+    return ql == sl + 1 + nl && !memcmp(y->qname, scope_q, sl) && y->qname[sl] == '.' &&
+           !strcmp(y->qname + sl + 1, y->name);
+}
+
+static const char *file_pkg(rctx *rc, uint32_t file)
+{
+    gv_derive(rc->v, file);
+    return rc->v->files[file].pkg;
+}
+
 static void scope_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out,
                          gr_rule *rule)
 {
@@ -188,17 +213,19 @@ static void scope_lookup(rctx *rc, int32_t owner, const char *name, int want, cs
     const gblob *b = rc->b;
     for (int32_t s = owner; s >= 0 && (uint32_t)s < b->nsyms; s = b->syms[s].parent) {
         const gsym *scope = &b->syms[s];
-        if (gl_is_function_kind(scope->kind) || gl_is_container_kind(scope->kind)) {
+        bool type_scope = gv_is_type_kind(scope->kind) && gl_implicit_this(rc->lang);
+        if (!type_scope && (gl_is_function_kind(scope->kind) || gl_is_container_kind(scope->kind))) {
             for (size_t i = 0; i < here.len; i++) {
                 const gsym *y = &b->syms[here.items[i].ord];
-                if (y->parent == s && here.items[i].ord != s && gl_kind_ok(y->kind, want))
+                if (y->parent == s && here.items[i].ord != s && gl_kind_ok(y->kind, want) &&
+                    direct_member(y, scope->qname, NULL))
                     lp_vec_push(out, here.items[i]);
             }
             if (out->len) {
                 *rule = gl_is_function_kind(scope->kind) ? GR_LOCAL_SCOPE : GR_SAME_FILE;
                 break;
             }
-        } else if (gv_is_type_kind(scope->kind) && gl_implicit_this(rc->lang)) {
+        } else if (type_scope) {
             int level = 0;
             gl_members_of_type(rc, (gpair){rc->file, s}, name, want, out, &level);
             if (out->len) {
@@ -210,7 +237,8 @@ static void scope_lookup(rctx *rc, int32_t owner, const char *name, int want, cs
     if (!out->len) {
         for (size_t i = 0; i < here.len; i++) {
             const gsym *y = &b->syms[here.items[i].ord];
-            if (y->parent < 0 && gl_kind_ok(y->kind, want))
+            if (y->parent < 0 && gl_kind_ok(y->kind, want) &&
+                direct_member(y, "", file_pkg(rc, rc->file)))
                 lp_vec_push(out, here.items[i]);
         }
         if (out->len)
@@ -269,7 +297,8 @@ void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int wan
         gl_in_file(rc, files->items[i], name, &c);
         for (size_t j = 0; j < c.len; j++) {
             const gsym *s = gl_sym_of(rc, c.items[j]);
-            if (s && s->parent < 0 && gl_kind_ok(s->kind, want))
+            if (s && s->parent < 0 && gl_kind_ok(s->kind, want) &&
+                direct_member(s, "", file_pkg(rc, files->items[i])))
                 lp_vec_push(out, c.items[j]);
         }
         lp_vec_free(&c);
@@ -574,8 +603,8 @@ static void import_lookup(rctx *rc, int32_t owner, const char *name, int want, c
         const gref *r = &b->srefs[i];
         if (r->kind != LP_REF_IMPORT || !import_visible(rc, r, owner))
             continue;
-        if (!strcmp(r->name, "*") || (r->flags & LP_REFF_WILDCARD))
-            continue;
+        if ((r->flags & LP_REFF_WILDCARD) || (!strcmp(r->name, "*") && !r->alias[0]))
+            continue; /* import-everything forms: see wildcard_lookup */
         lp_str bound = import_binds(rc, r);
         if (!lp_str_eq_c(bound, name))
             continue;
@@ -650,7 +679,7 @@ static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want,
         const gref *r = &b->srefs[i];
         if (r->kind != LP_REF_IMPORT || !import_visible(rc, r, owner))
             continue;
-        if (strcmp(r->name, "*") != 0 && !(r->flags & LP_REFF_WILDCARD))
+        if (!(r->flags & LP_REFF_WILDCARD) && !(!strcmp(r->name, "*") && !r->alias[0]))
             continue;
         switch (rc->lang) {
         case LP_LANG_PYTHON:
@@ -1063,7 +1092,18 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
     gl_name_lookup(rc, owner, first_c, K_ANY, &lk);
     free(first_c);
     binding cur = {0};
-    if (lk.cands.len) {
+    const gsym *only = lk.cands.len == 1 ? gl_sym_of(rc, lk.cands.items[0]) : NULL;
+    if (rc->lang == LP_LANG_RUST && only && only->kind == LP_SYM_MODULE &&
+        (only->flags & LP_SYMF_DECLARATION)) {
+        /* `mod x;` declared here: the child module's file */
+        gv_derive(v, rc->file);
+        lp_buf p;
+        lp_buf_init(&p, 0);
+        lp_buf_printf(&p, "%s." LP_STR_FMT, v->files[rc->file].module, LP_STR_ARG(first));
+        gm_rust_module(v, rc->file, p.ptr, &cur.files);
+        lp_buf_release(&p);
+        cur.kind = cur.files.len ? B_MODULE : B_MISSING;
+    } else if (lk.cands.len) {
         cur.kind = B_SYMBOLS;
         for (size_t i = 0; i < lk.cands.len; i++)
             lp_vec_push(&cur.syms, lk.cands.items[i]);

@@ -230,6 +230,11 @@ static void resolve_file(writer *w, uint32_t file, const uint8_t *sel, size_t ns
     lp_arena_release(&a);
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* ------------------------------------------------------------------------------------------
  * Full and incremental. */
 
@@ -634,18 +639,41 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
     sqlite3_stmt *s;
     lp_status rc = lp_store_prepare(
         st,
-        "SELECT fs.path, e.src_ord, fd.path, e.dst_ord, e.kind, e.rule, e.ref_ord FROM edges e"
-        " JOIN files fs ON fs.fid = e.src_fid JOIN files fd ON fd.fid = e.dst_fid"
-        " ORDER BY fs.path, e.ref_ord, e.kind, fd.path, e.dst_ord",
+        "SELECT fs.path, coalesce(ss.qname, '-'), coalesce(ss.ordinal, 0), fd.path,"
+        " coalesce(sd.qname, '-'), coalesce(sd.ordinal, 0), e.kind, e.rule, e.ref_ord"
+        " FROM edges e JOIN files fs ON fs.fid = e.src_fid JOIN files fd ON fd.fid = e.dst_fid"
+        " LEFT JOIN symbols ss ON ss.bid = fs.bid AND ss.ord = e.src_ord"
+        " LEFT JOIN symbols sd ON sd.bid = fd.bid AND sd.ord = e.dst_ord",
         &s, err);
     if (rc)
         return rc;
+    LP_VEC(char *) lines = {0};
     int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW)
-        lp_buf_printf(out, "%s:%d -> %s:%d %s %s ref=%d\n", (const char *)sqlite3_column_text(s, 0),
-                      sqlite3_column_int(s, 1), (const char *)sqlite3_column_text(s, 2),
-                      sqlite3_column_int(s, 3), lp_edge_kind_name((lp_edge_kind)sqlite3_column_int(s, 4)),
-                      gr_rule_name((gr_rule)sqlite3_column_int(s, 5)), sqlite3_column_int(s, 6));
+    lp_buf line;
+    lp_buf_init(&line, 0);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        lp_buf_reset(&line);
+        lp_buf_printf(&line, "%s:%s", (const char *)sqlite3_column_text(s, 0),
+                      (const char *)sqlite3_column_text(s, 1));
+        if (sqlite3_column_int(s, 2))
+            lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 2));
+        lp_buf_printf(&line, " -> %s:%s", (const char *)sqlite3_column_text(s, 3),
+                      (const char *)sqlite3_column_text(s, 4));
+        if (sqlite3_column_int(s, 5))
+            lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 5));
+        lp_buf_printf(&line, " %s %s ref=%d\n",
+                      lp_edge_kind_name((lp_edge_kind)sqlite3_column_int(s, 6)),
+                      gr_rule_name((gr_rule)sqlite3_column_int(s, 7)), sqlite3_column_int(s, 8));
+        lp_vec_push(&lines, lp_xstrdup(line.ptr));
+    }
     sqlite3_reset(s);
+    lp_buf_release(&line);
+    if (lines.len > 1)
+        qsort(lines.items, lines.len, sizeof(char *), str_cmp);
+    for (size_t i = 0; i < lines.len; i++) {
+        lp_buf_puts(out, lines.items[i]);
+        free(lines.items[i]);
+    }
+    lp_vec_free(&lines);
     return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "reading edges", err);
 }

@@ -30,9 +30,21 @@ static lp_str py_type(lx_ctx *cx, TSNode type)
     return lxr_type_name(cx, t);
 }
 
+/* A dotted name as written, whitespace dropped, leading dots of relative imports kept. */
 static lp_str py_dotted_text(lx_ctx *cx, TSNode n)
 {
-    return lxr_dotted(cx, lx_text(cx, n));
+    lp_str t = lx_text(cx, n);
+    size_t dots = 0;
+    while (dots < t.len && t.ptr[dots] == '.')
+        dots++;
+    lp_str rest = lxr_dotted(cx, lp_str_sub(t, dots, t.len));
+    if (!dots)
+        return rest;
+    char *out = lp_arena_alloc(cx->arena, dots + rest.len + 1);
+    memset(out, '.', dots);
+    memcpy(out + dots, rest.ptr, rest.len);
+    out[dots + rest.len] = '\0';
+    return (lp_str){out, dots + rest.len};
 }
 
 static void py_import(lx_ctx *cx, const lxr_match *m, int32_t owner)

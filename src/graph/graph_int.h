@@ -149,7 +149,7 @@ typedef struct gview {
     u32_lists stem_lists;
     gmap by_dir;     /* directory -> list index (dir_lists) */
     u32_lists dir_lists;
-    LP_VEC(gblob) blobs;
+    LP_VEC(gblob *) blobs; /* arena-allocated: pointers stay valid while the view lives */
     gmap blob_of;    /* decimal bid -> blob index */
     gmap names;      /* symbol name -> list index (name_lists) */
     pair_lists name_lists;
@@ -162,7 +162,7 @@ typedef struct gview {
     bool modules_loaded;
     /* C/C++ include closures: file index -> sorted list of file indexes (cached). */
     gmap closures;
-    u32_lists closure_lists;
+    LP_VEC(u32_vec *) closure_lists; /* each list heap-allocated: pointers stay valid */
     /* module resolution caches: "<lang>:<file or dir>:<text>" -> file list */
     gmap mod_cache;
     u32_lists mod_lists;

@@ -384,7 +384,7 @@ const u32_vec *gm_include_closure(gview *v, uint32_t file)
     int kl = snprintf(key, sizeof key, "%u", file);
     uint32_t *have = gmap_get(&v->closures, key, (size_t)kl);
     if (have)
-        return &v->closure_lists.items[*have];
+        return v->closure_lists.items[*have];
     gfiles seen = {0}, queue = {0};
     uint8_t *mark = lp_xcalloc(v->nfiles ? v->nfiles : 1, 1);
     mark[file] = 1;
@@ -409,13 +409,13 @@ const u32_vec *gm_include_closure(gview *v, uint32_t file)
     free(mark);
     lp_vec_free(&queue);
     sort_unique(&seen);
-    u32_vec l = {0};
+    u32_vec *l = lp_xcalloc(1, sizeof *l);
     for (size_t i = 0; i < seen.len; i++)
-        lp_vec_push(&l, seen.items[i]);
+        lp_vec_push(l, seen.items[i]);
     lp_vec_free(&seen);
     *gmap_put(&v->closures, &v->arena, key, (size_t)kl, NULL) = (uint32_t)v->closure_lists.len;
     lp_vec_push(&v->closure_lists, l);
-    return &v->closure_lists.items[v->closure_lists.len - 1];
+    return l;
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -47,13 +47,20 @@ static lp_str first_seg(lp_str s)
 
 /* The module key of a module text: its last path segment without extension
  * ("./util.js" -> "util", "net/http" -> "http", "a.b" -> "b", "x/y.h" -> "y"). */
-static lp_str module_key(const lp_ref *r)
+static lp_str module_key(lp_lang lang, const lp_ref *r)
 {
     lp_str q = lp_str_c(r->qual);
     if (r->kind == LP_REF_IMPORT && (r->flags & LP_REFF_MODDECL))
         return lp_str_c(r->name);
     if (!q.len)
         return q;
+    /* a package itself: Python `from . import x` is its __init__.py, JS '.' / '../' its
+     * index file */
+    bool dots = true;
+    for (size_t i = 0; i < q.len && dots; i++)
+        dots = q.ptr[i] == '.' || q.ptr[i] == '/';
+    if (dots && (r->kind == LP_REF_IMPORT || r->kind == LP_REF_EXPORT))
+        return lang == LP_LANG_PYTHON ? LP_STR("__init__") : LP_STR("index");
     if (strchr(r->qual, '/')) {
         lp_str b = last_seg(q, '/');
         lp_str e = lp_path_ext(b);
@@ -81,14 +88,13 @@ static lp_str second_key(const lp_ref *r)
 lp_status lp_graph_evidence_insert(lp_store *st, int64_t bid, lp_lang lang,
                                    const lp_parse_result *pr, lp_error *err)
 {
-    (void)lang;
     for (size_t i = 0; i < pr->nrefs; i++) {
         const lp_ref *r = &pr->refs[i];
         sqlite3_stmt *s;
         lp_status rc = lp_store_prepare(st, SQL_REF_INSERT, &s, err);
         if (rc)
             return rc;
-        lp_str k2 = second_key(r), mk = module_key(r);
+        lp_str k2 = second_key(r), mk = module_key(lang, r);
         sqlite3_bind_int64(s, 1, bid);
         sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
         sqlite3_bind_int(s, 3, (int)r->kind);
@@ -359,6 +365,72 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set)
     return LP_OK;
 }
 
+/* The name an import binds in its file (see lookup.c: Python `import a.b` binds a, Go the
+ * last path segment). "*" for import-everything forms. */
+static lp_str bound_name(lp_lang lang, const gref *r)
+{
+    if ((r->flags & LP_REFF_WILDCARD) || (!strcmp(r->name, "*") && !r->alias[0]))
+        return LP_STR("*");
+    if (r->alias[0])
+        return lp_str_c(r->alias);
+    lp_str q = lp_str_c(r->qual);
+    if (lang == LP_LANG_PYTHON && !r->name[0])
+        return first_seg(q);
+    if (lang == LP_LANG_GO)
+        return last_seg(q, '/');
+    return lp_str_c(r->name);
+}
+
+/* A re-resolved import changes what its bound name means in its file: resolve the file's
+ * references that use that name again (an import-everything form: all of them). */
+static lp_status propagate_imports(writer *w, sel *sels)
+{
+    gview *v = w->v;
+    for (size_t i = 0; i < v->nfiles; i++) {
+        sel *x = &sels[i];
+        if (x->all || !x->bits.len)
+            continue;
+        lp_arena a;
+        lp_arena_init(&a, 0);
+        gref *refs = NULL;
+        size_t n = 0;
+        lp_status rc = gv_all_refs(v, v->files[i].bid, &a, &refs, &n, w->err);
+        if (rc) {
+            lp_arena_release(&a);
+            return rc;
+        }
+        gmap bound = {0};
+        bool everything = false;
+        for (size_t k = 0; k < n; k++) {
+            const gref *r = &refs[k];
+            if ((r->kind != LP_REF_IMPORT && r->kind != LP_REF_EXPORT) ||
+                (size_t)r->ord >= x->bits.len || !x->bits.items[r->ord])
+                continue;
+            lp_str b = bound_name(v->files[i].lang, r);
+            if (lp_str_eq_c(b, "*"))
+                everything = true;
+            else if (b.len)
+                gmap_put(&bound, &a, b.ptr, b.len, NULL);
+        }
+        if (everything) {
+            x->all = true;
+        } else if (bound.len) {
+            for (size_t k = 0; k < n; k++) {
+                const gref *r = &refs[k];
+                lp_str key2 = (r->flags & (LP_REFF_TYPED | LP_REFF_SELF | LP_REFF_SUPER))
+                                  ? last_seg(lp_str_c(r->rtype), '.')
+                                  : first_seg(lp_str_c(r->qual));
+                if (gmap_get(&bound, r->name, strlen(r->name)) ||
+                    (key2.len && gmap_get(&bound, key2.ptr, key2.len)))
+                    mark_ref(sels, (uint32_t)i, r->ord);
+            }
+        }
+        gmap_free(&bound);
+        lp_arena_release(&a);
+    }
+    return LP_OK;
+}
+
 static lp_status exec_fid(lp_store *st, const char *sql, int64_t fid, lp_error *err)
 {
     sqlite3_stmt *s;
@@ -481,7 +553,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         if (keys.keys[i])
             add_name(&names, &a, keys.keys[i], keys.klen[i]);
     if ((rc = mark_by_key(w, sels, 0, &names)) || (rc = mark_by_key(w, sels, 1, &names)) ||
-        (rc = mark_by_key(w, sels, 2, &keys)))
+        (rc = mark_by_key(w, sels, 2, &keys)) || (rc = propagate_imports(w, sels)))
         goto done;
     /* C/C++: files including a changed include list, transitively, through import edges and
      * the include references that name an added or deleted file */

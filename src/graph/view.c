@@ -229,8 +229,10 @@ void gv_close(gview *v)
     for (size_t i = 0; i < v->name_lists.len; i++)
         lp_vec_free(&v->name_lists.items[i]);
     lp_vec_free(&v->name_lists);
-    for (size_t i = 0; i < v->closure_lists.len; i++)
-        lp_vec_free(&v->closure_lists.items[i]);
+    for (size_t i = 0; i < v->closure_lists.len; i++) {
+        lp_vec_free(v->closure_lists.items[i]);
+        free(v->closure_lists.items[i]);
+    }
     lp_vec_free(&v->closure_lists);
     lp_vec_free(&v->blobs);
     lp_vec_free(&v->gomod_dirs);
@@ -307,13 +309,13 @@ const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
 {
     gfile *f = &v->files[file];
     if (f->blob >= 0)
-        return &v->blobs.items[f->blob];
+        return v->blobs.items[f->blob];
     char key[24];
     int kl = snprintf(key, sizeof key, "%lld", (long long)f->bid);
     uint32_t *have = gmap_get(&v->blob_of, key, (size_t)kl);
     if (have) {
         f->blob = (int32_t)*have;
-        return &v->blobs.items[*have];
+        return v->blobs.items[*have];
     }
     sqlite3_stmt *s;
     if (lp_store_prepare(v->st,
@@ -362,7 +364,8 @@ const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
         lp_store_sql_error(v->st, "reading references", err);
         return NULL;
     }
-    gblob *b = lp_vec_push_zero(&v->blobs);
+    gblob *b = lp_arena_zalloc(&v->arena, sizeof *b);
+    lp_vec_push(&v->blobs, b);
     b->bid = f->bid;
     b->nsyms = (uint32_t)syms.len;
     b->syms = lp_arena_alloc(&v->arena, (syms.len ? syms.len : 1) * sizeof(gsym));

@@ -32,14 +32,11 @@
  *   @qualifier          a node naming the logical owner (Go receiver type)
  * Other capture names are ignored by the definition extractor (reserved for references).
  *
- * Adding references (calls, imports) for the code graph: write patterns rooted at the call
- * or import node with captures such as @reference.call / @reference.import (and @name for
- * the callee) in the language's .scm; give them a capture role in rt_build (lang.c);
- * gather them in collect_defs (extract.c) the way leaf definitions are gathered, and
- * attach each to cx->container, the innermost symbol enclosing that point of the walk; a
- * per-language hook beside refine can clean receivers and qualifiers. The walk visits
- * every node once and runs the query only at nodes that root a pattern, so each call site
- * costs one query execution on its own node.
+ * References (calls, imports, bases, bindings) for the code graph ride on the same walk:
+ * src/lang/queries/<lang>-refs.scm is appended to the language's query when it compiles
+ * (lang.c), its patterns use @reference.* / @ref.* captures (roles in capture_ref),
+ * collect_defs hands their matches to refs.c, and per-language hooks (refs_dyn.c,
+ * refs_static.c) record references owned by the enclosing symbol. See refs_int.h.
  * A @definition capture is normally the pattern's root node (it may then contain other
  * definitions); one below the root is a leaf definition (enum members listed in their
  * body) that never contains others. Patterns may not be rooted at a wildcard. When several

@@ -135,7 +135,10 @@ void gl_set_targets(gres *out, const cset *c, gr_rule rule)
 /* Declarations that have a definition among the candidates (same qualified name) go. */
 void gl_collapse_declarations(rctx *rc, cset *c)
 {
-    if (c->len < 2)
+    /* only where a declaration and a definition are one entity: C/C++ prototypes and
+     * in-class declarations, TypeScript overload signatures. Elsewhere a body-less method
+     * (Java/C#/Scala abstract or interface method) is an overload of its own. */
+    if (c->len < 2 || !(gl_lang_is_c(rc->lang) || gl_lang_is_js(rc->lang)))
         return;
     size_t k = 0;
     for (size_t i = 0; i < c->len; i++) {
@@ -851,8 +854,10 @@ void gl_bases_of(rctx *rc, gpair t, cset *out)
         const gref *r = &b->srefs[i];
         if (r->kind != LP_REF_BASE || r->owner != t.ord)
             continue;
+        /* the base list is outside the type's body: look from the type's parent scope */
         cset c = {0};
-        gl_type_lookup(&sub, t.ord, r->qual, &c);
+        int32_t scope = t.ord >= 0 && (uint32_t)t.ord < b->nsyms ? b->syms[t.ord].parent : -1;
+        gl_type_lookup(&sub, scope, r->qual, &c);
         if (c.len == 1)
             gl_add_unique(out, c.items[0]); /* an ambiguous base is not followed */
         lp_vec_free(&c);

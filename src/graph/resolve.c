@@ -16,8 +16,32 @@ static bool constructs_by_call(lp_lang l)
 }
 
 /* Turn candidates for a call into a result. */
+/* `new X`: interfaces, traits and type aliases declare types only, never constructors (in
+ * TypeScript an interface may share its name with the constant that is the constructor:
+ * `new X()` means the constant). */
+static void drop_type_only(rctx *rc, cset *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->len; i++) {
+        const gsym *s = gl_sym_of(rc, c->items[i]);
+        if (s && (s->kind == LP_SYM_INTERFACE || s->kind == LP_SYM_TRAIT ||
+                  s->kind == LP_SYM_TYPE_ALIAS))
+            continue;
+        c->items[k++] = c->items[i];
+    }
+    c->len = k;
+}
+
 static void decide_call(rctx *rc, const gref *r, cset *c, gr_rule rule, gres *out)
 {
+    if (r->kind == LP_REF_NEW) {
+        size_t before = c->len;
+        drop_type_only(rc, c);
+        if (!c->len) {
+            gl_set_unresolved(out, before ? GR_R_NOT_CALLABLE : GR_R_TYPE_NOT_FOUND);
+            return;
+        }
+    }
     /* C/C++: visible declarations -> their definition */
     if (gl_lang_is_c(rc->lang) && c->len) {
         bool all_decl = true;
@@ -194,22 +218,31 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         return;
     }
     if ((r->flags & LP_REFF_MACRO) && rc->lang == LP_LANG_RUST) {
-        /* macro_rules! in the same file (textual scope) */
+        /* macro_rules! textual scope: defined earlier in this file, in the caller's module
+         * or one enclosing it; the last such definition wins (shadowing) */
         lookup lk;
         memset(&lk, 0, sizeof lk);
         gl_in_file(rc, rc->file, r->name, &lk.cands);
-        gl_filter_kind(rc, &lk.cands, K_ANY);
-        size_t k = 0;
+        int32_t best = -1;
         for (size_t i = 0; i < lk.cands.len; i++) {
             const gsym *s = gl_sym_of(rc, lk.cands.items[i]);
-            if (s && s->kind == LP_SYM_MACRO)
-                lk.cands.items[k++] = lk.cands.items[i];
+            if (!s || s->kind != LP_SYM_MACRO || s->start_byte >= r->start_byte)
+                continue;
+            bool encloses = s->parent < 0;
+            for (int32_t o = r->owner; !encloses && o >= 0 && (uint32_t)o < rc->b->nsyms;
+                 o = rc->b->syms[o].parent)
+                encloses = o == s->parent;
+            if (encloses && (best < 0 || s->start_byte > gl_sym_of(rc, lk.cands.items[best])->start_byte))
+                best = (int32_t)i;
         }
-        lk.cands.len = k;
-        if (lk.cands.len)
-            gl_set_targets(out, &lk.cands, GR_SAME_FILE);
-        else
-            gl_set_unresolved(out, GR_R_UNSUPPORTED);
+        if (best >= 0) {
+            cset one = {0};
+            lp_vec_push(&one, lk.cands.items[best]);
+            gl_set_targets(out, &one, GR_SAME_FILE);
+            lp_vec_free(&one);
+        } else {
+            gl_set_unresolved(out, GR_R_NO_DEFINITION);
+        }
         gl_lookup_free(&lk);
         return;
     }
@@ -237,7 +270,11 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
     }
     if (!r->qual[0]) {
         lookup lk;
-        gl_name_lookup(rc, r->owner, r->name, r->kind == LP_REF_NEW ? K_TYPE : K_CALLABLE | K_ANY,
+        /* JS/TS `new X`: X is a value (class, function or constant), looked up as one */
+        int want = r->kind != LP_REF_NEW        ? K_CALLABLE | K_ANY
+                   : gl_lang_is_js(rc->lang) ? K_ANY
+                                             : K_TYPE;
+        gl_name_lookup(rc, r->owner, r->name, want,
                     &lk);
         if (!lk.cands.len) {
             if (lk.binding)
@@ -353,6 +390,15 @@ static void resolve_import_ref(rctx *rc, const gref *r, gres *out)
     if (b.kind == B_SYMBOLS) {
         gl_collapse_declarations(rc, &b.syms);
         gl_set_targets(out, &b.syms, GR_IMPORT_SYMBOL);
+        /* one module declaring the name several times (a TypeScript interface and the
+         * constant of the same name, redefinitions): the import binds them all */
+        bool one_file = b.syms.len > 1;
+        for (size_t i = 1; i < b.syms.len && one_file; i++)
+            one_file = b.syms.items[i].file == b.syms.items[0].file;
+        if (one_file && b.syms.len <= GR_MAX_TARGETS) {
+            out->status = GR_PROVED;
+            out->rule = GR_IMPORT_SYMBOL;
+        }
     } else if (b.kind == B_MODULE) {
         cset files = {0};
         for (size_t i = 0; i < b.files.len; i++)

@@ -266,15 +266,45 @@ static void add_name(gmap *set, lp_arena *a, const char *s, size_t n)
 }
 
 /* Names of the symbols, import/export names and aliases of one blob into the set. */
-static lp_status blob_names(lp_store *st, int64_t bid, gmap *set, lp_arena *a, lp_error *err)
+/* Names of one blob into `names` (every symbol, import and export) and `tops` (the names a
+ * bare call can reach without an implicit `this`: everything but members, plus the types
+ * that out-of-line members belong to). */
+static bool member_kind(int k)
+{
+    return k == LP_SYM_METHOD || k == LP_SYM_FIELD || k == LP_SYM_PROPERTY ||
+           k == LP_SYM_CONSTRUCTOR || k == LP_SYM_ENUM_MEMBER;
+}
+
+static lp_status blob_names(lp_store *st, int64_t bid, gmap *names, gmap *tops, lp_arena *a,
+                            lp_error *err)
 {
     sqlite3_stmt *s;
-    lp_status rc = lp_store_prepare(st, "SELECT name FROM symbols WHERE bid = ?1", &s, err);
+    lp_status rc = lp_store_prepare(st, "SELECT name, qname, kind FROM symbols WHERE bid = ?1", &s,
+                                    err);
     if (rc)
         return rc;
     sqlite3_bind_int64(s, 1, bid);
-    while (sqlite3_step(s) == SQLITE_ROW)
-        add_name(set, a, (const char *)sqlite3_column_text(s, 0), (size_t)sqlite3_column_bytes(s, 0));
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(s, 0);
+        size_t nl = (size_t)sqlite3_column_bytes(s, 0);
+        add_name(names, a, n, nl);
+        if (!member_kind(sqlite3_column_int(s, 2)))
+            add_name(tops, a, n, nl);
+        /* the type an out-of-line member belongs to (Go methods, C++ Foo::bar, Rust impl
+         * items): a member added or removed changes what that type's receivers reach */
+        lp_str q = {(const char *)sqlite3_column_text(s, 1), (size_t)sqlite3_column_bytes(s, 1)};
+        size_t end = SIZE_MAX;
+        for (size_t i = q.len; i > 0; i--)
+            if (q.ptr[i - 1] == '.') {
+                end = i - 1;
+                break;
+            }
+        if (end != SIZE_MAX) {
+            lp_str owner = last_seg(lp_str_sub(q, 0, end), '.');
+            add_name(names, a, owner.ptr, owner.len);
+            add_name(tops, a, owner.ptr, owner.len);
+        }
+    }
     sqlite3_reset(s);
     if ((rc = lp_store_prepare(st,
                                "SELECT name, alias FROM refs WHERE bid = ?1 AND kind IN (2, 4)",
@@ -282,11 +312,190 @@ static lp_status blob_names(lp_store *st, int64_t bid, gmap *set, lp_arena *a, l
         return rc;
     sqlite3_bind_int64(s, 1, bid);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        add_name(set, a, (const char *)sqlite3_column_text(s, 0), (size_t)sqlite3_column_bytes(s, 0));
-        add_name(set, a, (const char *)sqlite3_column_text(s, 1), (size_t)sqlite3_column_bytes(s, 1));
+        for (int c = 0; c < 2; c++) {
+            add_name(names, a, (const char *)sqlite3_column_text(s, c),
+                     (size_t)sqlite3_column_bytes(s, c));
+            add_name(tops, a, (const char *)sqlite3_column_text(s, c),
+                     (size_t)sqlite3_column_bytes(s, c));
+        }
     }
     sqlite3_reset(s);
     return LP_OK;
+}
+
+/* A symbol as the incremental delta compares it: identity (qualified name, kind, ordinal:
+ * what an edge's target means) and signature (what else resolution reads from a target:
+ * visibility, flags, its parent's qualified name). */
+typedef struct symrow {
+    int32_t ord;
+    int kind;
+    const char *name, *qname, *key, *sig;
+} symrow;
+
+typedef LP_VEC(symrow) symrow_vec;
+
+static lp_status blob_rows(lp_store *st, int64_t bid, lp_arena *a, symrow_vec *out, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(
+        st,
+        "SELECT s.ord, s.name, s.qname, s.kind, s.ordinal, s.vis, s.flags, coalesce(p.qname, '')"
+        " FROM symbols s LEFT JOIN symbols p ON p.bid = s.bid AND p.ord = s.parent"
+        " WHERE s.bid = ?1 ORDER BY s.ord",
+        &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, bid);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        symrow *r = lp_vec_push_zero(out);
+        r->ord = sqlite3_column_int(s, 0);
+        r->name = lp_arena_strdup(a, (const char *)sqlite3_column_text(s, 1));
+        r->qname = lp_arena_strdup(a, (const char *)sqlite3_column_text(s, 2));
+        r->kind = sqlite3_column_int(s, 3);
+        r->key = lp_arena_printf(a, "%s|%d|%lld", r->qname, r->kind,
+                                 (long long)sqlite3_column_int64(s, 4));
+        r->sig = lp_arena_printf(a, "%d|%lld|%s", sqlite3_column_int(s, 5),
+                                 (long long)sqlite3_column_int64(s, 6),
+                                 (const char *)sqlite3_column_text(s, 7));
+    }
+    sqlite3_reset(s);
+    return LP_OK;
+}
+
+static void row_names(const symrow *r, gmap *names, gmap *tops, lp_arena *a)
+{
+    add_name(names, a, r->name, strlen(r->name));
+    if (!member_kind(r->kind))
+        add_name(tops, a, r->name, strlen(r->name));
+    lp_str q = lp_str_c(r->qname);
+    size_t end = SIZE_MAX;
+    for (size_t i = q.len; i > 0; i--)
+        if (q.ptr[i - 1] == '.') {
+            end = i - 1;
+            break;
+        }
+    if (end != SIZE_MAX) {
+        lp_str owner = last_seg(lp_str_sub(q, 0, end), '.');
+        add_name(names, a, owner.ptr, owner.len);
+        add_name(tops, a, owner.ptr, owner.len);
+    }
+}
+
+/* Structural references of a blob as comparable lines (imports, exports: their names and
+ * aliases matter; bases: their owner's name). */
+static lp_status struct_lines(lp_store *st, int64_t bid, lp_arena *a, symrow_vec *out,
+                              lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(
+        st,
+        "SELECT r.kind, r.qual, r.name, r.alias, r.flags, coalesce(o.qname, ''), coalesce(o.name, '')"
+        " FROM refs r LEFT JOIN symbols o ON o.bid = r.bid AND o.ord = r.owner"
+        " WHERE r.bid = ?1 AND r.kind IN (2, 3, 4) ORDER BY r.ord",
+        &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, bid);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        symrow *r = lp_vec_push_zero(out);
+        r->kind = sqlite3_column_int(s, 0);
+        r->key = lp_arena_printf(a, "%d|%s|%s|%s|%lld|%s", r->kind,
+                                 (const char *)sqlite3_column_text(s, 1),
+                                 (const char *)sqlite3_column_text(s, 2),
+                                 (const char *)sqlite3_column_text(s, 3),
+                                 (long long)sqlite3_column_int64(s, 4),
+                                 (const char *)sqlite3_column_text(s, 5));
+        r->name = lp_arena_strdup(a, (const char *)sqlite3_column_text(s, r->kind == 3 ? 6 : 2));
+        r->sig = lp_arena_strdup(a, r->kind == 3 ? "" : (const char *)sqlite3_column_text(s, 3));
+    }
+    sqlite3_reset(s);
+    return LP_OK;
+}
+
+typedef struct remap {
+    int64_t fid;
+    int32_t from, to;
+} remap;
+typedef LP_VEC(remap) remap_vec;
+
+/* A file whose content changed in place: the names whose meaning may change are those of
+ * symbols that appeared, vanished or changed signature, of imports/exports that changed,
+ * and of types whose base list changed. Symbols that only moved (same identity, new ord)
+ * keep their edges: the ords are remapped. */
+static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64_t new_bid,
+                               gmap *names, gmap *tops, lp_arena *a, remap_vec *rm,
+                               lp_error *err)
+{
+    symrow_vec o = {0}, n = {0}, so = {0}, sn = {0};
+    gmap by_key = {0};
+    lp_status rc = blob_rows(st, old_bid, a, &o, err);
+    if (!rc)
+        rc = blob_rows(st, new_bid, a, &n, err);
+    if (!rc)
+        rc = struct_lines(st, old_bid, a, &so, err);
+    if (!rc)
+        rc = struct_lines(st, new_bid, a, &sn, err);
+    if (rc)
+        goto done;
+    for (size_t i = 0; i < n.len; i++)
+        *gmap_put(&by_key, a, n.items[i].key, strlen(n.items[i].key), NULL) = (uint32_t)i + 1;
+    LP_VEC(uint8_t) seen = {0};
+    lp_vec_reserve(&seen, n.len + 1);
+    memset(seen.items, 0, n.len + 1);
+    for (size_t i = 0; i < o.len; i++) {
+        const symrow *r = &o.items[i];
+        uint32_t *hit = gmap_get(&by_key, r->key, strlen(r->key));
+        if (!hit) {
+            row_names(r, names, tops, a);
+            continue;
+        }
+        const symrow *m = &n.items[*hit - 1];
+        seen.items[*hit - 1] = 1;
+        if (strcmp(r->sig, m->sig) != 0) {
+            row_names(r, names, tops, a);
+            row_names(m, names, tops, a);
+        } else if (r->ord != m->ord) {
+            lp_vec_push(rm, ((remap){fid, r->ord, m->ord}));
+        }
+    }
+    for (size_t i = 0; i < n.len; i++)
+        if (!seen.items[i])
+            row_names(&n.items[i], names, tops, a);
+    lp_vec_free(&seen);
+    /* structural references present in one version only (a multiset difference) */
+    gmap_free(&by_key);
+    for (size_t i = 0; i < sn.len; i++) {
+        uint32_t *c = gmap_put(&by_key, a, sn.items[i].key, strlen(sn.items[i].key), NULL);
+        (*c)++;
+    }
+    for (size_t i = 0; i < so.len; i++) {
+        uint32_t *c = gmap_get(&by_key, so.items[i].key, strlen(so.items[i].key));
+        if (c && *c) {
+            (*c)--;
+            continue;
+        }
+        add_name(names, a, so.items[i].name, strlen(so.items[i].name));
+        add_name(tops, a, so.items[i].name, strlen(so.items[i].name));
+        add_name(names, a, so.items[i].sig, strlen(so.items[i].sig));
+        add_name(tops, a, so.items[i].sig, strlen(so.items[i].sig));
+    }
+    for (size_t i = 0; i < sn.len; i++) {
+        uint32_t *c = gmap_get(&by_key, sn.items[i].key, strlen(sn.items[i].key));
+        if (!c || !*c)
+            continue;
+        (*c)--; /* present in the new version only */
+        add_name(names, a, sn.items[i].name, strlen(sn.items[i].name));
+        add_name(tops, a, sn.items[i].name, strlen(sn.items[i].name));
+        add_name(names, a, sn.items[i].sig, strlen(sn.items[i].sig));
+        add_name(tops, a, sn.items[i].sig, strlen(sn.items[i].sig));
+    }
+done:
+    gmap_free(&by_key);
+    lp_vec_free(&o);
+    lp_vec_free(&n);
+    lp_vec_free(&so);
+    lp_vec_free(&sn);
+    return rc;
 }
 
 /* The #include list of a blob, as one string (for "did it change"). */
@@ -340,13 +549,26 @@ static void mark_ref(sel *sels, uint32_t file, int32_t ord)
     x->bits.items[ord] = 1;
 }
 
-/* Mark the references whose name (column 0), key2 (1) or mkey (2) is in the set. */
-static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set)
+/* Mark the references whose name (column 0), key2 (1) or mkey (2) is in the set. A name
+ * that is only a member's (not in tops; NULL: every name counts) reaches references only in
+ * languages with an implicit `this` (Java, C++, C#, Scala): elsewhere a member is reached
+ * through a receiver, whose type is the second key. */
+static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, const gmap *tops)
 {
+    /* by name: not the references whose result the name cannot change: receivers typed by
+     * the function, self/this/super (they depend on the receiver's type, the second key)
+     * and the ones that never resolve (shadowed, untyped, expression receivers): 0x3f is
+     * LP_REFF_SELF | _SUPER | _SHADOWED | _UNTYPED | _COMPLEX | _TYPED; `<> ''` lets SQLite
+     * use the partial indexes refs_key2 / refs_mkey */
     static const char *const sqls[] = {
-        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.name = ?1",
-        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.key2 = ?1",
-        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"};
+        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
+        " b.bid = r.bid WHERE r.name = ?1 AND (r.flags & 63) = 0 AND (?2 OR b.lang IN"
+        " (7, 9, 10, 11))",
+        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
+        " b.bid = r.bid WHERE r.key2 = ?1 AND r.key2 <> '' AND (?2 OR b.lang IN"
+        " (7, 9, 10, 11))",
+        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"
+        " AND r.mkey <> '' AND ?2"};
     for (size_t i = 0; i < set->cap; i++) {
         if (!set->keys[i])
             continue;
@@ -355,6 +577,7 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set)
         if (rc)
             return rc;
         sqlite3_bind_text(s, 1, set->keys[i], (int)set->klen[i], SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, !tops || gmap_get(tops, set->keys[i], set->klen[i]) ? 1 : 0);
         while (sqlite3_step(s) == SQLITE_ROW) {
             int32_t fi = gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
             if (fi >= 0)
@@ -462,7 +685,8 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     lp_status rc = LP_OK;
     lp_arena a;
     lp_arena_init(&a, 0);
-    gmap names = {0}, keys = {0};
+    gmap names = {0}, tops = {0}, keys = {0};
+    remap_vec remaps = {0};
     sel *sels = lp_xcalloc(v->nfiles ? v->nfiles : 1, sizeof(sel));
     lp_buf s1, s2;
     lp_buf_init(&s1, 0);
@@ -478,11 +702,18 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             *need_full = true;
             goto done;
         }
-        if (c->old_bid && (rc = blob_names(st, c->old_bid, &names, &a, w->err)))
-            goto done;
-        if (c->new_bid && (rc = blob_names(st, c->new_bid, &names, &a, w->err)))
-            goto done;
         bool added = !c->old_bid, deleted = !c->new_bid;
+        int32_t same = gv_file_of_path(v, c->path, strlen(c->path));
+        if (!added && !deleted && same >= 0 && v->files[same].fid == c->old_fid) {
+            if ((rc = changed_delta(st, c->old_fid, c->old_bid, c->new_bid, &names, &tops, &a,
+                                    &remaps, w->err)))
+                goto done;
+        } else {
+            if (c->old_bid && (rc = blob_names(st, c->old_bid, &names, &tops, &a, w->err)))
+                goto done;
+            if (c->new_bid && (rc = blob_names(st, c->new_bid, &names, &tops, &a, w->err)))
+                goto done;
+        }
         if (added || deleted)
             add_path_keys(&keys, &a, c->path);
         int32_t fi = gv_file_of_path(v, c->path, strlen(c->path));
@@ -540,8 +771,10 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             sqlite3_reset(s);
         }
         for (size_t i = 0; i < add.cap; i++)
-            if (add.keys[i])
+            if (add.keys[i]) {
                 add_name(&names, &a, add.keys[i], add.klen[i]);
+                add_name(&tops, &a, add.keys[i], add.klen[i]);
+            }
         gmap_free(&add);
         if (names.len == before)
             break;
@@ -550,10 +783,13 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         goto done;
     /* path keys also match names and second keys (module aliases named after files) */
     for (size_t i = 0; i < keys.cap; i++)
-        if (keys.keys[i])
+        if (keys.keys[i]) {
             add_name(&names, &a, keys.keys[i], keys.klen[i]);
-    if ((rc = mark_by_key(w, sels, 0, &names)) || (rc = mark_by_key(w, sels, 1, &names)) ||
-        (rc = mark_by_key(w, sels, 2, &keys)) || (rc = propagate_imports(w, sels)))
+            add_name(&tops, &a, keys.keys[i], keys.klen[i]);
+        }
+    if ((rc = mark_by_key(w, sels, 0, &names, &tops)) ||
+        (rc = mark_by_key(w, sels, 1, &names, &tops)) ||
+        (rc = mark_by_key(w, sels, 2, &keys, NULL)) || (rc = propagate_imports(w, sels)))
         goto done;
     /* C/C++: files including a changed include list, transitively, through import edges and
      * the include references that name an added or deleted file */
@@ -619,30 +855,53 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             break;
         rc = exec_fid(st, "DELETE FROM edges WHERE dst_fid = ?1", gone.items[i], w->err);
     }
+    /* delete the edges of what is resolved again, then move the edges into symbols that
+     * only changed ord (through a negative range: the primary key must stay unique) */
+    for (size_t i = 0; i < v->nfiles && !rc; i++) {
+        sel *x = &sels[i];
+        if (!x->all && !x->bits.len)
+            continue;
+        if (x->all) {
+            rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", v->files[i].fid, w->err);
+            continue;
+        }
+        for (size_t k = 0; k < x->bits.len && !rc; k++) {
+            if (!x->bits.items[k])
+                continue;
+            sqlite3_stmt *s;
+            if ((rc = lp_store_prepare(st, "DELETE FROM edges WHERE src_fid = ?1 AND ref_ord = ?2",
+                                       &s, w->err)))
+                break;
+            sqlite3_bind_int64(s, 1, v->files[i].fid);
+            sqlite3_bind_int(s, 2, (int)k);
+            if (sqlite3_step(s) != SQLITE_DONE)
+                rc = lp_store_sql_error(st, "updating edges", w->err);
+            sqlite3_reset(s);
+        }
+    }
+    for (size_t i = 0; i < remaps.len && !rc; i++) {
+        sqlite3_stmt *s;
+        if ((rc = lp_store_prepare(st,
+                                   "UPDATE edges SET dst_ord = -2 - ?3 WHERE dst_fid = ?1 AND"
+                                   " dst_ord = ?2",
+                                   &s, w->err)))
+            break;
+        sqlite3_bind_int64(s, 1, remaps.items[i].fid);
+        sqlite3_bind_int(s, 2, remaps.items[i].from);
+        sqlite3_bind_int(s, 3, remaps.items[i].to);
+        if (sqlite3_step(s) != SQLITE_DONE)
+            rc = lp_store_sql_error(st, "moving edges", w->err);
+        sqlite3_reset(s);
+        if (!rc && (i + 1 == remaps.len || remaps.items[i + 1].fid != remaps.items[i].fid))
+            rc = exec_fid(st, "UPDATE edges SET dst_ord = -2 - dst_ord WHERE dst_fid = ?1 AND"
+                              " dst_ord <= -2",
+                          remaps.items[i].fid, w->err);
+    }
     for (size_t i = 0; i < v->nfiles && !rc; i++) {
         sel *x = &sels[i];
         if (!x->all && !x->bits.len)
             continue;
         w->stats->files_affected++;
-        if (x->all) {
-            rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", v->files[i].fid, w->err);
-        } else {
-            for (size_t k = 0; k < x->bits.len && !rc; k++) {
-                if (!x->bits.items[k])
-                    continue;
-                sqlite3_stmt *s;
-                if ((rc = lp_store_prepare(st, "DELETE FROM edges WHERE src_fid = ?1 AND ref_ord = ?2",
-                                           &s, w->err)))
-                    break;
-                sqlite3_bind_int64(s, 1, v->files[i].fid);
-                sqlite3_bind_int(s, 2, (int)k);
-                if (sqlite3_step(s) != SQLITE_DONE)
-                    rc = lp_store_sql_error(st, "updating edges", w->err);
-                sqlite3_reset(s);
-            }
-        }
-        if (rc)
-            break;
         resolve_file(w, (uint32_t)i, x->bits.items, x->bits.len, x->all);
         rc = w->rc;
     }
@@ -651,7 +910,9 @@ done:
         lp_vec_free(&sels[i].bits);
     free(sels);
     gmap_free(&names);
+    gmap_free(&tops);
     gmap_free(&keys);
+    lp_vec_free(&remaps);
     lp_buf_release(&s1);
     lp_buf_release(&s2);
     lp_vec_free(&c_roots);

@@ -167,6 +167,14 @@ static void self_types(rctx *rc, const gref *r, cset *out)
     free(tq);
 }
 
+/* Python and JS/TS members share one namespace: a field or attribute named like a base's
+ * method hides it (x.f() then calls the field's value: not an edge). Elsewhere methods and
+ * fields are looked up apart. */
+static int member_want(const rctx *rc)
+{
+    return rc->lang == LP_LANG_PYTHON || gl_lang_is_js(rc->lang) ? K_ANY : K_CALLABLE;
+}
+
 static void resolve_member_call(rctx *rc, const gref *r, const cset *types, bool skip_self,
                                 gr_rule own_rule, gres *out)
 {
@@ -180,7 +188,7 @@ static void resolve_member_call(rctx *rc, const gref *r, const cset *types, bool
         cset bases = {0};
         gl_bases_of(rc, types->items[0], &bases);
         for (size_t i = 0; i < bases.len && !c.len; i++)
-            gl_members_of_type(rc, bases.items[i], r->name, K_CALLABLE, &c, &level);
+            gl_members_of_type(rc, bases.items[i], r->name, member_want(rc), &c, &level);
         lp_vec_free(&bases);
         if (!c.len) {
             gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
@@ -188,7 +196,7 @@ static void resolve_member_call(rctx *rc, const gref *r, const cset *types, bool
         }
         decide_call(rc, r, &c, GR_SUPER_METHOD, out);
     } else {
-        gl_members_of_type(rc, types->items[0], r->name, K_CALLABLE, &c, &level);
+        gl_members_of_type(rc, types->items[0], r->name, member_want(rc), &c, &level);
         if (!c.len) {
             gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
         } else {

@@ -34,7 +34,7 @@ def _files(root):
 def _edit(rng, root, graveyard):
     files = _files(root)
     op = rng.choice(["delete", "restore", "copy", "rename", "append", "unimport", "rebase",
-                     "rename", "append"])
+                     "rename", "append", "shift", "shift"])
     if op == "restore" and graveyard:
         rel, data = graveyard.pop(rng.randrange(len(graveyard)))
         os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
@@ -80,6 +80,24 @@ def _edit(rng, root, graveyard):
             with open(path, "a") as f:
                 f.write(snippet)
             return f"append {name} to {rel}"
+    if op == "shift":
+        # a new definition near the top: every later symbol changes ord, not identity
+        ext = os.path.splitext(rel)[1]
+        fresh = f"zz_shift{rng.randrange(1000)}"
+        snippet = {
+            ".py": f"def {fresh}():\n    return 0\n\n",
+            ".go": f"\nfunc {fresh}() int {{ return 0 }}\n",
+            ".c": f"static int {fresh}(void) {{ return 0; }}\n",
+            ".js": f"function {fresh}() {{ return 0; }}\n",
+            ".rs": f"fn {fresh}() -> i32 {{ 0 }}\n",
+        }.get(ext)
+        if snippet:
+            lines = text.split("\n")
+            at = 1 if ext == ".go" else 0
+            lines.insert(at, snippet)
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+            return f"shift {rel}"
     if op == "unimport":
         lines = text.split("\n")
         idx = [i for i, l in enumerate(lines)

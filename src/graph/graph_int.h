@@ -154,6 +154,7 @@ typedef struct gview {
     gmap names;      /* symbol name -> list index (name_lists) */
     pair_lists name_lists;
     bool preloaded;  /* every name is in `names` (full builds) */
+    bool maps_built; /* by_path, by_stem, by_dir (built on first use) */
     /* Go modules: go.mod directories and module paths; Rust crates: Cargo.toml dirs. */
     LP_VEC(const char *) gomod_dirs;
     LP_VEC(const char *) gomod_paths;
@@ -176,7 +177,7 @@ lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err);
 void gv_close(gview *v);
 /* File index of a file id / path; -1 when not in the publication. */
 int32_t gv_file_of_fid(const gview *v, int64_t fid);
-int32_t gv_file_of_path(const gview *v, const char *path, size_t len);
+int32_t gv_file_of_path(gview *v, const char *path, size_t len);
 /* The blob of a file (symbols + structural refs), loaded on first use; NULL on error. */
 const gblob *gv_blob(gview *v, uint32_t file, lp_error *err);
 /* Every symbol named name: (file, ord) sorted by file index then ord. */
@@ -186,8 +187,9 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
 lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t *n,
                       lp_error *err);
 /* Files in a directory ("" = root) / with a base name stem (without extension). */
-const u32_vec *gv_dir_files(const gview *v, const char *dir, size_t len);
-const u32_vec *gv_stem_files(const gview *v, const char *stem, size_t len);
+const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len);
+const u32_vec *gv_stem_files(gview *v, const char *stem, size_t len);
+gmap *gv_dir_map(gview *v); /* directory -> dir_lists index (built on first use) */
 /* A test file by its path (tests/ folders, test_*.py, *_test.go, *.test.ts, FooTest.java...). */
 bool gv_is_test_path(const char *path, lp_lang lang);
 /* Derived per-file facts (package, module path, test file). */

@@ -285,8 +285,9 @@ void gm_go_package(gview *v, const char *path, gfiles *out)
     if (!found.len) {
         const char *best = NULL;
         size_t best_len = 0, ties = 0;
-        for (size_t i = 0; i < v->by_dir.cap; i++) {
-            const char *d = v->by_dir.keys[i];
+        const gmap *dirs = gv_dir_map(v);
+        for (size_t i = 0; i < dirs->cap; i++) {
+            const char *d = dirs->keys[i];
             if (!d || !*d)
                 continue;
             lp_str ds = lp_str_c(d);

@@ -561,14 +561,14 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, 
      * LP_REFF_SELF | _SUPER | _SHADOWED | _UNTYPED | _COMPLEX | _TYPED; `<> ''` lets SQLite
      * use the partial indexes refs_key2 / refs_mkey */
     static const char *const sqls[] = {
-        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
-        " b.bid = r.bid WHERE r.name = ?1 AND (r.flags & 63) = 0 AND (?2 OR b.lang IN"
-        " (7, 9, 10, 11))",
-        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
-        " b.bid = r.bid WHERE r.key2 = ?1 AND r.key2 <> '' AND (?2 OR b.lang IN"
-        " (7, 9, 10, 11))",
-        "SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"
-        " AND r.mkey <> '' AND ?2"};
+        ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
+         " b.bid = r.bid WHERE r.name = ?1 AND (r.flags & 63) = 0 AND (?2 OR b.lang IN"
+         " (7, 9, 10, 11))"),
+        ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
+         " b.bid = r.bid WHERE r.key2 = ?1 AND r.key2 <> '' AND (?2 OR b.lang IN"
+         " (7, 9, 10, 11))"),
+        ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"
+         " AND r.mkey <> '' AND ?2")};
     for (size_t i = 0; i < set->cap; i++) {
         if (!set->keys[i])
             continue;

@@ -167,17 +167,8 @@ lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
     v->by_fid = lp_xmalloc(lp_mul_size((size_t)v->max_fid + 1, sizeof(int32_t)));
     for (int64_t i = 0; i <= v->max_fid; i++)
         v->by_fid[i] = -1;
-    for (size_t i = 0; i < v->nfiles; i++) {
-        gfile *f = &v->files[i];
-        v->by_fid[f->fid] = (int32_t)i;
-        *gmap_put(&v->by_path, &v->arena, f->path, strlen(f->path), NULL) = (uint32_t)i;
-        lp_str base = lp_path_basename(lp_str_c(f->path));
-        lp_str ext = lp_path_ext(base);
-        u32_list_add(&v->by_stem, &v->arena, &v->stem_lists, base.ptr, base.len - ext.len,
-                     (uint32_t)i);
-        u32_list_add(&v->by_dir, &v->arena, &v->dir_lists, f->dir, strlen(f->dir),
-                     (uint32_t)i);
-    }
+    for (size_t i = 0; i < v->nfiles; i++)
+        v->by_fid[v->files[i].fid] = (int32_t)i;
     if (!preload)
         return LP_OK;
     v->preloaded = true;
@@ -250,22 +241,49 @@ int32_t gv_file_of_fid(const gview *v, int64_t fid)
     return v->by_fid[fid];
 }
 
-int32_t gv_file_of_path(const gview *v, const char *path, size_t len)
+/* The path, folder and stem maps are built on first use (the tools often need none). */
+static void build_maps(gview *v)
 {
+    if (v->maps_built)
+        return;
+    v->maps_built = true;
+    for (size_t i = 0; i < v->nfiles; i++) {
+        gfile *f = &v->files[i];
+        *gmap_put(&v->by_path, &v->arena, f->path, strlen(f->path), NULL) = (uint32_t)i;
+        lp_str base = lp_path_basename(lp_str_c(f->path));
+        lp_str ext = lp_path_ext(base);
+        u32_list_add(&v->by_stem, &v->arena, &v->stem_lists, base.ptr, base.len - ext.len,
+                     (uint32_t)i);
+        u32_list_add(&v->by_dir, &v->arena, &v->dir_lists, f->dir, strlen(f->dir),
+                     (uint32_t)i);
+    }
+}
+
+int32_t gv_file_of_path(gview *v, const char *path, size_t len)
+{
+    build_maps(v);
     uint32_t *p = gmap_get(&v->by_path, path, len);
     return p ? (int32_t)*p : -1;
 }
 
-const u32_vec *gv_dir_files(const gview *v, const char *dir, size_t len)
+const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len)
 {
+    build_maps(v);
     uint32_t *p = gmap_get(&v->by_dir, dir, len);
     return p ? &v->dir_lists.items[*p] : NULL;
 }
 
-const u32_vec *gv_stem_files(const gview *v, const char *stem, size_t len)
+const u32_vec *gv_stem_files(gview *v, const char *stem, size_t len)
 {
+    build_maps(v);
     uint32_t *p = gmap_get(&v->by_stem, stem, len);
     return p ? &v->stem_lists.items[*p] : NULL;
+}
+
+gmap *gv_dir_map(gview *v)
+{
+    build_maps(v);
+    return &v->by_dir;
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -58,10 +58,11 @@ static void text(const json_t *res)
                lp_graph_cli_int(ce, "provedCalls"), lp_graph_cli_int(ce, "ambiguous"),
                lp_graph_cli_int(ce, "unresolved"));
     if (cr)
-        printf("caller evidence: %lld proved, %lld ambiguous call sites, %lld unresolved "
+        printf("caller evidence: %lld proved, %lld ambiguous call sites, %lld%s unresolved "
                "same-name call sites\n",
                lp_graph_cli_int(cr, "provedCallers"), lp_graph_cli_int(cr, "ambiguousCallSites"),
-               lp_graph_cli_int(cr, "unresolvedSameName"));
+               lp_graph_cli_int(cr, "unresolvedSameName"),
+               json_is_true(json_object_get(cr, "unresolvedSameNameCapped")) ? "+" : "");
     size_t i;
     const json_t *u;
     json_array_foreach(json_object_get(res, "unresolvedCallees"), i, u)

@@ -102,6 +102,7 @@ static json_t *graph_json(const char *root, const lp_index_status *s)
                                         json_integer((json_int_t)t.edges[k]));
             json_object_set_new(g, "edges", e);
             json_object_set_new(g, "ambiguousReferences", json_integer((json_int_t)t.ambiguous_refs));
+            json_object_set_new(g, "unresolvedCalls", json_integer((json_int_t)t.unresolved_calls));
             json_object_set_new(g, "references", json_integer((json_int_t)t.refs));
         }
         if (st)
@@ -117,12 +118,13 @@ static void graph_human(const json_t *g)
     const json_t *e = json_object_get(g, "edges");
     if (e)
         printf("  graph: %lld calls, %lld imports, %lld exports, %lld tests edges; %lld ambiguous "
-               "of %lld references\n",
+               "references, %lld unresolved calls, %lld references in all\n",
                (long long)json_integer_value(json_object_get(e, "calls")),
                (long long)json_integer_value(json_object_get(e, "imports")),
                (long long)json_integer_value(json_object_get(e, "exports")),
                (long long)json_integer_value(json_object_get(e, "tests")),
                (long long)json_integer_value(json_object_get(g, "ambiguousReferences")),
+               (long long)json_integer_value(json_object_get(g, "unresolvedCalls")),
                (long long)json_integer_value(json_object_get(g, "references")));
     printf("  graph capabilities (edges the rules can prove; absent edges prove nothing):\n");
     printf("    %-11s %-6s %-8s %-8s %-6s %s\n", "language", "calls", "imports", "exports", "tests",

@@ -232,79 +232,111 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
     return rc;
 }
 
-/* The evidence that is not an edge, for the root's own call sites. */
+/* The evidence that is not an edge, for the root's own call sites: the notes written with
+ * the edges (GE_NOTE_*), so nothing is resolved again here. */
 static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, json_t *out,
                                  lp_error *err)
 {
-    gview v;
-    lp_status rc = gv_open(&v, g->st, false, err);
+    sqlite3_stmt *s;
+    size_t proved = 0, amb = 0, unres = 0;
+    lp_status rc = lp_store_prepare(g->st,
+                                    "SELECT count(DISTINCT ref_ord) FROM edges WHERE src_fid = ?1"
+                                    " AND src_ord = ?2 AND kind = 0 AND rule <> 0",
+                                    &s, err);
     if (rc)
         return rc;
-    lp_arena a;
-    lp_arena_init(&a, 0);
-    gref *refs = NULL;
-    size_t n = 0;
-    json_t *unresolved = json_array(), *ambiguous = json_array(), *by_reason = json_object();
-    size_t proved = 0, amb = 0, unres = 0;
-    int32_t fi = gv_file_of_fid(&v, root->fid);
-    if (fi >= 0 && !(rc = gv_all_refs(&v, root->bid, &a, &refs, &n, err))) {
-        for (size_t i = 0; i < n; i++) {
-            const gref *r = &refs[i];
-            if (r->owner != root->ord || (r->kind != LP_REF_CALL && r->kind != LP_REF_NEW))
-                continue;
-            gres res;
-            gr_resolve(&v, (uint32_t)fi, r, &res);
-            char text[300];
-            snprintf(text, sizeof text, "%s%s%s", r->qual[0] ? r->qual : "", r->qual[0] ? "." : "",
-                     r->name);
-            json_t *site = json_pack("{s:o, s:i, s:i}", "file", gq_json_str(root->path),
-                                     "startLine", (int)r->start_line, "endLine", (int)r->end_line);
-            if (res.status == GR_PROVED) {
-                proved++;
-                json_decref(site);
-            } else if (res.status == GR_AMBIGUOUS) {
-                amb++;
-                json_t *cands = json_array();
-                for (uint32_t k = 0; k < res.ntargets; k++) {
-                    gq_sym c;
-                    if (!gq_symbol_at(g->st, v.files[res.targets[k].file].fid, res.targets[k].ord,
-                                      g->arena, &c, NULL))
-                        json_array_append_new(cands, gq_sym_json(&c));
-                }
-                if (json_array_size(ambiguous) < 50)
-                    json_array_append_new(ambiguous,
-                                          json_pack("{s:o, s:o, s:i, s:o}", "callee",
-                                                    gq_json_str(text), "callSite", site,
-                                                    "candidateCount", (int)res.ncand,
-                                                    "candidates", cands));
-                else {
-                    json_decref(site);
-                    json_decref(cands);
-                }
-            } else if (res.status == GR_UNRESOLVED) {
-                unres++;
-                const char *rn = gr_reason_name((gr_reason)res.reason);
-                json_t *cnt = json_object_get(by_reason, rn);
-                json_object_set_new(by_reason, rn, json_integer(cnt ? json_integer_value(cnt) + 1 : 1));
-                if (json_array_size(unresolved) < 50)
-                    json_array_append_new(
-                        unresolved, json_pack("{s:o, s:o, s:s, s:s}", "callee", gq_json_str(text),
-                                              "callSite", site, "reason", rn, "explanation",
-                                              gr_reason_text((gr_reason)res.reason)));
-                else
-                    json_decref(site);
-            } else {
-                json_decref(site);
-            }
-        }
+    sqlite3_bind_int64(s, 1, root->fid);
+    sqlite3_bind_int(s, 2, root->ord);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        proved = (size_t)sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    typedef struct note {
+        int kind;
+        int32_t ref, value, rule;
+        uint32_t start_line, end_line;
+        const char *text;
+    } note;
+    LP_VEC(note) notes = {0};
+    if ((rc = lp_store_prepare(g->st,
+                               "SELECT e.kind, e.ref_ord, e.dst_ord, e.rule, r.name, r.qual,"
+                               " r.start_line, r.end_line FROM edges e JOIN files f ON"
+                               " f.fid = e.src_fid JOIN refs r ON r.bid = f.bid AND r.ord = e.ref_ord"
+                               " WHERE e.src_fid = ?1 AND e.src_ord = ?2 AND e.kind IN (100, 101)"
+                               " ORDER BY e.ref_ord",
+                               &s, err)))
+        return rc;
+    sqlite3_bind_int64(s, 1, root->fid);
+    sqlite3_bind_int(s, 2, root->ord);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 4);
+        const char *qual = (const char *)sqlite3_column_text(s, 5);
+        char text[300];
+        snprintf(text, sizeof text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
+                 name ? name : "");
+        note n = {sqlite3_column_int(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int(s, 2),
+                  sqlite3_column_int(s, 3), (uint32_t)sqlite3_column_int(s, 6),
+                  (uint32_t)sqlite3_column_int(s, 7), lp_arena_strdup(g->arena, text)};
+        lp_vec_push(&notes, n);
     }
+    sqlite3_reset(s);
+    json_t *unresolved = json_array(), *ambiguous = json_array(), *by_reason = json_object();
+    for (size_t i = 0; i < notes.len && !rc; i++) {
+        const note *n = &notes.items[i];
+        if (n->kind == GE_NOTE_UNRESOLVED) {
+            unres++;
+            gr_reason reason = (gr_reason)(n->rule - 1);
+            const char *rn = gr_reason_name(reason);
+            json_t *cnt = json_object_get(by_reason, rn);
+            json_object_set_new(by_reason, rn, json_integer(cnt ? json_integer_value(cnt) + 1 : 1));
+            if (json_array_size(unresolved) < 50)
+                json_array_append_new(
+                    unresolved,
+                    json_pack("{s:o, s:{s:o, s:i, s:i}, s:s, s:s}", "callee", gq_json_str(n->text),
+                              "callSite", "file", gq_json_str(root->path), "startLine",
+                              (int)n->start_line, "endLine", (int)n->end_line, "reason", rn,
+                              "explanation", gr_reason_text(reason)));
+            continue;
+        }
+        amb++;
+        if (json_array_size(ambiguous) >= 50)
+            continue;
+        json_t *cands = json_array();
+        if ((rc = lp_store_prepare(g->st,
+                                   "SELECT dst_fid, dst_ord FROM edges WHERE src_fid = ?1 AND"
+                                   " ref_ord = ?2 AND kind = 0 AND rule = 0 ORDER BY dst_fid, dst_ord",
+                                   &s, err))) {
+            json_decref(cands);
+            break;
+        }
+        sqlite3_bind_int64(s, 1, root->fid);
+        sqlite3_bind_int(s, 2, n->ref);
+        typedef struct fo {
+            int64_t fid;
+            int32_t ord;
+        } fo;
+        LP_VEC(fo) found = {0};
+        while (sqlite3_step(s) == SQLITE_ROW)
+            lp_vec_push(&found, ((fo){sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1)}));
+        sqlite3_reset(s);
+        for (size_t k = 0; k < found.len; k++) {
+            gq_sym c;
+            if (!cg_sym(g, found.items[k].fid, found.items[k].ord, &c, NULL))
+                json_array_append_new(cands, gq_sym_json(&c));
+        }
+        lp_vec_free(&found);
+        json_array_append_new(ambiguous,
+                              json_pack("{s:o, s:{s:o, s:i, s:i}, s:i, s:o}", "callee",
+                                        gq_json_str(n->text), "callSite", "file",
+                                        gq_json_str(root->path), "startLine", (int)n->start_line,
+                                        "endLine", (int)n->end_line, "candidateCount",
+                                        (int)n->value, "candidates", cands));
+    }
+    lp_vec_free(&notes);
     json_object_set_new(summary, "callees",
                         json_pack("{s:i, s:i, s:i, s:o}", "provedCalls", (int)proved, "ambiguous",
                                   (int)amb, "unresolved", (int)unres, "unresolvedByReason", by_reason));
     json_object_set_new(out, "unresolvedCallees", unresolved);
     json_object_set_new(out, "ambiguousCallees", ambiguous);
-    lp_arena_release(&a);
-    gv_close(&v);
     return rc;
 }
 
@@ -356,34 +388,56 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
                                                        sites.items[i].ref, sites.items[i].path,
                                                        NULL)));
     lp_vec_free(&sites);
-    /* unresolved same-name call sites: references with the name and no edge at all */
+    /* unresolved same-name call sites: references with the name and no edge at all; a
+     * common name (String, Len) has thousands, so the count stops at SAME_NAME_CAP (and
+     * says so) and the sample is the first 20 by path of what was read */
+    enum { SAME_NAME_CAP = 200 };
     json_t *possible = json_array();
-    size_t npossible = 0;
+    typedef struct psite {
+        const char *path, *qual;
+        int32_t ord, line;
+    } psite;
+    LP_VEC(psite) ps = {0};
     if ((rc = lp_store_prepare(g->st,
-                               "SELECT f.fid, r.ord, f.path, r.start_line, r.qual FROM refs r JOIN"
+                               "SELECT f.path, r.ord, r.start_line, r.qual FROM refs r JOIN"
                                " files f ON f.bid = r.bid WHERE r.name = ?1 AND r.kind IN (0, 1)"
                                " AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.src_fid = f.fid AND"
-                               " e.ref_ord = r.ord AND e.kind = 0) ORDER BY f.path, r.ord",
+                               " e.ref_ord = r.ord AND e.kind = 0) LIMIT ?2",
                                &s, err)))
         return rc;
     sqlite3_bind_text(s, 1, root->name, -1, SQLITE_STATIC);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        npossible++;
-        if (json_array_size(possible) >= 20)
-            continue;
-        const char *q = (const char *)sqlite3_column_text(s, 4);
-        char text[300];
-        snprintf(text, sizeof text, "%s%s%s", q && *q ? q : "", q && *q ? "." : "", root->name);
-        json_array_append_new(possible,
-                              json_pack("{s:o, s:o, s:i}", "callee", gq_json_str(text), "file",
-                                        gq_json_str((const char *)sqlite3_column_text(s, 2)),
-                                        "startLine", sqlite3_column_int(s, 3)));
-    }
+    sqlite3_bind_int(s, 2, SAME_NAME_CAP + 1);
+    while (sqlite3_step(s) == SQLITE_ROW)
+        lp_vec_push(&ps, ((psite){lp_arena_strdup(g->arena, (const char *)sqlite3_column_text(s, 0)),
+                                  lp_arena_strdup(g->arena, (const char *)sqlite3_column_text(s, 3)),
+                                  sqlite3_column_int(s, 1), sqlite3_column_int(s, 2)}));
     sqlite3_reset(s);
+    bool capped = ps.len > SAME_NAME_CAP;
+    size_t npossible = capped ? SAME_NAME_CAP : ps.len;
+    for (size_t i = 1; i < npossible; i++) /* insertion sort by (path, ord): at most 200 */
+        for (size_t j = i; j > 0; j--) {
+            psite *x = &ps.items[j - 1], *y = &ps.items[j];
+            int c = strcmp(x->path, y->path);
+            if (c < 0 || (c == 0 && x->ord <= y->ord))
+                break;
+            psite t = *x;
+            *x = *y;
+            *y = t;
+        }
+    for (size_t i = 0; i < npossible && i < 20; i++) {
+        const psite *p = &ps.items[i];
+        char text[300];
+        snprintf(text, sizeof text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
+                 p->qual && *p->qual ? "." : "", root->name);
+        json_array_append_new(possible, json_pack("{s:o, s:o, s:i}", "callee", gq_json_str(text),
+                                                  "file", gq_json_str(p->path), "startLine",
+                                                  (int)p->line));
+    }
+    lp_vec_free(&ps);
     json_object_set_new(summary, "callers",
-                        json_pack("{s:i, s:i, s:i}", "provedCallers", (int)proved,
+                        json_pack("{s:i, s:i, s:i, s:b}", "provedCallers", (int)proved,
                                   "ambiguousCallSites", (int)namb, "unresolvedSameName",
-                                  (int)npossible));
+                                  (int)npossible, "unresolvedSameNameCapped", capped));
     json_object_set_new(out, "ambiguousCallers", amb);
     json_object_set_new(out, "possibleCallers", possible);
     return LP_OK;
@@ -445,7 +499,7 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
         return lp_error_set(err, LP_EINVAL, "direction must be callers, callees or both, not '%s'",
                             dir);
     int depth = (int)gq_arg_int(call->args, "depth", 2, 1, 5);
-    uint64_t t0 = lp_now_ns();
+    uint64_t t0 = lp_now_ns(), t_bfs = t0, t_callee = t0, t_caller = t0;
     size_t g_nodes = 0, g_edges = 0;
     cg g;
     memset(&g, 0, sizeof g);
@@ -515,15 +569,18 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
         sqlite3_reset(s);
     }
     g.cut_depth = more;
+    t_bfs = lp_now_ns();
     json_t *summary = json_object();
     if (callees && (rc = callee_evidence(&g, &root, summary, res, err))) {
         json_decref(summary);
         goto done;
     }
+    t_callee = lp_now_ns();
     if (callers && (rc = caller_evidence(&g, &root, summary, res, err))) {
         json_decref(summary);
         goto done;
     }
+    t_caller = lp_now_ns();
     json_object_set_new(summary, "returnedEdges", json_integer((json_int_t)g.nedges));
     g_nodes = g.ns.items.len;
     g_edges = g.nedges;
@@ -565,8 +622,12 @@ done:
         return rc;
     }
     *out = res;
-    lp_log(LP_LOG_INFO, "graph.call_graph", "depth=%d nodes=%zu edges=%zu us=%llu", depth,
-           g_nodes, g_edges, (unsigned long long)((lp_now_ns() - t0) / 1000));
+    lp_log(LP_LOG_INFO, "graph.call_graph",
+           "depth=%d nodes=%zu edges=%zu bfs_us=%llu callee_ev_us=%llu caller_ev_us=%llu us=%llu",
+           depth, g_nodes, g_edges, (unsigned long long)((t_bfs - t0) / 1000),
+           (unsigned long long)((t_callee - t_bfs) / 1000),
+           (unsigned long long)((t_caller - t_callee) / 1000),
+           (unsigned long long)((lp_now_ns() - t0) / 1000));
     return LP_OK;
 }
 

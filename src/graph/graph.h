@@ -67,6 +67,7 @@ json_t *lp_graph_caps_json(void);
 typedef struct lp_graph_totals {
     uint64_t edges[LP_EDGE_KIND_COUNT]; /* proved edges by kind (contains: 0, not stored) */
     uint64_t ambiguous_refs;            /* references with candidates and no edge */
+    uint64_t unresolved_calls;          /* call / new references that proved nothing */
     uint64_t refs;                      /* references of the published files */
 } lp_graph_totals;
 lp_status lp_graph_totals_get(lp_store *st, lp_graph_totals *out, lp_error *err);

@@ -171,6 +171,28 @@ static void put_edge(writer *w, int64_t src_fid, int32_t ref_ord, int32_t src_or
     sqlite3_reset(s);
 }
 
+static void put_note(writer *w, int64_t src_fid, int32_t ref_ord, int32_t src_ord, int kind,
+                     int32_t value, int rule)
+{
+    if (w->rc)
+        return;
+    sqlite3_stmt *s;
+    if ((w->rc = lp_store_prepare(w->st,
+                                  "INSERT OR IGNORE INTO edges(src_fid, ref_ord, kind, dst_fid,"
+                                  " dst_ord, src_ord, rule) VALUES(?1, ?2, ?3, 0, ?4, ?5, ?6)",
+                                  &s, w->err)))
+        return;
+    sqlite3_bind_int64(s, 1, src_fid);
+    sqlite3_bind_int(s, 2, ref_ord);
+    sqlite3_bind_int(s, 3, kind);
+    sqlite3_bind_int(s, 4, value);
+    sqlite3_bind_int(s, 5, src_ord);
+    sqlite3_bind_int(s, 6, rule);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        w->rc = lp_store_sql_error(w->st, "storing a reference note", w->err);
+    sqlite3_reset(s);
+}
+
 static void emit_file_edge(void *ctx, int32_t ref_ord, int32_t src_ord, lp_edge_kind kind,
                            gpair dst, gr_rule rule)
 {
@@ -198,9 +220,13 @@ static void write_result(writer *w, uint32_t file, const gref *r, const gres *re
     case GR_AMBIGUOUS:
         for (uint32_t i = 0; i < res->ntargets; i++)
             put_edge(w, fid, r->ord, src, res->edge, res->targets[i], GR_CANDIDATE);
+        if (r->kind == LP_REF_CALL || r->kind == LP_REF_NEW)
+            put_note(w, fid, r->ord, src, GE_NOTE_AMBIGUOUS, (int32_t)res->ncand, 1);
         w->stats->ambiguous++;
         break;
     case GR_UNRESOLVED:
+        if (r->kind == LP_REF_CALL || r->kind == LP_REF_NEW)
+            put_note(w, fid, r->ord, src, GE_NOTE_UNRESOLVED, 0, 1 + (int)res->reason);
         w->stats->unresolved++;
         break;
     default:
@@ -1000,6 +1026,31 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
         lp_vec_push(&lines, lp_xstrdup(line.ptr));
     }
     sqlite3_reset(s);
+    /* the notes (unresolved / ambiguous call outcomes) */
+    if (step == SQLITE_DONE &&
+        !(rc = lp_store_prepare(st,
+                                "SELECT fs.path, coalesce(ss.qname, '-'), coalesce(ss.ordinal, 0),"
+                                " e.kind, e.dst_ord, e.rule, e.ref_ord FROM edges e JOIN files fs"
+                                " ON fs.fid = e.src_fid LEFT JOIN symbols ss ON ss.bid = fs.bid AND"
+                                " ss.ord = e.src_ord WHERE e.kind >= 100",
+                                &s, err))) {
+        while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+            lp_buf_reset(&line);
+            lp_buf_printf(&line, "%s:%s", (const char *)sqlite3_column_text(s, 0),
+                          (const char *)sqlite3_column_text(s, 1));
+            if (sqlite3_column_int(s, 2))
+                lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 2));
+            if (sqlite3_column_int(s, 3) == GE_NOTE_UNRESOLVED)
+                lp_buf_printf(&line, " unresolved %s ref=%d\n",
+                              gr_reason_name((gr_reason)(sqlite3_column_int(s, 5) - 1)),
+                              sqlite3_column_int(s, 6));
+            else
+                lp_buf_printf(&line, " ambiguous candidates=%d ref=%d\n",
+                              sqlite3_column_int(s, 4), sqlite3_column_int(s, 6));
+            lp_vec_push(&lines, lp_xstrdup(line.ptr));
+        }
+        sqlite3_reset(s);
+    }
     lp_buf_release(&line);
     if (lines.len > 1)
         qsort(lines.items, lines.len, sizeof(char *), str_cmp);
@@ -1008,5 +1059,7 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
         free(lines.items[i]);
     }
     lp_vec_free(&lines);
+    if (rc)
+        return rc;
     return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "reading edges", err);
 }

@@ -52,7 +52,8 @@ static const char *const schema_v1 =
 /* Version 2: the code graph (src/graph). refs: content-keyed reference evidence (one row
  * per lp_ref of a blob; key2/mkey are the extra names a reference's resolution depends on,
  * for incremental re-resolution). edges: derived per publication over (file id, symbol ord)
- * endpoints (ord -1: the file itself); rule 0 marks an ambiguous candidate, not an edge. */
+ * endpoints (ord -1: the file itself); rule 0 marks an ambiguous candidate, not an edge;
+ * kinds 100 / 101 are notes (unresolved / ambiguous call outcomes, dst_fid 0). */
 #define SCHEMA_V2_GRAPH                                                                        \
     "CREATE TABLE refs(bid INTEGER NOT NULL, ord INTEGER NOT NULL, kind INTEGER NOT NULL,"     \
     "  owner INTEGER NOT NULL, name TEXT NOT NULL, qual TEXT NOT NULL, alias TEXT NOT NULL,"   \

@@ -255,5 +255,9 @@ def test_status_capabilities(ctx):
     assert caps["javascript"]["exports"] and not caps["python"]["exports"]
     assert all(c["calls"] and c["imports"] for c in caps.values())
     assert r["graph"]["edges"]["calls"] == 7 and r["graph"]["edges"]["imports"] >= 4
+    # unresolved calls are counted apart from edges (the C fixture has some: printf, a
+    # shadowed name)
+    assert r["graph"]["unresolvedCalls"] >= 1
     out = ctx.ok("status", cwd=proj).out
+    assert "unresolved calls" in out
     assert "graph capabilities" in out and "scala" in out

@@ -233,7 +233,7 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
 }
 
 /* The evidence that is not an edge, for the root's own call sites: the notes written with
- * the edges (GE_NOTE_*), so nothing is resolved again here. */
+ * the edges (notes table, GE_NOTE_*), so nothing is resolved again here. */
 static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, json_t *out,
                                  lp_error *err)
 {
@@ -258,11 +258,10 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
     } note;
     LP_VEC(note) notes = {0};
     if ((rc = lp_store_prepare(g->st,
-                               "SELECT e.kind, e.ref_ord, e.dst_ord, e.rule, r.name, r.qual,"
-                               " r.start_line, r.end_line FROM edges e JOIN files f ON"
+                               "SELECT e.kind, e.ref_ord, e.value, e.value, r.name, r.qual,"
+                               " r.start_line, r.end_line FROM notes e JOIN files f ON"
                                " f.fid = e.src_fid JOIN refs r ON r.bid = f.bid AND r.ord = e.ref_ord"
-                               " WHERE e.src_fid = ?1 AND e.src_ord = ?2 AND e.kind IN (100, 101)"
-                               " ORDER BY e.ref_ord",
+                               " WHERE e.src_fid = ?1 AND e.src_ord = ?2 ORDER BY e.ref_ord",
                                &s, err)))
         return rc;
     sqlite3_bind_int64(s, 1, root->fid);
@@ -284,7 +283,7 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         const note *n = &notes.items[i];
         if (n->kind == GE_NOTE_UNRESOLVED) {
             unres++;
-            gr_reason reason = (gr_reason)(n->rule - 1);
+            gr_reason reason = (gr_reason)n->rule;
             const char *rn = gr_reason_name(reason);
             json_t *cnt = json_object_get(by_reason, rn);
             json_object_set_new(by_reason, rn, json_integer(cnt ? json_integer_value(cnt) + 1 : 1));

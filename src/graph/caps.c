@@ -205,7 +205,7 @@ lp_status lp_graph_totals_get(lp_store *st, lp_graph_totals *out, lp_error *err)
     if (sqlite3_step(s) == SQLITE_ROW)
         out->ambiguous_refs = (uint64_t)sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
-    if ((rc = lp_store_prepare(st, "SELECT count(*) FROM edges WHERE kind = 100", &s, err)))
+    if ((rc = lp_store_prepare(st, "SELECT count(*) FROM notes WHERE kind = 0", &s, err)))
         return rc;
     if (sqlite3_step(s) == SQLITE_ROW)
         out->unresolved_calls = (uint64_t)sqlite3_column_int64(s, 0);

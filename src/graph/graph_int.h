@@ -229,13 +229,12 @@ int32_t gm_js_resolve(gview *v, uint32_t file, const char *spec);
  * Resolution (resolve.c). */
 #define GR_MAX_TARGETS 16
 
-/* Rows of the edges table that are notes, not edges (kinds past LP_EDGE_KIND_COUNT, so every
- * query that names a kind skips them; dst_fid 0 is no file): the outcome of a call or `new`
- * reference that proved nothing, written with its edges so call_graph summarises a symbol's
- * evidence with one indexed query instead of resolving again. Unresolved: rule = 1 + reason;
- * ambiguous: dst_ord = candidates found (the candidates themselves are rule-0 CALLS rows). */
-#define GE_NOTE_UNRESOLVED 100
-#define GE_NOTE_AMBIGUOUS 101
+/* The notes table: the outcome of a call or `new` reference that proved nothing, written
+ * with the edges so call_graph summarises a symbol's evidence with one query instead of
+ * resolving again. Unresolved: value = gr_reason; ambiguous: value = candidates found (the
+ * candidates themselves are rule-0 CALLS rows of edges). */
+#define GE_NOTE_UNRESOLVED 0
+#define GE_NOTE_AMBIGUOUS 1
 
 typedef struct gres {
     enum { GR_NONE = 0, GR_PROVED, GR_AMBIGUOUS, GR_UNRESOLVED } status;

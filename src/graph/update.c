@@ -134,7 +134,7 @@ lp_status lp_graph_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
 
 lp_status lp_graph_reset_all(lp_store *st, lp_error *err)
 {
-    return lp_store_exec(st, "DELETE FROM refs; DELETE FROM edges;", err);
+    return lp_store_exec(st, "DELETE FROM refs; DELETE FROM edges; DELETE FROM notes;", err);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -172,22 +172,21 @@ static void put_edge(writer *w, int64_t src_fid, int32_t ref_ord, int32_t src_or
 }
 
 static void put_note(writer *w, int64_t src_fid, int32_t ref_ord, int32_t src_ord, int kind,
-                     int32_t value, int rule)
+                     int32_t value)
 {
     if (w->rc)
         return;
     sqlite3_stmt *s;
     if ((w->rc = lp_store_prepare(w->st,
-                                  "INSERT OR IGNORE INTO edges(src_fid, ref_ord, kind, dst_fid,"
-                                  " dst_ord, src_ord, rule) VALUES(?1, ?2, ?3, 0, ?4, ?5, ?6)",
+                                  "INSERT OR REPLACE INTO notes(src_fid, ref_ord, src_ord, kind,"
+                                  " value) VALUES(?1, ?2, ?3, ?4, ?5)",
                                   &s, w->err)))
         return;
     sqlite3_bind_int64(s, 1, src_fid);
     sqlite3_bind_int(s, 2, ref_ord);
-    sqlite3_bind_int(s, 3, kind);
-    sqlite3_bind_int(s, 4, value);
-    sqlite3_bind_int(s, 5, src_ord);
-    sqlite3_bind_int(s, 6, rule);
+    sqlite3_bind_int(s, 3, src_ord);
+    sqlite3_bind_int(s, 4, kind);
+    sqlite3_bind_int(s, 5, value);
     if (sqlite3_step(s) != SQLITE_DONE)
         w->rc = lp_store_sql_error(w->st, "storing a reference note", w->err);
     sqlite3_reset(s);
@@ -221,12 +220,12 @@ static void write_result(writer *w, uint32_t file, const gref *r, const gres *re
         for (uint32_t i = 0; i < res->ntargets; i++)
             put_edge(w, fid, r->ord, src, res->edge, res->targets[i], GR_CANDIDATE);
         if (r->kind == LP_REF_CALL || r->kind == LP_REF_NEW)
-            put_note(w, fid, r->ord, src, GE_NOTE_AMBIGUOUS, (int32_t)res->ncand, 1);
+            put_note(w, fid, r->ord, src, GE_NOTE_AMBIGUOUS, (int32_t)res->ncand);
         w->stats->ambiguous++;
         break;
     case GR_UNRESOLVED:
         if (r->kind == LP_REF_CALL || r->kind == LP_REF_NEW)
-            put_note(w, fid, r->ord, src, GE_NOTE_UNRESOLVED, 0, 1 + (int)res->reason);
+            put_note(w, fid, r->ord, src, GE_NOTE_UNRESOLVED, (int32_t)res->reason);
         w->stats->unresolved++;
         break;
     default:
@@ -272,7 +271,7 @@ static int str_cmp(const void *a, const void *b)
 
 static lp_status full_rebuild(writer *w)
 {
-    lp_status rc = lp_store_exec(w->st, "DELETE FROM edges", w->err);
+    lp_status rc = lp_store_exec(w->st, "DELETE FROM edges; DELETE FROM notes;", w->err);
     if (rc)
         return rc;
     for (size_t i = 0; i < w->v->nfiles && !w->rc; i++) {
@@ -877,7 +876,8 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
 
     /* drop what goes, then resolve again */
     for (size_t i = 0; i < gone.len && !rc; i++) {
-        if ((rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", gone.items[i], w->err)))
+        if ((rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", gone.items[i], w->err)) ||
+            (rc = exec_fid(st, "DELETE FROM notes WHERE src_fid = ?1", gone.items[i], w->err)))
             break;
         rc = exec_fid(st, "DELETE FROM edges WHERE dst_fid = ?1", gone.items[i], w->err);
     }
@@ -888,21 +888,26 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         if (!x->all && !x->bits.len)
             continue;
         if (x->all) {
-            rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", v->files[i].fid, w->err);
+            if (!(rc = exec_fid(st, "DELETE FROM edges WHERE src_fid = ?1", v->files[i].fid, w->err)))
+                rc = exec_fid(st, "DELETE FROM notes WHERE src_fid = ?1", v->files[i].fid, w->err);
             continue;
         }
         for (size_t k = 0; k < x->bits.len && !rc; k++) {
             if (!x->bits.items[k])
                 continue;
             sqlite3_stmt *s;
-            if ((rc = lp_store_prepare(st, "DELETE FROM edges WHERE src_fid = ?1 AND ref_ord = ?2",
-                                       &s, w->err)))
-                break;
-            sqlite3_bind_int64(s, 1, v->files[i].fid);
-            sqlite3_bind_int(s, 2, (int)k);
-            if (sqlite3_step(s) != SQLITE_DONE)
-                rc = lp_store_sql_error(st, "updating edges", w->err);
-            sqlite3_reset(s);
+            for (int t = 0; t < 2 && !rc; t++) {
+                if ((rc = lp_store_prepare(st,
+                                           t ? "DELETE FROM notes WHERE src_fid = ?1 AND ref_ord = ?2"
+                                             : "DELETE FROM edges WHERE src_fid = ?1 AND ref_ord = ?2",
+                                           &s, w->err)))
+                    break;
+                sqlite3_bind_int64(s, 1, v->files[i].fid);
+                sqlite3_bind_int(s, 2, (int)k);
+                if (sqlite3_step(s) != SQLITE_DONE)
+                    rc = lp_store_sql_error(st, "updating edges", w->err);
+                sqlite3_reset(s);
+            }
         }
     }
     for (size_t i = 0; i < remaps.len && !rc; i++) {
@@ -957,7 +962,7 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
     uint64_t t0 = lp_now_ns();
     const char *nog = getenv("LOUPE_TEST_NO_GRAPH");
     if (nog && *nog && strcmp(nog, "0") != 0)
-        return lp_store_exec(st, "DELETE FROM edges", err);
+        return lp_store_exec(st, "DELETE FROM edges; DELETE FROM notes;", err);
     const char *force = getenv("LOUPE_TEST_GRAPH_FULL");
     if (force && *force && strcmp(force, "0") != 0)
         full = true;
@@ -1030,9 +1035,9 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
     if (step == SQLITE_DONE &&
         !(rc = lp_store_prepare(st,
                                 "SELECT fs.path, coalesce(ss.qname, '-'), coalesce(ss.ordinal, 0),"
-                                " e.kind, e.dst_ord, e.rule, e.ref_ord FROM edges e JOIN files fs"
+                                " e.kind, e.value, e.value, e.ref_ord FROM notes e JOIN files fs"
                                 " ON fs.fid = e.src_fid LEFT JOIN symbols ss ON ss.bid = fs.bid AND"
-                                " ss.ord = e.src_ord WHERE e.kind >= 100",
+                                " ss.ord = e.src_ord",
                                 &s, err))) {
         while ((step = sqlite3_step(s)) == SQLITE_ROW) {
             lp_buf_reset(&line);
@@ -1042,7 +1047,7 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
                 lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 2));
             if (sqlite3_column_int(s, 3) == GE_NOTE_UNRESOLVED)
                 lp_buf_printf(&line, " unresolved %s ref=%d\n",
-                              gr_reason_name((gr_reason)(sqlite3_column_int(s, 5) - 1)),
+                              gr_reason_name((gr_reason)sqlite3_column_int(s, 5)),
                               sqlite3_column_int(s, 6));
             else
                 lp_buf_printf(&line, " ambiguous candidates=%d ref=%d\n",

@@ -52,8 +52,9 @@ static const char *const schema_v1 =
 /* Version 2: the code graph (src/graph). refs: content-keyed reference evidence (one row
  * per lp_ref of a blob; key2/mkey are the extra names a reference's resolution depends on,
  * for incremental re-resolution). edges: derived per publication over (file id, symbol ord)
- * endpoints (ord -1: the file itself); rule 0 marks an ambiguous candidate, not an edge;
- * kinds 100 / 101 are notes (unresolved / ambiguous call outcomes, dst_fid 0). */
+ * endpoints (ord -1: the file itself); rule 0 marks an ambiguous candidate, not an edge.
+ * notes: derived with the edges, the outcome of a call reference that proved nothing
+ * (kind 0 unresolved, value = reason; kind 1 ambiguous, value = candidates found). */
 #define SCHEMA_V2_GRAPH                                                                        \
     "CREATE TABLE refs(bid INTEGER NOT NULL, ord INTEGER NOT NULL, kind INTEGER NOT NULL,"     \
     "  owner INTEGER NOT NULL, name TEXT NOT NULL, qual TEXT NOT NULL, alias TEXT NOT NULL,"   \
@@ -69,7 +70,10 @@ static const char *const schema_v1 =
     "  src_ord INTEGER NOT NULL, rule INTEGER NOT NULL,"                                      \
     "  PRIMARY KEY(src_fid, ref_ord, kind, dst_fid, dst_ord)) WITHOUT ROWID;"                 \
     "CREATE INDEX edges_dst ON edges(dst_fid, dst_ord, kind);"                                \
-    "CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);"
+    "CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);"                                \
+    "CREATE TABLE notes(src_fid INTEGER NOT NULL, ref_ord INTEGER NOT NULL,"                  \
+    "  src_ord INTEGER NOT NULL, kind INTEGER NOT NULL, value INTEGER NOT NULL,"              \
+    "  PRIMARY KEY(src_fid, ref_ord)) WITHOUT ROWID;"
 
 static const char *const schema_v2 = SCHEMA_V2_GRAPH;
 

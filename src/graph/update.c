@@ -271,7 +271,12 @@ static int str_cmp(const void *a, const void *b)
 
 static lp_status full_rebuild(writer *w)
 {
-    lp_status rc = lp_store_exec(w->st, "DELETE FROM edges; DELETE FROM notes;", w->err);
+    /* the secondary indexes are built once at the end (a sorted bulk build) rather than
+     * kept up to date row by row; the definitions are those of the schema (store/schema.c) */
+    lp_status rc = lp_store_exec(w->st,
+                                 "DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src;"
+                                 " DELETE FROM edges; DELETE FROM notes;",
+                                 w->err);
     if (rc)
         return rc;
     for (size_t i = 0; i < w->v->nfiles && !w->rc; i++) {
@@ -281,7 +286,12 @@ static lp_status full_rebuild(writer *w)
         resolve_file(w, (uint32_t)i, NULL, 0, true);
         w->stats->files_affected++;
     }
-    return w->rc;
+    if (w->rc)
+        return w->rc;
+    return lp_store_exec(w->st,
+                         "CREATE INDEX edges_dst ON edges(dst_fid, dst_ord, kind);"
+                         " CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);",
+                         w->err);
 }
 
 static void add_name(gmap *set, lp_arena *a, const char *s, size_t n)

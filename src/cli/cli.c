@@ -29,6 +29,13 @@ extern const lp_cli_cmd lp_cmd_doctor;
 extern const lp_cli_cmd lp_cmd_parse;
 extern const lp_cli_cmd lp_cmd_tools;
 extern const lp_cli_cmd lp_cmd_embed;
+extern const lp_cli_cmd lp_cmd_refs_dump;
+extern const lp_cli_cmd lp_cmd_graph_dump;
+extern const lp_cli_cmd lp_cmd_calls;
+extern const lp_cli_cmd lp_cmd_trace;
+extern const lp_cli_cmd lp_cmd_refs;
+extern const lp_cli_cmd lp_cmd_changes;
+extern const lp_cli_cmd lp_cmd_arch;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -44,6 +51,11 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_outline,
     &lp_cmd_symbol,
     &lp_cmd_tools,
+    &lp_cmd_calls,
+    &lp_cmd_trace,
+    &lp_cmd_refs,
+    &lp_cmd_changes,
+    &lp_cmd_arch,
     &lp_cmd_mcp,
     &lp_cmd_install,
     &lp_cmd_uninstall,
@@ -52,6 +64,8 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_debug_scan,
     &lp_cmd_parse,
     &lp_cmd_embed,
+    &lp_cmd_refs_dump,
+    &lp_cmd_graph_dump,
 };
 
 int lp_cli_exit_code(lp_status s)

@@ -3,6 +3,7 @@
  */
 #include "cli/cli_int.h"
 
+#include "graph/graph.h"
 #include "index/index.h"
 
 #include <getopt.h>
@@ -85,6 +86,64 @@ static void status_human(const char *root, const lp_index_status *s)
         printf("  run 'loupe index %s' to index it\n", root);
 }
 
+/* The code graph: totals of the publication and the per-language capability table. */
+static json_t *graph_json(const char *root, const lp_index_status *s)
+{
+    json_t *g = json_object();
+    if (s->pub.id && s->state != LP_STATE_REQUIRES_REINDEX) {
+        lp_store *st = NULL;
+        lp_graph_totals t;
+        if (!lp_store_open(root, LP_STORE_READ, &st, NULL) && !lp_store_pin(st, NULL) &&
+            !lp_graph_totals_get(st, &t, NULL)) {
+            json_t *e = json_object();
+            for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
+                if (k != LP_EDGE_CONTAINS)
+                    json_object_set_new(e, lp_edge_kind_name((lp_edge_kind)k),
+                                        json_integer((json_int_t)t.edges[k]));
+            json_object_set_new(g, "edges", e);
+            json_object_set_new(g, "ambiguousReferences", json_integer((json_int_t)t.ambiguous_refs));
+            json_object_set_new(g, "unresolvedCalls", json_integer((json_int_t)t.unresolved_calls));
+            json_object_set_new(g, "references", json_integer((json_int_t)t.refs));
+        }
+        if (st)
+            lp_store_unpin(st);
+        lp_store_close(st);
+    }
+    json_object_set_new(g, "capabilities", lp_graph_caps_json());
+    return g;
+}
+
+static void graph_human(const json_t *g)
+{
+    const json_t *e = json_object_get(g, "edges");
+    if (e)
+        printf("  graph: %lld calls, %lld imports, %lld exports, %lld tests edges; %lld ambiguous "
+               "references, %lld unresolved calls, %lld references in all\n",
+               (long long)json_integer_value(json_object_get(e, "calls")),
+               (long long)json_integer_value(json_object_get(e, "imports")),
+               (long long)json_integer_value(json_object_get(e, "exports")),
+               (long long)json_integer_value(json_object_get(e, "tests")),
+               (long long)json_integer_value(json_object_get(g, "ambiguousReferences")),
+               (long long)json_integer_value(json_object_get(g, "unresolvedCalls")),
+               (long long)json_integer_value(json_object_get(g, "references")));
+    printf("  graph capabilities (edges the rules can prove; absent edges prove nothing):\n");
+    printf("    %-11s %-6s %-8s %-8s %-6s %s\n", "language", "calls", "imports", "exports", "tests",
+           "contains");
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(g, "capabilities"), i, c)
+    {
+        const char *yn[2] = {"-", "yes"};
+        printf("    %-11s %-6s %-8s %-8s %-6s %s\n",
+               json_string_value(json_object_get(c, "language")),
+               yn[json_is_true(json_object_get(c, "calls"))],
+               yn[json_is_true(json_object_get(c, "imports"))],
+               yn[json_is_true(json_object_get(c, "exports"))],
+               yn[json_is_true(json_object_get(c, "tests"))],
+               yn[json_is_true(json_object_get(c, "contains"))]);
+    }
+}
+
 static int run_status(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -129,13 +188,18 @@ static int run_status(int argc, char **argv)
         code = lp_cli_fail(&err, json);
         goto done;
     }
+    json_t *graph = graph_json(root.ptr, &s);
     if (json) {
         json_t *j = status_json(root.ptr, &s);
+        json_object_set_new(j, "graph", graph);
+        graph = NULL;
         lp_cli_print_json(j);
         json_decref(j);
     } else {
         status_human(root.ptr, &s);
+        graph_human(graph);
     }
+    json_decref(graph);
     code = s.state == LP_STATE_NOT_INDEXED   ? LP_EXIT_NOT_INDEXED
            : s.state == LP_STATE_REQUIRES_REINDEX ? LP_EXIT_REINDEX
                                              : LP_EXIT_OK;

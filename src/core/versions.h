@@ -7,8 +7,8 @@
 #define LP_VERSIONS_H
 
 #define LP_PARSER_VERSION 1       /* tree-sitter grammars and parse options */
-#define LP_EXTRACTOR_VERSION 2    /* symbols and chunks (src/lang) */
+#define LP_EXTRACTOR_VERSION 3    /* symbols, chunks and references (src/lang) */
 #define LP_TOKENIZER_VERSION 1    /* lexical tokenizer (FTS) */
-#define LP_RELATIONSHIP_VERSION 0 /* code graph edges (src/graph); 0 = none */
+#define LP_RELATIONSHIP_VERSION 2 /* code graph edges (src/graph); 0 = none */
 
 #endif

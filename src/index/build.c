@@ -13,6 +13,7 @@
 #include "index/index_int.h"
 
 #include "embed/embed.h"
+#include "graph/graph.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -302,6 +303,7 @@ typedef struct writer {
     blob_map fresh; /* blobs inserted by this build */
     LP_VEC(int64_t) maybe_orphans;
     LP_VEC(lp_scan_skip) skips;
+    LP_VEC(lp_graph_change) changes; /* files added, changed or deleted (for the graph) */
     lp_hash128 *final_hash; /* per scan entry; zero = not in the publication */
     bool *in_pub;
     uint64_t last_progress_ns;
@@ -346,6 +348,7 @@ static lp_status file_delete(writer *w, const lp_stored_file *f, lp_error *err)
                                         : lp_store_sql_error(w->st, "removing a file", err);
     sqlite3_reset(s);
     lp_vec_push(&w->maybe_orphans, f->bid);
+    lp_vec_push(&w->changes, ((lp_graph_change){f->path, f->fid, f->bid, 0}));
     return rc;
 }
 
@@ -401,13 +404,15 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     } else if (r->kind == RES_REUSE) {
         rep->reused++;
     }
-    if (!it->stored)
+    if (!it->stored) {
         rep->added++;
-    else if (r->kind == RES_SAME)
+        lp_vec_push(&w->changes, ((lp_graph_change){e->path, 0, 0, bid}));
+    } else if (r->kind == RES_SAME) {
         rep->touched++;
-    else {
+    } else {
         rep->changed++;
         lp_vec_push(&w->maybe_orphans, it->stored->bid);
+        lp_vec_push(&w->changes, ((lp_graph_change){e->path, it->stored->fid, it->stored->bid, bid}));
     }
     return file_upsert(w, e, bid, err);
 }
@@ -781,6 +786,16 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     if (rc)
         goto done;
 
+    /* The code graph: before old evidence is collected (its symbols say what changed). */
+    report_progress(&w, "linking", done_items, items.len, rep->bytes_read, 0, true);
+    lp_graph_stats gst;
+    if ((rc = lp_graph_update(st, w.changes.items, w.changes.len,
+                              opts->op == LP_INDEX_REINDEX || cur.id == 0, &gst, err)))
+        goto done;
+    rep->graph_full = gst.full;
+    rep->graph_edges = gst.edges;
+    rep->graph_refs = gst.refs_resolved;
+    rep->ms_graph = gst.ms;
     report_progress(&w, "collecting", done_items, items.len, rep->bytes_read, 0, true);
     if ((rc = collect_orphans(&w, err)))
         goto done;
@@ -854,6 +869,7 @@ done:
     free(known.slots);
     free(w.fresh.slots);
     lp_vec_free(&w.maybe_orphans);
+    lp_vec_free(&w.changes);
     lp_vec_free(&w.skips);
     lp_store_close(st);
     lp_lease_release(lease);

@@ -7,6 +7,7 @@
 #include "index/index_int.h"
 
 #include "embed/embed.h"
+#include "graph/graph.h"
 
 static const char SQL_BLOB_INSERT[] =
     "INSERT INTO blobs(hash, lang, size, lines, flags, nsymbols, nchunks)"
@@ -135,6 +136,9 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
             return rc;
     }
 
+    if ((rc = lp_graph_evidence_insert(st, bid, lang, pr, err)))
+        return rc;
+
     lp_buf name, crumbs, doc;
     lp_buf_init(&name, 0);
     lp_buf_init(&crumbs, 0);
@@ -202,7 +206,8 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
         lp_str content = lp_buf_str(&raw);
         lp_parse_result pr;
         lp_error perr;
-        if (lp_parse(lang, content, NULL, &arena, &pr, &perr) == LP_OK) {
+        lp_parse_opts popts = {.no_refs = true}; /* only the chunks' columns are needed */
+        if (lp_parse(lang, content, &popts, &arena, &pr, &perr) == LP_OK) {
             if (pr.nchunks != cids.len)
                 lp_log(LP_LOG_WARN, "index.collect_mismatch", "bid=%lld stored=%zu parsed=%zu",
                        (long long)bid, cids.len, pr.nchunks);
@@ -225,6 +230,8 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
         rc = lp_embed_store_delete(st, bid, err);
     if (rc)
         goto done;
+    if ((rc = lp_graph_evidence_collect(st, bid, err)))
+        goto done;
     static const char *const deletes[] = {
         "DELETE FROM chunks WHERE bid = ?1", "DELETE FROM symbols WHERE bid = ?1",
         "DELETE FROM contents WHERE bid = ?1", "DELETE FROM blobs WHERE bid = ?1"};
@@ -246,6 +253,9 @@ done:
 
 lp_status lp_evidence_reset_all(lp_store *st, lp_error *err)
 {
+    lp_status rc = lp_graph_reset_all(st, err);
+    if (rc)
+        return rc;
     return lp_store_exec(st,
                          "DELETE FROM files; DELETE FROM skipped; DELETE FROM chunks;"
                          "DELETE FROM symbols; DELETE FROM contents; DELETE FROM blobs;"

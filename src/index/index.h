@@ -23,7 +23,7 @@ typedef enum lp_index_op {
 const char *lp_index_op_name(lp_index_op op);
 
 typedef struct lp_index_progress {
-    const char *phase; /* "scanning", "indexing", "collecting", "publishing" */
+    const char *phase; /* "scanning", "indexing", "linking", "collecting", "publishing" */
     uint64_t files_done, files_total;
     uint64_t bytes_done, bytes_total;
     uint64_t elapsed_ms;
@@ -56,6 +56,11 @@ typedef struct lp_index_report {
     bool partial; /* limit_reached */
     lp_hash128 merkle;
     uint64_t ms_scan, ms_total;
+    /* the code graph (src/graph): rebuilt in full or only where the changes reach */
+    bool graph_full;
+    uint64_t graph_refs;  /* references resolved by this build */
+    uint64_t graph_edges; /* edges written by this build */
+    uint64_t ms_graph;
 } lp_index_report;
 
 /* Resolve a user-given path to a root: realpath, must be a folder, broad-root check. */

@@ -19,6 +19,7 @@
  * their contents); container indexes always point backwards.
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 #include <ctype.h>
 
@@ -417,12 +418,15 @@ static void merge_found(found_vec *out, const lx_def *cur, uint32_t pattern, boo
  * node (it may contain others) and any number of leaf definitions below it (enum members
  * listed in their body, `X, Y int` names; a leaf is its own name). Matches of several
  * patterns for one node are merged. */
-static void collect_defs(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, found_vec *out)
+static void collect_defs(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, found_vec *out,
+                         lx_refs *refs)
 {
     out->len = 0;
     ts_query_cursor_exec(qc, rt->query, node);
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
+        if (rt->has_refs && lx_refs_take_match(refs, rt, &m, node))
+            continue; /* a reference pattern (refs.c) */
         lx_def shared;
         memset(&shared, 0, sizeof(shared));
         bool root_def = false, any_leaf = false;
@@ -859,7 +863,8 @@ static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint
                 }
             }
             if (f & LX_SYMF_ROOT) {
-                collect_defs(rt, qc, node, &ws->found);
+                int32_t outer = cx->container;
+                collect_defs(rt, qc, node, &ws->found, cx->refs);
                 /* the definition rooted here first: it contains the leaves */
                 for (size_t k = 0; k < ws->found.len; k++) {
                     if (!ws->found.items[k].root)
@@ -875,6 +880,7 @@ static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint
                     if (!ws->found.items[k].root && !ws->found.items[k].d.scope)
                         add_symbol(cx, ws, &ws->found.items[k].d, true);
                 cx->leaf = false;
+                lx_refs_at_node(cx, outer);
             }
             /* recovery where the tree lost a definition: only at nodes no pattern took,
              * outside functions */
@@ -923,7 +929,7 @@ walked:
 }
 
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms_out,
-                     size_t *nsyms, bool *partial, lp_error *err)
+                     size_t *nsyms, bool *partial, lx_refs *refs, lp_error *err)
 {
     lp_status rc = LP_OK;
     TSTree *tree = NULL;
@@ -938,6 +944,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     cx.container = -1;
     cx.scope = -1;
     cx.walk = &ws;
+    cx.refs = rt->has_refs && refs && refs->lang ? refs : NULL;
     *syms_out = NULL;
     *nsyms = 0;
     *partial = false;
@@ -963,6 +970,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     walk(&cx, &ws, qc, root, 0);
 
     qualify(&cx);
+    lx_refs_finish(&cx);
     *syms_out = cx.syms.items;
     *nsyms = cx.syms.len;
     cx.syms.items = NULL;

@@ -7,6 +7,7 @@
  * written again; per-thread objects are only touched by their thread.
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -336,11 +337,11 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
     const lp_lang_spec *spec = lp_lang_spec_for(l);
     if (!spec)
         return lp_error_set(err, LP_EUNSUPPORTED, "no parser for language %s", lp_lang_name(l));
-    const lp_embedded_query *eq = NULL;
-    for (size_t i = 0; i < lp_embedded_queries_count; i++)
-        if (!strcmp(lp_embedded_queries[i].name, spec->query_name))
-            eq = &lp_embedded_queries[i];
-    if (!eq)
+    /* <name>.scm, with <name>-refs.scm (reference patterns, refs.c) appended */
+    lp_embedded_query qsrc = {spec->query_name, NULL, 0}, *eq = &qsrc;
+    char *owned = NULL;
+    lx_refs_query_source(spec->query_name, &qsrc.src, &qsrc.len, &owned, &rt->has_refs);
+    if (!eq->src)
         return lp_error_set(err, LP_ERROR, "no embedded query for %s (build defect)",
                             spec->query_name);
     rt->spec = spec;
@@ -352,8 +353,11 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
         uint32_t line = 1;
         for (uint32_t i = 0; i < eoff && i < eq->len; i++)
             line += eq->src[i] == '\n';
-        return lp_error_set(err, LP_ERROR, "query %s.scm does not compile: error %d at line %u",
-                            spec->query_name, (int)etype, line);
+        free(owned);
+        return lp_error_set(err, LP_ERROR,
+                            "query %s.scm%s does not compile: error %d at line %u of the two",
+                            spec->query_name, rt->has_refs ? " + -refs.scm" : "", (int)etype,
+                            line);
     }
     rt->nsymbols = ts_language_symbol_count(rt->ts);
     rt->sym_flags = lp_xcalloc(rt->nsymbols, 1);
@@ -377,9 +381,11 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
             rt->sym_flags[s] |= LX_SYMF_LOCAL;
     }
     mark_roots(rt, eq->src, eq->len);
+    free(owned);
     uint32_t ncap = ts_query_capture_count(rt->query);
     rt->capture_role = lp_xcalloc(ncap ? ncap : 1, 1);
     rt->capture_kind = lp_xcalloc(ncap ? ncap : 1, sizeof(lp_symkind));
+    rt->capture_ref = lp_xcalloc(ncap ? ncap : 1, 1);
     for (uint32_t c = 0; c < ncap; c++) {
         uint32_t n = 0;
         const char *name = ts_query_capture_name_for_id(rt->query, c, &n);
@@ -401,6 +407,12 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
             rt->capture_role[c] = LX_CAP_VALUE;
         } else if (lp_str_eq_c(s, "qualifier")) {
             rt->capture_role[c] = LX_CAP_QUALIFIER;
+        } else {
+            bool bad = false;
+            rt->capture_ref[c] = lx_refs_capture_role(s, &bad);
+            if (bad)
+                return lp_error_set(err, LP_ERROR, "query %s-refs.scm: unknown capture @%.*s",
+                                    spec->query_name, (int)n, name);
         }
     }
     return LP_OK;

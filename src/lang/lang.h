@@ -160,10 +160,76 @@ typedef struct lp_chunk {
     size_t text_len;
 } lp_chunk;
 
+/* References: what a code file's syntax says it points at (calls, constructor calls,
+ * imports, base types, exports, test names). They are raw, file-local facts; the code
+ * graph (src/graph) resolves them across files into edges or keeps them as unresolved or
+ * ambiguous evidence. Kinds are stored: append only. */
+typedef enum lp_refkind {
+    LP_REF_CALL = 0,     /* a call: name = the callee's last name, qual = what precedes it
+                            ("self", "os.path", "pkg", "a.b" for Rust/C++ paths a::b) */
+    LP_REF_NEW = 1,      /* a constructor call (new Foo(), Foo{...} in Go): name = the type */
+    LP_REF_IMPORT = 2,   /* one binding of an import/include/use/require: qual = the module
+                            as written ("os.path", "./util", "net/http", "a/b.h"), name = the
+                            imported member ("" = the module itself, "*" = everything),
+                            alias = the local name it is bound to ("" when none) */
+    LP_REF_BASE = 3,     /* a base type named in a type declaration (extends, implements,
+                            base list, Go embedding): owner = the type, name = the base's last
+                            name, qual = the whole base as written (generics dropped) */
+    LP_REF_EXPORT = 4,   /* an export list entry or re-export: name = the exported name,
+                            alias = the name it is exported as, qual = the module re-exported
+                            from ("" for a local export) */
+    LP_REF_TESTNAME = 5, /* a test's name names what it tests (test_parse -> parse,
+                            TestServe -> Serve, FooTest -> Foo): owner = the test */
+    LP_REF_KIND_COUNT
+} lp_refkind;
+
+/* Reference flags. */
+#define LP_REFF_SELF 0x1u        /* receiver is self/this/Self or the method's receiver */
+#define LP_REFF_SUPER 0x2u       /* receiver is super/base (a base type's member) */
+#define LP_REFF_SHADOWED 0x4u    /* the callee name (or the receiver's first name) is a local
+                                    binding of an enclosing function: never a definition */
+#define LP_REFF_UNTYPED 0x8u     /* receiver is a local binding whose type the source does not
+                                    show (or shows several) */
+#define LP_REFF_COMPLEX 0x10u    /* receiver is an expression (call result, index, literal,
+                                    attribute of a local...) */
+#define LP_REFF_TYPED 0x20u      /* receiver is a local whose type the function shows: rtype */
+#define LP_REFF_RTYPE_CALL 0x40u /* rtype was inferred from `x = Foo(...)`: a type only when
+                                    Foo turns out to be a type */
+#define LP_REFF_PATH 0x80u       /* qual is a path (Rust a::b::f, C++ ns::f, Scala/Java a.b) */
+#define LP_REFF_RELATIVE 0x100u  /* import: relative (Python dots, JS ./ ../) */
+#define LP_REFF_WILDCARD 0x200u  /* import: every member (from m import *, a.b.*, using A.B;) */
+#define LP_REFF_SYSTEM 0x400u    /* import: #include <...> */
+#define LP_REFF_STATIC 0x800u    /* import: Java static import, C# using static */
+#define LP_REFF_DEFAULT 0x1000u  /* import: JS default import; export: default export */
+#define LP_REFF_NAMESPACE 0x2000u /* import: JS `import * as ns`, C++ `using namespace` */
+#define LP_REFF_MODDECL 0x4000u  /* import: Rust `mod x;` (a child module file) */
+#define LP_REFF_MACRO 0x8000u    /* call: a macro invocation (Rust foo!()) */
+#define LP_REFF_CONVERSION 0x10000u /* call: the callee may be a type conversion (Go T(x)) */
+
+#define LP_REF_ARGS_MAX 160 /* bytes of argument text kept per call */
+
+typedef struct lp_ref {
+    lp_refkind kind;
+    int32_t owner;     /* index of the innermost enclosing symbol, -1 at file level */
+    const char *name;  /* see lp_refkind; never NULL */
+    const char *qual;  /* see lp_refkind; "" when none */
+    const char *alias; /* imports and exports; "" when none */
+    const char *rtype; /* calls: the receiver's type as the source shows it ("Foo",
+                          "pkg.Foo"), or for self/this calls the enclosing type's name */
+    const char *args;  /* calls: argument text, whitespace collapsed, at most
+                          LP_REF_ARGS_MAX bytes; "" when none */
+    int32_t nargs;     /* calls: number of arguments, -1 when unknown */
+    uint32_t flags;    /* LP_REFF_* */
+    lp_span span;      /* the call expression / import statement / base name */
+} lp_ref;
+
+const char *lp_refkind_name(lp_refkind k); /* "call", "new", "import", ... */
+
 typedef struct lp_parse_opts {
     uint32_t chunk_max_lines; /* 0 = default 60 */
     uint32_t chunk_max_bytes; /* 0 = default 2400 */
     uint32_t chunk_overlap_lines; /* 0 = default 8 (clamped below chunk_max_lines) */
+    bool no_refs; /* skip reference extraction (lp_parse_result.refs stays empty) */
 } lp_parse_opts;
 
 typedef struct lp_parse_result {
@@ -176,6 +242,10 @@ typedef struct lp_parse_result {
     size_t nsymbols;
     lp_chunk *chunks; /* in source order */
     size_t nchunks;
+    lp_ref *refs; /* code languages: in source order of span start (imports, calls...);
+                     none for text and docs, nor when reference extraction is disabled
+                     (lp_parse_opts.no_refs, or LOUPE_TEST_NO_GRAPH=1 in the environment) */
+    size_t nrefs;
 } lp_parse_result;
 
 /* Optional: per-language runtimes (compiled queries) are built on first use under a lock;

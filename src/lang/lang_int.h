@@ -36,14 +36,11 @@
  *   @qualifier          a node naming the logical owner (Go receiver type)
  * Other capture names are ignored by the definition extractor (reserved for references).
  *
- * Adding references (calls, imports) for the code graph: write patterns rooted at the call
- * or import node with captures such as @reference.call / @reference.import (and @name for
- * the callee) in the language's .scm; give them a capture role in rt_build (lang.c);
- * gather them in collect_defs (extract.c) the way leaf definitions are gathered, and
- * attach each to cx->container, the innermost symbol enclosing that point of the walk; a
- * per-language hook beside refine can clean receivers and qualifiers. The walk visits
- * every node once and runs the query only at nodes that root a pattern, so each call site
- * costs one query execution on its own node.
+ * References (calls, imports, bases, bindings) for the code graph ride on the same walk:
+ * src/lang/queries/<lang>-refs.scm is appended to the language's query when it compiles
+ * (lang.c), its patterns use @reference.* / @ref.* captures (roles in capture_ref),
+ * collect_defs hands their matches to refs.c, and per-language hooks (refs_dyn.c,
+ * refs_static.c) record references owned by the enclosing symbol. See refs_int.h.
  * A @definition capture is normally the pattern's root node (it may then contain other
  * definitions); one below the root is a leaf definition (enum members listed in their
  * body) that never contains others. Patterns may not be rooted at a wildcard. When several
@@ -175,6 +172,8 @@ typedef struct lx_lang_rt {
     uint8_t *sym_flags; /* per TSSymbol: LX_SYMF_* */
     uint8_t *capture_role; /* per capture id: LX_CAP_* */
     lp_symkind *capture_kind; /* per capture id for LX_CAP_DEF */
+    uint8_t *capture_ref; /* per capture id: reference role (refs.c, LXR_CAP_*) */
+    bool has_refs;        /* the <lang>-refs.scm patterns are part of the query */
 } lx_lang_rt;
 
 enum {
@@ -225,6 +224,7 @@ struct lx_ctx {
     LP_VEC(lx_sym) syms;
     LP_VEC(lx_scope) scopes;
     void *walk; /* the walk's private state (extract.c) */
+    struct lx_refs *refs; /* reference gathering (refs.c); NULL when not collecting */
 };
 
 /* Bring cx->container and cx->scope up to date at the current node (a recover hook calls
@@ -293,9 +293,11 @@ bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, re
 /* ------------------------------------------------------------------------------------------
  * Extraction and chunking entry points (called by lp_parse). */
 
-/* Parse and extract symbols for a code language. */
+/* Parse and extract symbols for a code language; with refs (refs_int.h) not NULL, the
+ * same walk gathers references into it. */
+struct lx_refs;
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms,
-                     size_t *nsyms, bool *partial, lp_error *err);
+                     size_t *nsyms, bool *partial, struct lx_refs *refs, lp_error *err);
 
 /* Ordinals: 0, 1, ... among symbols with equal (qname, kind, declaration flag), in
  * order. */

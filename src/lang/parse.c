@@ -4,6 +4,7 @@
  * to the chunker (chunk.c). Everything returned lives in the caller's arena.
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 #define LP_LANG_MAX_INPUT ((size_t)64 << 20) /* offsets are 32-bit; files are <= 8 MiB */
 
@@ -21,7 +22,8 @@ static void opts_resolve(const lp_parse_opts *in, lx_chunk_opts *o)
 }
 
 static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o,
-                            lp_arena *arena, lp_parse_result *out, lp_error *err)
+                            bool want_refs, lp_arena *arena, lp_parse_result *out,
+                            lp_error *err)
 {
     const lx_lang_rt *rt = lp_lang_rt_get(lang, err);
     if (!rt)
@@ -29,9 +31,14 @@ static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o
     lx_sym *syms = NULL;
     size_t n = 0;
     bool partial = false;
-    lp_status rc = lx_extract(rt, content, arena, &syms, &n, &partial, err);
-    if (rc)
+    lx_refs refs;
+    lx_refs_init(&refs, lang);
+    lp_status rc = lx_extract(rt, content, arena, &syms, &n, &partial, want_refs ? &refs : NULL,
+                              err);
+    if (rc) {
+        lx_refs_release(&refs);
         return rc;
+    }
     lx_lines lines;
     lx_lines_build(content, arena, &lines);
     uint32_t *ord = lp_xcalloc(n ? n : 1, sizeof(uint32_t));
@@ -71,6 +78,8 @@ static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o
         w->kind = LP_CHUNK_CODE;
     }
     lx_chunk(content, &lines, owners, n, LP_CHUNK_MODULE, o, arena, &out->chunks, &out->nchunks);
+    lx_refs_output(&refs, &lines, arena, &out->refs, &out->nrefs);
+    lx_refs_release(&refs);
     out->symbols = out_syms;
     out->nsymbols = n;
     out->partial_parse = partial;
@@ -130,7 +139,7 @@ lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_a
         parse_doc(lang, content, &o, arena, out);
         return LP_OK;
     default:
-        return parse_code(lang, content, &o, arena, out, err);
+        return parse_code(lang, content, &o, !(opts && opts->no_refs), arena, out, err);
     }
 }
 

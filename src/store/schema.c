@@ -53,13 +53,42 @@ static const char *const schema_v1 =
     "CREATE INDEX files_phash ON files(phash);"
     "CREATE TABLE skipped(path TEXT PRIMARY KEY, reason INTEGER NOT NULL) WITHOUT ROWID;";
 
+/* Version 2: the code graph (src/graph). refs: content-keyed reference evidence (one row
+ * per lp_ref of a blob; key2/mkey are the extra names a reference's resolution depends on,
+ * for incremental re-resolution). edges: derived per publication over (file id, symbol ord)
+ * endpoints (ord -1: the file itself); rule 0 marks an ambiguous candidate, not an edge.
+ * notes: derived with the edges, the outcome of a call reference that proved nothing
+ * (kind 0 unresolved, value = reason; kind 1 ambiguous, value = candidates found). */
+#define SCHEMA_V2_GRAPH                                                                        \
+    "CREATE TABLE refs(bid INTEGER NOT NULL, ord INTEGER NOT NULL, kind INTEGER NOT NULL,"     \
+    "  owner INTEGER NOT NULL, name TEXT NOT NULL, qual TEXT NOT NULL, alias TEXT NOT NULL,"   \
+    "  rtype TEXT NOT NULL, args TEXT NOT NULL, nargs INTEGER NOT NULL, flags INTEGER NOT NULL," \
+    "  key2 TEXT NOT NULL, mkey TEXT NOT NULL, start_byte INTEGER NOT NULL,"                   \
+    "  end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,"     \
+    "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"                                                 \
+    "CREATE INDEX refs_name ON refs(name);"                                                   \
+    "CREATE INDEX refs_key2 ON refs(key2) WHERE key2 <> '';"                                  \
+    "CREATE INDEX refs_mkey ON refs(mkey) WHERE mkey <> '';"                                  \
+    "CREATE TABLE edges(src_fid INTEGER NOT NULL, ref_ord INTEGER NOT NULL,"                  \
+    "  kind INTEGER NOT NULL, dst_fid INTEGER NOT NULL, dst_ord INTEGER NOT NULL,"            \
+    "  src_ord INTEGER NOT NULL, rule INTEGER NOT NULL,"                                      \
+    "  PRIMARY KEY(src_fid, ref_ord, kind, dst_fid, dst_ord)) WITHOUT ROWID;"                 \
+    "CREATE INDEX edges_dst ON edges(dst_fid, dst_ord, kind);"                                \
+    "CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);"                                \
+    "CREATE TABLE notes(src_fid INTEGER NOT NULL, ref_ord INTEGER NOT NULL,"                  \
+    "  src_ord INTEGER NOT NULL, kind INTEGER NOT NULL, value INTEGER NOT NULL,"              \
+    "  PRIMARY KEY(src_fid, ref_ord)) WITHOUT ROWID;"
+
+static const char *const schema_v2 = SCHEMA_V2_GRAPH;
+
 typedef struct migration {
     int from; /* applies to a database at this version, leaves it at from + 1 */
     const char *sql;
 } migration;
 
-/* Forward migrations, in order. None yet: version 1 is the first schema. */
-static const migration migrations[] = {{0, NULL}};
+/* Forward migrations, in order. 1 -> 2 adds the graph tables; the relationship version
+ * in the fingerprint changes with it, so old publications require a reindex. */
+static const migration migrations[] = {{1, SCHEMA_V2_GRAPH}};
 
 static lp_status read_version(lp_store *st, int *version, lp_error *err)
 {
@@ -114,6 +143,8 @@ lp_status lp_store_schema_ensure(lp_store *st, bool writable, lp_error *err)
         return rc;
     if (version == 0) {
         rc = lp_store_exec(st, schema_v1, err);
+        if (!rc)
+            rc = lp_store_exec(st, schema_v2, err);
         if (!rc) {
             char sql[160];
             snprintf(sql, sizeof sql,

@@ -1,0 +1,37 @@
+/*
+ * graph_cli.h: what the graph commands of src/cli share (cmd_calls.c, cmd_trace.c,
+ * cmd_refs.c, cmd_changes.c, cmd_arch.c): running one src/graph tool on the indexed root
+ * that contains --root (default: the current folder) and printing its result.
+ */
+#ifndef LP_GRAPH_CLI_H
+#define LP_GRAPH_CLI_H
+
+#include "cli/cli_int.h"
+#include "graph/graph.h"
+
+#include <jansson.h>
+
+typedef enum lp_graph_out { LP_GOUT_TEXT = 0, LP_GOUT_JSON, LP_GOUT_DOT, LP_GOUT_MERMAID } lp_graph_out;
+
+/* Resolve the root, pin its publication, call fn with args, print the result (JSON, or
+ * human via text(), or a drawing via draw()). args is borrowed. Returns the exit code. */
+int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_graph_tool_fn fn,
+                     lp_graph_out fmt, void (*text)(const json_t *res),
+                     void (*draw)(const json_t *res, bool mermaid));
+
+/* A symbol argument: "sym:..." and "file:..." ids pass through; a name is looked up in the
+ * root's publication and must name exactly one definition (several: they are listed on
+ * stderr and the exit code is 8). On success *id is malloc'ed (caller frees). */
+int lp_graph_cli_symbol(const char *cmd, const char *root_arg, const char *arg, char **id);
+
+/* Parse "--format dot|mermaid"; false (usage printed) on anything else. */
+bool lp_graph_cli_format(const char *cmd, const char *v, lp_graph_out *out);
+
+/* Small printing helpers. */
+const char *lp_graph_cli_str(const json_t *o, const char *key); /* "" when absent */
+long long lp_graph_cli_int(const json_t *o, const char *key);
+void lp_graph_cli_warnings(const json_t *res);
+/* Quote a label for DOT / mermaid into buf. */
+const char *lp_graph_cli_label(const char *s, bool mermaid, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * graph.h: the contract of src/graph, loupe's code graph: edges between symbols resolved
+ * from the references src/lang extracts, and the navigation tools built on them.
+ *
+ * Relationship authority: a CALLS (or IMPORTS, EXPORTS, TESTS) edge exists only when a
+ * documented rule of the caller's language proves its target (docs/graph-rules.md).
+ * Anything else stays evidence: an unresolved reference with the callee text and a reason,
+ * or an ambiguous one with its candidates. Absent edges are never proof of absence: every
+ * tool says what the languages involved cannot see (lp_graph_caps).
+ *
+ * Data (schema in src/store/schema.c):
+ *   refs(bid, ord)  content-keyed reference evidence, written with a blob's other evidence
+ *                   (lp_graph_evidence_insert) and collected with it;
+ *   edges           derived per publication over (file id, symbol ord) endpoints (ord -1:
+ *                   the file itself), rebuilt inside the build's write transaction by
+ *                   lp_graph_update: fully on create/reindex, incrementally on sync (only
+ *                   the references a change can affect are resolved again; the result is
+ *                   the same as a full rebuild, see docs/graph-rules.md "Incremental").
+ *   CONTAINS edges are not stored: they are the symbols' parents.
+ *
+ * Dependencies: core, store, lang (and jansson, libgit2 for the tools). src/index calls
+ * lp_graph_evidence_* and lp_graph_update from its build; nothing here includes src/index.
+ *
+ * Threads: a build calls these on its writer connection; the tools read through a
+ * connection pinned by the caller (lp_store_pin). Nothing here keeps global mutable state.
+ */
+#ifndef LP_GRAPH_H
+#define LP_GRAPH_H
+
+#include "core/core.h"
+#include "lang/lang.h"
+#include "store/store.h"
+
+#include <jansson.h>
+
+/* Edge kinds. Stored: append only. */
+typedef enum lp_edge_kind {
+    LP_EDGE_CALLS = 0,    /* caller symbol -> callee symbol (constructor calls -> the type) */
+    LP_EDGE_IMPORTS = 1,  /* file (or the symbol holding the import) -> module file / symbol */
+    LP_EDGE_EXPORTS = 2,  /* module file -> a symbol it exports (its own or re-exported) */
+    LP_EDGE_TESTS = 3,    /* test symbol -> the symbol it exercises */
+    LP_EDGE_CONTAINS = 4, /* parent -> child (derived from symbols, never stored) */
+    LP_EDGE_KIND_COUNT
+} lp_edge_kind;
+
+const char *lp_edge_kind_name(lp_edge_kind k); /* "calls", "imports", ... */
+/* Parse "calls" / "CALLS" ...; LP_EDGE_KIND_COUNT when unknown. */
+lp_edge_kind lp_edge_kind_from_name(lp_str s);
+
+/* ------------------------------------------------------------------------------------------
+ * Capabilities: which edge kinds each language's rules can prove, and what they cannot see.
+ * Static data (borrowed, never freed). */
+typedef struct lp_graph_caps {
+    lp_lang lang;
+    bool edges[LP_EDGE_KIND_COUNT];
+    const char *rules;  /* one line: what CALLS resolution covers */
+    const char *blind;  /* one line: what it cannot see (so an absent edge proves nothing) */
+} lp_graph_caps;
+
+/* The capabilities of a language (a row with every edge false for text and docs). */
+const lp_graph_caps *lp_graph_caps_for(lp_lang l);
+/* The whole table as JSON: [{language, calls, imports, exports, tests, contains, rules,
+ * blind}] for the ten code languages (new reference). */
+json_t *lp_graph_caps_json(void);
+
+/* Totals of the pinned publication's graph (for status). */
+typedef struct lp_graph_totals {
+    uint64_t edges[LP_EDGE_KIND_COUNT]; /* proved edges by kind (contains: 0, not stored) */
+    uint64_t ambiguous_refs;            /* references with candidates and no edge */
+    uint64_t unresolved_calls;          /* call / new references that proved nothing */
+    uint64_t refs;                      /* references of the published files */
+} lp_graph_totals;
+lp_status lp_graph_totals_get(lp_store *st, lp_graph_totals *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Build side (called by src/index inside the build transaction). */
+
+/* Store the references of a new blob (after its symbols). */
+lp_status lp_graph_evidence_insert(lp_store *st, int64_t bid, lp_lang lang,
+                                   const lp_parse_result *pr, lp_error *err);
+/* Remove the references of a collected blob. */
+lp_status lp_graph_evidence_collect(lp_store *st, int64_t bid, lp_error *err);
+/* Remove every reference and edge (reindex). */
+lp_status lp_graph_reset_all(lp_store *st, lp_error *err);
+
+/* One file changed by the build. */
+typedef struct lp_graph_change {
+    const char *path;
+    int64_t old_fid; /* the file's id before the build (0: added) */
+    int64_t old_bid; /* its evidence before (0: added) */
+    int64_t new_bid; /* its evidence now (0: deleted) */
+} lp_graph_change;
+
+typedef struct lp_graph_stats {
+    bool full;                /* rebuilt from scratch */
+    uint64_t files_affected;  /* files whose references were resolved again */
+    uint64_t refs_resolved;   /* references resolved */
+    uint64_t edges;           /* proved edges written */
+    uint64_t ambiguous;       /* references left ambiguous */
+    uint64_t unresolved;      /* references left unresolved */
+    uint64_t ms;
+} lp_graph_stats;
+
+/* Bring the edges table up to date with the files table. With full, every reference is
+ * resolved again; otherwise only those that `changes` can affect. Must run inside the
+ * build's write transaction, after the files table holds the new generation and before
+ * the evidence of old blobs is collected (their symbols say what a change removed).
+ * LOUPE_TEST_NO_GRAPH=1 empties the graph instead. */
+lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t nchanges,
+                          bool full, lp_graph_stats *stats, lp_error *err);
+
+/* Every stored edge (candidates included) as lines
+ *   "SRC_PATH:SRC_QNAME[#ORDINAL] -> DST_PATH:DST_QNAME[#ORDINAL] KIND RULE ref=N"
+ * (qname "-" for the file itself), sorted, into out (tests compare incremental and full
+ * builds, and fixtures with their labels). */
+lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Tools. Each takes a connection pinned on the publication to answer from, the arguments
+ * (validated against its input schema), and returns a JSON object (new reference) holding
+ * the tool's content plus "warnings": [{code, message}] (to merge into the agent envelope).
+ * Failures: LP_EINVAL (bad argument), LP_ENOENT (unknown symbol id / file), LP_EAMBIGUOUS,
+ * LP_EUNSUPPORTED; err says what to do next. cancel (may be NULL) is polled between units
+ * of work (LP_ECANCELED). */
+typedef struct lp_graph_call {
+    lp_store *st;            /* pinned by the caller */
+    const json_t *args;      /* borrowed */
+    const volatile int *cancel;
+} lp_graph_call;
+
+typedef lp_status (*lp_graph_tool_fn)(const lp_graph_call *call, json_t **out, lp_error *err);
+
+/* Tool definitions for the MCP registry (static storage). input_schema requires "path"
+ * (absolute path inside the indexed codebase: the caller opens and pins that root's
+ * publication) plus the tool's own arguments; output_schema lists the content properties
+ * (the envelope's are added by the registry); truncatable lists the array keys a byte
+ * budget may cut, in cut order. */
+typedef struct lp_graph_tool {
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *input_schema;
+    const char *output_schema;
+    const char *const *truncatable;
+    lp_graph_tool_fn fn;
+} lp_graph_tool;
+
+extern const lp_graph_tool lp_graph_tools[];
+extern const size_t lp_graph_tools_count;
+const lp_graph_tool *lp_graph_tool_find(const char *name); /* NULL when unknown */
+
+/* The tools, callable directly (the CLI does). */
+lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error *err);
+lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error *err);
+lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_error *err);
+lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_error *err);
+lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_error *err);
+
+#endif

@@ -1,0 +1,1216 @@
+/*
+ * lookup.c: name lookup for the resolver (resolve.c): scopes of the caller's file, import
+ * bindings (and re-exports), packages and namespaces, import-everything forms, C/C++
+ * include closures, types and their members (children, out-of-line members, bases named
+ * in the source), and qualifiers ("os.path", "pkg", "crate.a", "a.b.Foo").
+ *
+ * A bare name is looked up like the language does, innermost first, and the first place
+ * that has it decides (inner definitions hide outer ones):
+ *   1. the enclosing scopes of the file (nested functions, the class for languages with an
+ *      implicit `this`, namespaces / inline modules, the file's top level; Go: the package);
+ *   2. names bound by explicit imports visible there;
+ *   3. the same package / namespace (Java, Scala, C#);
+ *   4. import-everything forms (from m import *, a.b.*, using A.B;, use a::*, using
+ *      namespace, Go dot imports);
+ *   5. C/C++: declarations in the files #included (transitively).
+ * Every list returned is sorted by (file, ord) and has declaration + definition pairs
+ * collapsed to the definition.
+ */
+#include "graph/graph_int.h"
+
+#include <stdlib.h>
+
+
+bool gl_lang_is_js(lp_lang l)
+{
+    return l == LP_LANG_JAVASCRIPT || l == LP_LANG_TYPESCRIPT || l == LP_LANG_TSX;
+}
+
+bool gl_lang_is_c(lp_lang l) { return l == LP_LANG_C || l == LP_LANG_CPP; }
+
+/* Languages where a method's bare name is visible in its class (implicit this). */
+bool gl_implicit_this(lp_lang l)
+{
+    return l == LP_LANG_JAVA || l == LP_LANG_CSHARP || l == LP_LANG_CPP || l == LP_LANG_SCALA;
+}
+
+/* Same family: a file of one may define what a file of the other calls. */
+bool gl_same_family(lp_lang a, lp_lang b)
+{
+    if (a == b)
+        return true;
+    if (gl_lang_is_js(a) && gl_lang_is_js(b))
+        return true;
+    if (gl_lang_is_c(a) && gl_lang_is_c(b))
+        return true;
+    return false;
+}
+
+const gsym *gl_sym_of(rctx *rc, gpair p) { return gv_sym(rc->v, p); }
+
+bool gl_kind_ok(int kind, int want)
+{
+    if (want & K_ANY)
+        return kind != LP_SYM_SECTION && kind != LP_SYM_PACKAGE;
+    if ((want & K_CALLABLE) && (gv_is_callable_kind(kind) || gv_is_type_kind(kind)))
+        return true;
+    if ((want & K_TYPE) && (gv_is_type_kind(kind) || kind == LP_SYM_TYPE_ALIAS))
+        return true;
+    return false;
+}
+
+/* Symbols named `name` in one file: the slice of the name's list for that file. */
+void gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out)
+{
+    const gpair *l = NULL;
+    size_t n = 0;
+    if (gv_lookup(rc->v, name, strlen(name), &l, &n, NULL) || !n)
+        return;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (l[mid].file < file)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < n && l[i].file == file; i++)
+        lp_vec_push(out, l[i]);
+}
+
+bool gl_has_pair(const cset *s, gpair p)
+{
+    for (size_t i = 0; i < s->len; i++)
+        if (s->items[i].file == p.file && s->items[i].ord == p.ord)
+            return true;
+    return false;
+}
+
+void gl_add_unique(cset *s, gpair p)
+{
+    if (!gl_has_pair(s, p))
+        lp_vec_push(s, p);
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const gpair *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+void gl_sort_set(cset *s)
+{
+    if (s->len > 1)
+        qsort(s->items, s->len, sizeof s->items[0], pair_cmp);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Result helpers. */
+
+void gl_set_unresolved(gres *out, gr_reason why)
+{
+    out->status = GR_UNRESOLVED;
+    out->reason = (uint16_t)why;
+    out->ntargets = 0;
+    out->ncand = 0;
+}
+
+void gl_set_targets(gres *out, const cset *c, gr_rule rule)
+{
+    out->ntargets = 0;
+    for (size_t i = 0; i < c->len && out->ntargets < GR_MAX_TARGETS; i++)
+        out->targets[out->ntargets++] = c->items[i];
+    out->ncand = (uint32_t)c->len;
+    if (c->len == 1) {
+        out->status = GR_PROVED;
+        out->rule = (uint16_t)rule;
+    } else {
+        out->status = GR_AMBIGUOUS;
+        out->rule = (uint16_t)rule;
+    }
+}
+
+/* Declarations that have a definition among the candidates (same qualified name) go. */
+void gl_collapse_declarations(rctx *rc, cset *c)
+{
+    /* only where a declaration and a definition are one entity: C/C++ prototypes and
+     * in-class declarations, TypeScript overload signatures. Elsewhere a body-less method
+     * (Java/C#/Scala abstract or interface method) is an overload of its own. */
+    if (c->len < 2 || !(gl_lang_is_c(rc->lang) || gl_lang_is_js(rc->lang)))
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < c->len; i++) {
+        const gsym *s = gl_sym_of(rc, c->items[i]);
+        bool drop = false;
+        if (s && (s->flags & LP_SYMF_DECLARATION)) {
+            for (size_t j = 0; j < c->len && !drop; j++) {
+                const gsym *t = j == i ? NULL : gl_sym_of(rc, c->items[j]);
+                drop = t && !(t->flags & LP_SYMF_DECLARATION) && !strcmp(t->qname, s->qname);
+            }
+        }
+        if (!drop)
+            c->items[k++] = c->items[i];
+    }
+    c->len = k;
+}
+
+void gl_filter_kind(rctx *rc, cset *c, int want)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->len; i++) {
+        const gsym *s = gl_sym_of(rc, c->items[i]);
+        if (s && gl_kind_ok(s->kind, want))
+            c->items[k++] = c->items[i];
+    }
+    c->len = k;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Scopes inside the file. */
+
+bool gl_is_function_kind(int k)
+{
+    return k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR ||
+           k == LP_SYM_PROPERTY;
+}
+
+bool gl_is_container_kind(int k)
+{
+    return k == LP_SYM_NAMESPACE || k == LP_SYM_MODULE || k == LP_SYM_OBJECT;
+}
+
+
+/* Look name up in the scopes enclosing owner in the file; *rule says which scope. */
+/* Is y declared directly in a scope whose qualified name is scope_q ("" for the file's top
+ * level)? Members attached by name to a type declared elsewhere (C++ Foo::bar, Go methods,
+ * Rust impl items, JS Foo.prototype.bar) carry the type in their qualified name and are
+ * not names of the scope. */
+static bool direct_member(const gsym *y, const char *scope_q, const char *pkg)
+{
+    size_t nl = strlen(y->name), ql = strlen(y->qname);
+    if (!*scope_q) {
+        if (!strcmp(y->qname, y->name))
+            return true;
+        size_t pl = pkg ? strlen(pkg) : 0;
+        return pl && ql == pl + 1 + nl && !memcmp(y->qname, pkg, pl) && y->qname[pl] == '.' &&
+               !strcmp(y->qname + pl + 1, y->name);
+    }
+    size_t sl = strlen(scope_q);
+    return ql == sl + 1 + nl && !memcmp(y->qname, scope_q, sl) && y->qname[sl] == '.' &&
+           !strcmp(y->qname + sl + 1, y->name);
+}
+
+static const char *file_pkg(rctx *rc, uint32_t file)
+{
+    gv_derive(rc->v, file);
+    return rc->v->files[file].pkg;
+}
+
+static void scope_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out,
+                         gr_rule *rule)
+{
+    cset here = {0};
+    gl_in_file(rc, rc->file, name, &here);
+    const gblob *b = rc->b;
+    for (int32_t s = owner; s >= 0 && (uint32_t)s < b->nsyms; s = b->syms[s].parent) {
+        const gsym *scope = &b->syms[s];
+        bool type_scope = gv_is_type_kind(scope->kind) && gl_implicit_this(rc->lang);
+        if (!type_scope && (gl_is_function_kind(scope->kind) || gl_is_container_kind(scope->kind))) {
+            for (size_t i = 0; i < here.len; i++) {
+                const gsym *y = &b->syms[here.items[i].ord];
+                if (y->parent == s && here.items[i].ord != s && gl_kind_ok(y->kind, want) &&
+                    direct_member(y, scope->qname, NULL))
+                    lp_vec_push(out, here.items[i]);
+            }
+            if (out->len) {
+                *rule = gl_is_function_kind(scope->kind) ? GR_LOCAL_SCOPE : GR_SAME_FILE;
+                break;
+            }
+        } else if (type_scope) {
+            int level = 0;
+            gl_members_of_type(rc, (gpair){rc->file, s}, name, want, out, &level);
+            if (out->len) {
+                *rule = level == 0 ? GR_IMPLICIT_THIS : GR_BASE_METHOD;
+                break;
+            }
+        }
+    }
+    if (!out->len) {
+        for (size_t i = 0; i < here.len; i++) {
+            const gsym *y = &b->syms[here.items[i].ord];
+            if (y->parent < 0 && gl_kind_ok(y->kind, want) &&
+                direct_member(y, "", file_pkg(rc, rc->file)))
+                lp_vec_push(out, here.items[i]);
+        }
+        if (out->len)
+            *rule = GR_SAME_FILE;
+    }
+    lp_vec_free(&here);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Imports. */
+
+
+void gl_binding_free(binding *b)
+{
+    lp_vec_free(&b->files);
+    lp_vec_free(&b->syms);
+}
+
+
+/* Is import r visible from owner (file level, or inside an enclosing function)? */
+static bool import_visible(rctx *rc, const gref *r, int32_t owner)
+{
+    if (r->owner < 0)
+        return true;
+    for (int32_t s = owner; s >= 0 && (uint32_t)s < rc->b->nsyms; s = rc->b->syms[s].parent)
+        if (s == r->owner)
+            return true;
+    return false;
+}
+
+/* The local name an import binds (Python `import a.b` binds "a"; Go binds the package
+ * name: the alias, else the last path segment). */
+static lp_str import_binds(const rctx *rc, const gref *r)
+{
+    if (r->alias[0])
+        return lp_str_c(r->alias);
+    if (rc->lang == LP_LANG_PYTHON && !r->name[0]) {
+        lp_str q = lp_str_c(r->qual);
+        size_t dot = lp_str_find_char(q, '.', 0);
+        return dot == SIZE_MAX ? q : lp_str_sub(q, 0, dot);
+    }
+    if (rc->lang == LP_LANG_GO) {
+        lp_str q = lp_str_c(r->qual);
+        for (size_t i = q.len; i > 0; i--)
+            if (q.ptr[i - 1] == '/')
+                return lp_str_sub(q, i, q.len);
+        return q;
+    }
+    return lp_str_c(r->name);
+}
+
+void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out)
+{
+    for (size_t i = 0; i < files->len; i++) {
+        cset c = {0};
+        gl_in_file(rc, files->items[i], name, &c);
+        for (size_t j = 0; j < c.len; j++) {
+            const gsym *s = gl_sym_of(rc, c.items[j]);
+            if (s && s->parent < 0 && gl_kind_ok(s->kind, want) &&
+                direct_member(s, "", file_pkg(rc, files->items[i])))
+                lp_vec_push(out, c.items[j]);
+        }
+        lp_vec_free(&c);
+    }
+}
+
+/* Symbols whose qualified name is exactly qname (any file of the family). */
+void gl_by_qname(rctx *rc, const char *qname, int want, cset *out)
+{
+    lp_str q = lp_str_c(qname);
+    size_t dot = SIZE_MAX;
+    for (size_t i = q.len; i > 0; i--)
+        if (q.ptr[i - 1] == '.') {
+            dot = i - 1;
+            break;
+        }
+    lp_str last = dot == SIZE_MAX ? q : lp_str_sub(q, dot + 1, q.len);
+    const gpair *l = NULL;
+    size_t n = 0;
+    if (gv_lookup(rc->v, last.ptr, last.len, &l, &n, NULL))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!gl_same_family(rc->v->files[l[i].file].lang, rc->lang))
+            continue;
+        const gsym *s = gl_sym_of(rc, l[i]);
+        if (s && !strcmp(s->qname, qname) && gl_kind_ok(s->kind, want))
+            lp_vec_push(out, l[i]);
+    }
+}
+
+void gl_resolve_import(rctx *rc, const gref *r, binding *out);
+
+/* JS/TS and Python: follow re-exports of `name` out of module files (depth-bounded). */
+void gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cset *out)
+{
+    if (rc->depth > 4)
+        return;
+    for (size_t i = 0; i < files->len && !out->len; i++) {
+        uint32_t fi = files->items[i];
+        const gblob *b = gv_blob(rc->v, fi, NULL);
+        if (!b)
+            continue;
+        rctx sub = {rc->v, fi, rc->v->files[fi].lang, b, rc->depth + 1};
+        for (uint32_t k = 0; k < b->nsrefs && !out->len; k++) {
+            const gref *x = &b->srefs[k];
+            bool exp = x->kind == LP_REF_EXPORT && x->qual[0] &&
+                       (!strcmp(x->alias, name) || (!strcmp(x->name, "*") && !x->alias[0]));
+            bool imp = x->kind == LP_REF_IMPORT && x->owner < 0 && rc->lang == LP_LANG_PYTHON &&
+                       (!strcmp(x->alias, name) || !strcmp(x->name, "*"));
+            if (!exp && !imp)
+                continue;
+            binding bb = {0};
+            if (exp) {
+                gref as_import = *x;
+                as_import.kind = LP_REF_IMPORT;
+                if (!strcmp(x->name, "*")) {
+                    gfiles mf = {0};
+                    bool ext = false;
+                    gm_import_files(rc->v, fi, &as_import, &mf, &ext);
+                    cset c = {0};
+                    gl_top_level_named(&sub, &mf, name, want, &c);
+                    if (!c.len)
+                        gl_reexported(&sub, &mf, name, want, &c);
+                    for (size_t j = 0; j < c.len; j++)
+                        gl_add_unique(out, c.items[j]);
+                    lp_vec_free(&c);
+                    lp_vec_free(&mf);
+                    continue;
+                }
+                gl_resolve_import(&sub, &as_import, &bb);
+            } else if (!strcmp(x->name, "*")) {
+                gfiles mf = {0};
+                bool ext = false;
+                gm_import_files(rc->v, fi, x, &mf, &ext);
+                gl_top_level_named(&sub, &mf, name, want, out);
+                lp_vec_free(&mf);
+                continue;
+            } else {
+                gl_resolve_import(&sub, x, &bb);
+            }
+            if (bb.kind == B_SYMBOLS)
+                for (size_t j = 0; j < bb.syms.len; j++)
+                    gl_add_unique(out, bb.syms.items[j]);
+            gl_binding_free(&bb);
+        }
+    }
+}
+
+/* The module / symbols an import binding names. */
+void gl_resolve_import(rctx *rc, const gref *r, binding *out)
+{
+    memset(out, 0, sizeof *out);
+    gview *v = rc->v;
+    bool ext = false;
+    const char *name = r->name;
+    switch (rc->lang) {
+    case LP_LANG_PYTHON: {
+        gm_import_files(v, rc->file, r, &out->files, &ext);
+        if (!name[0] || !strcmp(name, "*")) { /* import a.b / the module of a wildcard */
+            out->kind = out->files.len ? B_MODULE : ext ? B_EXTERNAL : B_MISSING;
+            return;
+        }
+        if (!out->files.len) {
+            out->kind = ext ? B_EXTERNAL : B_MISSING;
+            return;
+        }
+        gl_top_level_named(rc, &out->files, name, K_ANY, &out->syms);
+        if (!out->syms.len)
+            gl_reexported(rc, &out->files, name, K_ANY, &out->syms);
+        if (out->syms.len) {
+            out->kind = B_SYMBOLS;
+            return;
+        }
+        /* from pkg import mod: a submodule */
+        lp_buf sub;
+        lp_buf_init(&sub, 0);
+        lp_buf_printf(&sub, "%s%s%s", r->qual,
+                      r->qual[0] && r->qual[strlen(r->qual) - 1] == '.' ? "" : ".", name);
+        gfiles mf = {0};
+        gm_python_module(v, rc->file, sub.ptr, &mf);
+        lp_buf_release(&sub);
+        lp_vec_free(&out->files);
+        out->files = mf;
+        out->kind = mf.len ? B_MODULE : B_MISSING;
+        return;
+    }
+    case LP_LANG_JAVASCRIPT:
+    case LP_LANG_TYPESCRIPT:
+    case LP_LANG_TSX:
+        gm_import_files(v, rc->file, r, &out->files, &ext);
+        if (!out->files.len) {
+            out->kind = ext ? B_EXTERNAL : B_MISSING;
+            return;
+        }
+        if (!name[0] || !strcmp(name, "*") || (r->flags & LP_REFF_NAMESPACE && !name[0])) {
+            out->kind = B_MODULE;
+            return;
+        }
+        if (r->flags & LP_REFF_DEFAULT) {
+            for (size_t i = 0; i < out->files.len; i++) {
+                const gblob *b = gv_blob(v, out->files.items[i], NULL);
+                for (uint32_t k = 0; b && k < b->nsyms; k++)
+                    if ((b->syms[k].flags & LP_SYMF_DEFAULT_EXPORT) && b->syms[k].parent < 0)
+                        lp_vec_push(&out->syms, ((gpair){out->files.items[i], (int32_t)k}));
+                for (uint32_t k = 0; b && !out->syms.len && k < b->nsrefs; k++) {
+                    const gref *x = &b->srefs[k];
+                    if (x->kind == LP_REF_EXPORT && (x->flags & LP_REFF_DEFAULT) && !x->qual[0]) {
+                        gfiles one = {0};
+                        lp_vec_push(&one, out->files.items[i]);
+                        gl_top_level_named(rc, &one, x->name, K_ANY, &out->syms);
+                        lp_vec_free(&one);
+                    }
+                }
+            }
+            out->kind = out->syms.len ? B_SYMBOLS : B_MODULE;
+            return;
+        }
+        gl_top_level_named(rc, &out->files, name, K_ANY, &out->syms);
+        if (!out->syms.len)
+            gl_reexported(rc, &out->files, name, K_ANY, &out->syms);
+        out->kind = out->syms.len ? B_SYMBOLS : B_MISSING;
+        if (!out->syms.len && (r->flags & LP_REFF_NAMESPACE)) /* const {a} = require(...) */
+            out->kind = B_MISSING;
+        return;
+    case LP_LANG_GO:
+        gm_import_files(v, rc->file, r, &out->files, &ext);
+        out->kind = out->files.len ? B_MODULE : B_EXTERNAL;
+        return;
+    case LP_LANG_C:
+    case LP_LANG_CPP:
+        if (!name[0]) {
+            gm_import_files(v, rc->file, r, &out->files, &ext);
+            out->kind = out->files.len ? B_MODULE : ext ? B_EXTERNAL : B_MISSING;
+            return;
+        }
+        if (!strcmp(name, "*")) {
+            out->kind = B_NONE; /* using namespace: a wildcard, see wildcard_lookup */
+            return;
+        }
+        {
+            lp_buf q;
+            lp_buf_init(&q, 0);
+            lp_buf_printf(&q, "%s%s%s", r->qual, r->qual[0] ? "." : "", name);
+            gl_by_qname(rc, q.ptr, K_ANY, &out->syms);
+            lp_buf_release(&q);
+            out->kind = out->syms.len ? B_SYMBOLS : B_EXTERNAL;
+        }
+        return;
+    case LP_LANG_JAVA:
+    case LP_LANG_SCALA:
+    case LP_LANG_CSHARP: {
+        if (!strcmp(name, "*"))
+            return; /* wildcards: see wildcard_lookup */
+        lp_buf q;
+        lp_buf_init(&q, 0);
+        lp_buf_printf(&q, "%s%s%s", r->qual, r->qual[0] ? "." : "", name);
+        gl_by_qname(rc, q.ptr, K_ANY, &out->syms);
+        lp_buf_release(&q);
+        gl_collapse_declarations(rc, &out->syms);
+        out->kind = out->syms.len ? B_SYMBOLS : B_EXTERNAL;
+        return;
+    }
+    case LP_LANG_RUST: {
+        if (r->flags & LP_REFF_MODDECL) {
+            gm_import_files(v, rc->file, r, &out->files, &ext);
+            out->kind = out->files.len ? B_MODULE : B_MISSING;
+            return;
+        }
+        if (!strcmp(name, "*"))
+            return;
+        /* a use path: crate/self/super-relative or another crate; a module or an item */
+        gv_derive(v, rc->file);
+        lp_buf path;
+        lp_buf_init(&path, 0);
+        lp_str q = lp_str_c(r->qual);
+        lp_str mod = lp_str_c(v->files[rc->file].module);
+        if (lp_str_starts_with(q, LP_STR("crate")) || !q.len) {
+            lp_buf_put_str(&path, q.len ? q : LP_STR("crate"));
+        } else if (lp_str_starts_with(q, LP_STR("self"))) {
+            lp_buf_put_str(&path, mod);
+            lp_buf_put_str(&path, lp_str_sub(q, 4, q.len));
+        } else if (lp_str_starts_with(q, LP_STR("super"))) {
+            lp_str parent = mod;
+            lp_str rest = q;
+            while (lp_str_starts_with(rest, LP_STR("super"))) {
+                size_t d = SIZE_MAX;
+                for (size_t i = parent.len; i > 0; i--)
+                    if (parent.ptr[i - 1] == '.') {
+                        d = i - 1;
+                        break;
+                    }
+                parent = d == SIZE_MAX ? parent : lp_str_sub(parent, 0, d);
+                rest = lp_str_sub(rest, 5, rest.len);
+                if (rest.len && rest.ptr[0] == '.')
+                    rest = lp_str_sub(rest, 1, rest.len);
+            }
+            lp_buf_put_str(&path, parent);
+            if (rest.len) {
+                lp_buf_putc(&path, '.');
+                lp_buf_put_str(&path, rest);
+            }
+        } else {
+            /* another crate of the publication, by its Cargo name */
+            gv_load_modules(v);
+            size_t dot = lp_str_find_char(q, '.', 0);
+            lp_str first = dot == SIZE_MAX ? q : lp_str_sub(q, 0, dot);
+            bool known = false;
+            for (size_t i = 0; i < v->crate_names.len && !known; i++)
+                known = lp_str_eq_c(first, v->crate_names.items[i]);
+            if (!known) {
+                /* `use x::y` where x is a module declared here (2018 paths) */
+                lp_buf_printf(&path, "%s.", mod.ptr);
+                lp_buf_put_str(&path, q);
+            } else {
+                lp_buf_puts(&path, "crate");
+                if (dot != SIZE_MAX)
+                    lp_buf_put_str(&path, lp_str_sub(q, dot, q.len));
+                /* cross-crate: resolved in that crate below */
+            }
+        }
+        gfiles mf = {0};
+        gm_rust_module(v, rc->file, path.ptr, &mf);
+        if (mf.len) {
+            gl_top_level_named(rc, &mf, name, K_ANY, &out->syms);
+            if (out->syms.len) {
+                out->kind = B_SYMBOLS;
+                out->files = mf;
+            } else {
+                lp_buf sub;
+                lp_buf_init(&sub, 0);
+                lp_buf_printf(&sub, "%s.%s", path.ptr, name);
+                gfiles sf = {0};
+                gm_rust_module(v, rc->file, sub.ptr, &sf);
+                lp_buf_release(&sub);
+                lp_vec_free(&mf);
+                out->files = sf;
+                out->kind = sf.len ? B_MODULE : B_MISSING;
+            }
+        } else {
+            lp_buf sub;
+            lp_buf_init(&sub, 0);
+            lp_buf_printf(&sub, "%s.%s", path.ptr, name);
+            gm_rust_module(v, rc->file, sub.ptr, &out->files);
+            lp_buf_release(&sub);
+            out->kind = out->files.len ? B_MODULE : B_EXTERNAL;
+            lp_vec_free(&mf);
+        }
+        lp_buf_release(&path);
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* Explicit import bindings of `name` visible from owner. */
+static void import_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out,
+                          bool *found_binding, binding *module_out)
+{
+    const gblob *b = rc->b;
+    for (uint32_t i = 0; i < b->nsrefs; i++) {
+        const gref *r = &b->srefs[i];
+        if (r->kind != LP_REF_IMPORT || !import_visible(rc, r, owner))
+            continue;
+        if ((r->flags & LP_REFF_WILDCARD) || (!strcmp(r->name, "*") && !r->alias[0]))
+            continue; /* import-everything forms: see wildcard_lookup */
+        lp_str bound = import_binds(rc, r);
+        if (!lp_str_eq_c(bound, name))
+            continue;
+        *found_binding = true;
+        binding bb = {0};
+        gl_resolve_import(rc, r, &bb);
+        if (bb.kind == B_SYMBOLS) {
+            for (size_t k = 0; k < bb.syms.len; k++) {
+                const gsym *s = gl_sym_of(rc, bb.syms.items[k]);
+                if (s && gl_kind_ok(s->kind, want))
+                    gl_add_unique(out, bb.syms.items[k]);
+            }
+        } else if (module_out && module_out->kind == B_NONE && bb.kind != B_NONE) {
+            *module_out = bb;
+            memset(&bb, 0, sizeof bb);
+        }
+        gl_binding_free(&bb);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Packages, wildcards, includes. */
+
+/* Namespaces enclosing owner (C#): the qualified names of namespace symbols up the chain,
+ * innermost first, then the file's own package prefix. */
+static void enclosing_namespaces(rctx *rc, int32_t owner, const char **out, int *n, int max)
+{
+    *n = 0;
+    for (int32_t s = owner; s >= 0 && (uint32_t)s < rc->b->nsyms && *n < max;
+         s = rc->b->syms[s].parent)
+        if (rc->b->syms[s].kind == LP_SYM_NAMESPACE || rc->b->syms[s].kind == LP_SYM_PACKAGE)
+            out[(*n)++] = rc->b->syms[s].qname;
+    gv_derive(rc->v, rc->file);
+    const char *pkg = rc->v->files[rc->file].pkg;
+    if (*pkg && *n < max)
+        out[(*n)++] = pkg;
+}
+
+static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out)
+{
+    if (rc->lang != LP_LANG_JAVA && rc->lang != LP_LANG_SCALA && rc->lang != LP_LANG_CSHARP)
+        return;
+    const char *ns[16];
+    int n = 0;
+    enclosing_namespaces(rc, owner, ns, &n, 16);
+    for (int i = 0; i < n && !out->len; i++) {
+        /* C#: A.B.C also sees A.B and A */
+        lp_str q = lp_str_c(ns[i]);
+        while (q.len && !out->len) {
+            lp_buf full;
+            lp_buf_init(&full, 0);
+            lp_buf_printf(&full, LP_STR_FMT ".%s", LP_STR_ARG(q), name);
+            gl_by_qname(rc, full.ptr, want, out);
+            lp_buf_release(&full);
+            if (rc->lang != LP_LANG_CSHARP)
+                break;
+            size_t d = SIZE_MAX;
+            for (size_t k = q.len; k > 0; k--)
+                if (q.ptr[k - 1] == '.') {
+                    d = k - 1;
+                    break;
+                }
+            q = d == SIZE_MAX ? LP_STR("") : lp_str_sub(q, 0, d);
+        }
+    }
+}
+
+static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out)
+{
+    const gblob *b = rc->b;
+    for (uint32_t i = 0; i < b->nsrefs; i++) {
+        const gref *r = &b->srefs[i];
+        if (r->kind != LP_REF_IMPORT || !import_visible(rc, r, owner))
+            continue;
+        if (!(r->flags & LP_REFF_WILDCARD) && !(!strcmp(r->name, "*") && !r->alias[0]))
+            continue;
+        switch (rc->lang) {
+        case LP_LANG_PYTHON:
+        case LP_LANG_GO: {
+            gfiles mf = {0};
+            bool ext = false;
+            gm_import_files(rc->v, rc->file, r, &mf, &ext);
+            cset c = {0};
+            gl_top_level_named(rc, &mf, name, want, &c);
+            if (rc->lang == LP_LANG_PYTHON && !c.len)
+                gl_reexported(rc, &mf, name, want, &c);
+            for (size_t k = 0; k < c.len; k++)
+                gl_add_unique(out, c.items[k]);
+            lp_vec_free(&c);
+            lp_vec_free(&mf);
+            break;
+        }
+        case LP_LANG_RUST: {
+            gref as_mod = *r;
+            lp_str q = lp_str_c(r->qual);
+            lp_str last = lp_str_c(r->qual);
+            size_t d = SIZE_MAX;
+            for (size_t k = q.len; k > 0; k--)
+                if (q.ptr[k - 1] == '.') {
+                    d = k - 1;
+                    break;
+                }
+            char *qual = NULL, *nm = NULL;
+            if (d != SIZE_MAX) {
+                qual = lp_xstrndup(q.ptr, d);
+                last = lp_str_sub(q, d + 1, q.len);
+            } else {
+                qual = lp_xstrdup("");
+            }
+            nm = lp_xstrndup(last.ptr, last.len);
+            as_mod.qual = qual;
+            as_mod.name = nm;
+            as_mod.flags &= ~LP_REFF_WILDCARD;
+            binding bb = {0};
+            gl_resolve_import(rc, &as_mod, &bb);
+            if (bb.kind == B_MODULE)
+                gl_top_level_named(rc, &bb.files, name, want, out);
+            else if (bb.kind == B_SYMBOLS) { /* use Enum::* */
+                for (size_t k = 0; k < bb.syms.len; k++) {
+                    int level = 0;
+                    gl_members_of_type(rc, bb.syms.items[k], name, want, out, &level);
+                }
+            }
+            gl_binding_free(&bb);
+            free(qual);
+            free(nm);
+            break;
+        }
+        default: {
+            /* Java a.b.*, C# using A.B;, Scala a.b._, C++ using namespace X: qualified names */
+            lp_buf full;
+            lp_buf_init(&full, 0);
+            lp_buf_printf(&full, "%s.%s", r->qual, name);
+            gl_by_qname(rc, full.ptr, want, out);
+            lp_buf_release(&full);
+            if (r->flags & LP_REFF_STATIC) { /* static members of a type */
+                cset types = {0};
+                gl_by_qname(rc, r->qual, K_TYPE, &types);
+                for (size_t k = 0; k < types.len; k++) {
+                    int level = 0;
+                    gl_members_of_type(rc, types.items[k], name, want, out, &level);
+                }
+                lp_vec_free(&types);
+            }
+            break;
+        }
+        }
+    }
+    gl_sort_set(out);
+}
+
+/* C/C++: visible declarations in the include closure, innermost namespaces first. */
+static void include_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out)
+{
+    if (!gl_lang_is_c(rc->lang))
+        return;
+    const u32_vec *cl = gm_include_closure(rc->v, rc->file);
+    const gpair *l = NULL;
+    size_t n = 0;
+    if (!cl->len || gv_lookup(rc->v, name, strlen(name), &l, &n, NULL))
+        return;
+    /* namespaces enclosing the caller (its qualified name's prefixes), innermost first */
+    const char *oq = owner >= 0 ? rc->b->syms[owner].qname : "";
+    lp_str prefixes[8];
+    int np = 0;
+    lp_str q = lp_str_c(oq);
+    while (np < 7) {
+        size_t d = SIZE_MAX;
+        for (size_t k = q.len; k > 0; k--)
+            if (q.ptr[k - 1] == '.') {
+                d = k - 1;
+                break;
+            }
+        if (d == SIZE_MAX)
+            break;
+        q = lp_str_sub(q, 0, d);
+        prefixes[np++] = q;
+    }
+    prefixes[np++] = LP_STR("");
+    for (int p = 0; p < np && !out->len; p++) {
+        for (size_t i = 0; i < n; i++) {
+            /* binary search would do; closures are small enough for a scan of n */
+            bool visible = false;
+            size_t lo = 0, hi = cl->len;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (cl->items[mid] < l[i].file)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            visible = lo < cl->len && cl->items[lo] == l[i].file;
+            if (!visible)
+                continue;
+            const gsym *s = gl_sym_of(rc, l[i]);
+            if (!s || !gl_kind_ok(s->kind, want))
+                continue;
+            lp_str sq = lp_str_c(s->qname);
+            bool match = prefixes[p].len
+                             ? sq.len == prefixes[p].len + 1 + strlen(name) &&
+                                   lp_str_starts_with(sq, prefixes[p]) && sq.ptr[prefixes[p].len] == '.'
+                             : lp_str_eq_c(sq, name);
+            if (match)
+                lp_vec_push(out, l[i]);
+        }
+    }
+}
+
+/* C/C++: a declaration's definition elsewhere: same qualified name, a body, external
+ * linkage (or the caller's own file). */
+void gl_c_definitions(rctx *rc, const gsym *decl, cset *out)
+{
+    const gpair *l = NULL;
+    size_t n = 0;
+    if (gv_lookup(rc->v, decl->name, strlen(decl->name), &l, &n, NULL))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!gl_lang_is_c(rc->v->files[l[i].file].lang))
+            continue;
+        const gsym *s = gl_sym_of(rc, l[i]);
+        if (!s || (s->flags & LP_SYMF_DECLARATION) || s->kind != decl->kind ||
+            strcmp(s->qname, decl->qname) != 0)
+            continue;
+        if (s->vis == LP_VIS_PRIVATE && l[i].file != rc->file)
+            continue; /* static in another translation unit */
+        lp_vec_push(out, l[i]);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Types and their members. */
+
+
+/* Base types of type t (BASE references of its file owned by it), resolved in that file. */
+void gl_bases_of(rctx *rc, gpair t, cset *out)
+{
+    if (rc->depth > 8)
+        return;
+    const gblob *b = gv_blob(rc->v, t.file, NULL);
+    if (!b)
+        return;
+    rctx sub = {rc->v, t.file, rc->v->files[t.file].lang, b, rc->depth + 1};
+    for (uint32_t i = 0; i < b->nsrefs; i++) {
+        const gref *r = &b->srefs[i];
+        if (r->kind != LP_REF_BASE || r->owner != t.ord)
+            continue;
+        /* the base list is outside the type's body: look from the type's parent scope */
+        cset c = {0};
+        int32_t scope = t.ord >= 0 && (uint32_t)t.ord < b->nsyms ? b->syms[t.ord].parent : -1;
+        gl_type_lookup(&sub, scope, r->qual, &c);
+        if (c.len == 1)
+            gl_add_unique(out, c.items[0]); /* an ambiguous base is not followed */
+        lp_vec_free(&c);
+    }
+}
+
+/* Members named name of type t: its children, out-of-line members (Go methods, Rust impl
+ * items, C++ Foo::bar definitions) with the type's qualified name, then bases level by
+ * level. *level = 0 when found on t itself. */
+void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out,
+                            int *level)
+{
+    cset frontier = {0}, seen = {0};
+    lp_vec_push(&frontier, t);
+    *level = 0;
+    for (int depth = 0; depth < 8 && frontier.len && !out->len; depth++) {
+        cset next = {0};
+        for (size_t f = 0; f < frontier.len; f++) {
+            gpair ty = frontier.items[f];
+            if (gl_has_pair(&seen, ty))
+                continue;
+            lp_vec_push(&seen, ty);
+            const gsym *ts = gl_sym_of(rc, ty);
+            if (!ts)
+                continue;
+            const gpair *l = NULL;
+            size_t n = 0;
+            if (gv_lookup(rc->v, name, strlen(name), &l, &n, NULL))
+                continue;
+            lp_lang tl = rc->v->files[ty.file].lang;
+            size_t qlen = strlen(ts->qname);
+            for (size_t i = 0; i < n; i++) {
+                const gsym *m = gl_sym_of(rc, l[i]);
+                if (!m || !gl_kind_ok(m->kind, want) || m->kind == LP_SYM_PACKAGE)
+                    continue;
+                bool child = l[i].file == ty.file && m->parent == ty.ord;
+                bool outline = false;
+                if (!child && gl_same_family(rc->v->files[l[i].file].lang, tl)) {
+                    lp_str mq = lp_str_c(m->qname);
+                    if (tl == LP_LANG_RUST) {
+                        /* impl blocks anywhere in the crate: qname ends with Type.name */
+                        lp_buf suf;
+                        lp_buf_init(&suf, 0);
+                        lp_buf_printf(&suf, "%s.%s", ts->name, name);
+                        outline = (lp_str_eq(mq, lp_buf_str(&suf)) ||
+                                   (lp_str_ends_with(mq, lp_buf_str(&suf)) &&
+                                    mq.ptr[mq.len - suf.len - 1] == '.')) &&
+                                  rc->v->files[l[i].file].crate == rc->v->files[ty.file].crate;
+                        lp_buf_release(&suf);
+                        gv_derive(rc->v, l[i].file);
+                    } else {
+                        outline = mq.len == qlen + 1 + strlen(name) &&
+                                  !memcmp(mq.ptr, ts->qname, qlen) && mq.ptr[qlen] == '.';
+                        if (outline && tl == LP_LANG_GO) {
+                            gv_derive(rc->v, l[i].file);
+                            gv_derive(rc->v, ty.file);
+                            outline = !strcmp(rc->v->files[l[i].file].dir, rc->v->files[ty.file].dir);
+                        }
+                    }
+                }
+                if (child || outline)
+                    gl_add_unique(out, l[i]);
+            }
+            gl_bases_of(rc, ty, &next);
+        }
+        lp_vec_free(&frontier);
+        frontier = next;
+        if (!out->len)
+            (*level)++;
+    }
+    lp_vec_free(&frontier);
+    lp_vec_free(&seen);
+    gl_sort_set(out);
+    gl_collapse_declarations(rc, out);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Names. */
+
+
+void gl_lookup_free(lookup *l)
+{
+    lp_vec_free(&l->cands);
+    gl_binding_free(&l->module);
+}
+
+void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup *lk)
+{
+    memset(lk, 0, sizeof *lk);
+    scope_lookup(rc, owner, name, want, &lk->cands, &lk->rule);
+    if (lk->cands.len)
+        goto found;
+    if (rc->lang == LP_LANG_GO) {
+        gfiles pk = {0};
+        gm_go_same_package(rc->v, rc->file, &pk);
+        for (size_t i = 0; i < pk.len; i++)
+            if (pk.items[i] != rc->file) {
+                gfiles one = {0};
+                lp_vec_push(&one, pk.items[i]);
+                gl_top_level_named(rc, &one, name, want, &lk->cands);
+                lp_vec_free(&one);
+            }
+        lp_vec_free(&pk);
+        if (lk->cands.len) {
+            lk->rule = GR_SAME_PACKAGE;
+            goto found;
+        }
+    }
+    import_lookup(rc, owner, name, want, &lk->cands, &lk->binding, &lk->module);
+    if (lk->cands.len) {
+        lk->rule = GR_IMPORT;
+        goto found;
+    }
+    if (lk->binding)
+        return; /* bound to a module or something outside: nothing further hides it */
+    package_lookup(rc, owner, name, want, &lk->cands);
+    if (lk->cands.len) {
+        lk->rule = GR_SAME_PACKAGE;
+        goto found;
+    }
+    wildcard_lookup(rc, owner, name, want, &lk->cands);
+    if (lk->cands.len) {
+        lk->rule = GR_WILDCARD_IMPORT;
+        goto found;
+    }
+    include_lookup(rc, owner, name, want, &lk->cands);
+    if (lk->cands.len)
+        lk->rule = GR_INCLUDE_DECL;
+found:
+    gl_sort_set(&lk->cands);
+    gl_collapse_declarations(rc, &lk->cands);
+}
+
+/* A type written as text ("Foo", "pkg.Foo", "a.b.Foo") seen from owner. */
+void gl_type_lookup(rctx *rc, int32_t owner, const char *text, cset *out)
+{
+    if (!text || !*text || rc->depth > 8)
+        return;
+    const char *dot = strrchr(text, '.');
+    if (!dot) {
+        lookup lk;
+        gl_name_lookup(rc, owner, text, K_TYPE, &lk);
+        for (size_t i = 0; i < lk.cands.len; i++)
+            lp_vec_push(out, lk.cands.items[i]);
+        gl_lookup_free(&lk);
+        return;
+    }
+    /* qualified: an exact qualified name first (Java/C#/Scala/C++), then the qualifier as
+     * a module or type and the last name as its member */
+    gl_by_qname(rc, text, K_TYPE, out);
+    if (out->len)
+        return;
+    char *qual = lp_xstrndup(text, (size_t)(dot - text));
+    binding q = {0};
+    rctx sub = *rc;
+    sub.depth++;
+    gr_qualifier(&sub, owner, qual, &q);
+    if (q.kind == B_MODULE)
+        gl_top_level_named(rc, &q.files, dot + 1, K_TYPE, out);
+    else if (q.kind == B_SYMBOLS)
+        for (size_t i = 0; i < q.syms.len; i++) {
+            int level = 0;
+            gl_members_of_type(rc, q.syms.items[i], dot + 1, K_TYPE, out, &level);
+        }
+    gl_binding_free(&q);
+    free(qual);
+}
+
+/* The module(s) or type(s) a qualifier ("os.path", "pkg", "a.b.Foo", "crate.x") names. */
+void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
+{
+    memset(out, 0, sizeof *out);
+    if (rc->depth > 8)
+        return;
+    gview *v = rc->v;
+    lp_str q = lp_str_c(qual);
+    size_t dot = lp_str_find_char(q, '.', 0);
+    lp_str first = dot == SIZE_MAX ? q : lp_str_sub(q, 0, dot);
+    char *first_c = lp_xstrndup(first.ptr, first.len);
+    /* Rust paths starting at the crate, self or super */
+    if (rc->lang == LP_LANG_RUST &&
+        (lp_str_eq_c(first, "crate") || lp_str_eq_c(first, "self") || lp_str_eq_c(first, "super"))) {
+        gref fake;
+        memset(&fake, 0, sizeof fake);
+        lp_str last = q;
+        size_t d = SIZE_MAX;
+        for (size_t i = q.len; i > 0; i--)
+            if (q.ptr[i - 1] == '.') {
+                d = i - 1;
+                break;
+            }
+        char *qq = d == SIZE_MAX ? lp_xstrdup("") : lp_xstrndup(q.ptr, d);
+        last = d == SIZE_MAX ? q : lp_str_sub(q, d + 1, q.len);
+        char *nm = lp_xstrndup(last.ptr, last.len);
+        if (d == SIZE_MAX) { /* crate / self / super alone: a module */
+            gv_derive(v, rc->file);
+            fake.qual = "";
+            fake.name = "";
+            free(qq);
+            qq = lp_xstrdup(first_c);
+        }
+        fake.kind = LP_REF_IMPORT;
+        fake.qual = qq;
+        fake.name = nm;
+        fake.alias = "";
+        if (d == SIZE_MAX) {
+            lp_buf p;
+            lp_buf_init(&p, 0);
+            gv_derive(v, rc->file);
+            lp_str mod = lp_str_c(v->files[rc->file].module);
+            if (lp_str_eq_c(first, "crate"))
+                lp_buf_puts(&p, "crate");
+            else if (lp_str_eq_c(first, "self"))
+                lp_buf_put_str(&p, mod);
+            else {
+                size_t dd = SIZE_MAX;
+                for (size_t i = mod.len; i > 0; i--)
+                    if (mod.ptr[i - 1] == '.') {
+                        dd = i - 1;
+                        break;
+                    }
+                lp_buf_put_str(&p, dd == SIZE_MAX ? mod : lp_str_sub(mod, 0, dd));
+            }
+            gm_rust_module(v, rc->file, p.ptr, &out->files);
+            out->kind = out->files.len ? B_MODULE : B_MISSING;
+            lp_buf_release(&p);
+        } else {
+            gl_resolve_import(rc, &fake, out);
+        }
+        free(qq);
+        free(nm);
+        free(first_c);
+        return;
+    }
+    /* the first name: an import binding, else a definition in scope (type, module) */
+    lookup lk;
+    gl_name_lookup(rc, owner, first_c, K_ANY, &lk);
+    free(first_c);
+    binding cur = {0};
+    const gsym *only = lk.cands.len == 1 ? gl_sym_of(rc, lk.cands.items[0]) : NULL;
+    if (rc->lang == LP_LANG_RUST && only && only->kind == LP_SYM_MODULE &&
+        (only->flags & LP_SYMF_DECLARATION)) {
+        /* `mod x;` declared here: the child module's file */
+        gv_derive(v, rc->file);
+        lp_buf p;
+        lp_buf_init(&p, 0);
+        lp_buf_printf(&p, "%s." LP_STR_FMT, v->files[rc->file].module, LP_STR_ARG(first));
+        gm_rust_module(v, rc->file, p.ptr, &cur.files);
+        lp_buf_release(&p);
+        cur.kind = cur.files.len ? B_MODULE : B_MISSING;
+    } else if (lk.cands.len) {
+        cur.kind = B_SYMBOLS;
+        for (size_t i = 0; i < lk.cands.len; i++)
+            lp_vec_push(&cur.syms, lk.cands.items[i]);
+    } else if (lk.module.kind != B_NONE) {
+        cur = lk.module;
+        memset(&lk.module, 0, sizeof lk.module);
+        /* Python `import a.b.c` binds a: the qualifier a.b.c is the module itself */
+        if (rc->lang == LP_LANG_PYTHON && cur.kind != B_NONE && dot != SIZE_MAX) {
+            const gblob *b = rc->b;
+            for (uint32_t i = 0; i < b->nsrefs; i++) {
+                const gref *r = &b->srefs[i];
+                if (r->kind != LP_REF_IMPORT || r->alias[0] || r->name[0])
+                    continue;
+                lp_str rq = lp_str_c(r->qual);
+                if (lp_str_eq(rq, q) ||
+                    (q.len > rq.len && lp_str_starts_with(q, rq) && q.ptr[rq.len] == '.') ||
+                    (rq.len > q.len && lp_str_starts_with(rq, q) && rq.ptr[q.len] == '.')) {
+                    gl_binding_free(&cur);
+                    memset(&cur, 0, sizeof cur);
+                    gm_python_module(v, rc->file, qual, &cur.files);
+                    cur.kind = cur.files.len ? B_MODULE : B_EXTERNAL;
+                    gl_lookup_free(&lk);
+                    *out = cur;
+                    return;
+                }
+            }
+        }
+    } else if (rc->lang == LP_LANG_RUST) {
+        /* a child module of this module, or a crate of the publication */
+        gv_derive(v, rc->file);
+        lp_buf p;
+        lp_buf_init(&p, 0);
+        lp_buf_printf(&p, "%s." LP_STR_FMT, v->files[rc->file].module, LP_STR_ARG(first));
+        gm_rust_module(v, rc->file, p.ptr, &cur.files);
+        lp_buf_release(&p);
+        cur.kind = cur.files.len ? B_MODULE : B_NONE;
+    }
+    gl_lookup_free(&lk);
+    if (cur.kind == B_NONE && (rc->lang == LP_LANG_JAVA || rc->lang == LP_LANG_CSHARP ||
+                               rc->lang == LP_LANG_SCALA || rc->lang == LP_LANG_CPP)) {
+        /* a fully qualified type: a.b.Foo */
+        gl_by_qname(rc, qual, K_TYPE | K_ANY, &cur.syms);
+        gl_filter_kind(rc, &cur.syms, K_TYPE);
+        if (cur.syms.len) {
+            cur.kind = B_SYMBOLS;
+            *out = cur;
+            return;
+        }
+        if (rc->lang == LP_LANG_CPP) {
+            /* a namespace: its members are found by qualified name by the caller */
+            cur.kind = B_NONE;
+        }
+    }
+    /* the rest of the qualifier, one name at a time */
+    size_t pos = dot == SIZE_MAX ? q.len : dot + 1;
+    while (pos < q.len && cur.kind != B_NONE && cur.kind != B_EXTERNAL && cur.kind != B_MISSING) {
+        size_t nd = lp_str_find_char(q, '.', pos);
+        if (nd == SIZE_MAX)
+            nd = q.len;
+        char *seg = lp_xstrndup(q.ptr + pos, nd - pos);
+        binding next = {0};
+        if (cur.kind == B_MODULE) {
+            gl_top_level_named(rc, &cur.files, seg, K_ANY, &next.syms);
+            if (next.syms.len) {
+                next.kind = B_SYMBOLS;
+            } else if (rc->lang == LP_LANG_PYTHON && cur.files.len == 1) {
+                gv_derive(v, cur.files.items[0]);
+                lp_buf m;
+                lp_buf_init(&m, 0);
+                lp_buf_printf(&m, "%s.%s", v->files[cur.files.items[0]].module, seg);
+                gm_python_module(v, rc->file, m.ptr, &next.files);
+                lp_buf_release(&m);
+                next.kind = next.files.len ? B_MODULE : B_MISSING;
+            } else if (rc->lang == LP_LANG_RUST && cur.files.len) {
+                gv_derive(v, cur.files.items[0]);
+                lp_buf m;
+                lp_buf_init(&m, 0);
+                lp_buf_printf(&m, "%s.%s", v->files[cur.files.items[0]].module, seg);
+                gm_rust_module(v, cur.files.items[0], m.ptr, &next.files);
+                lp_buf_release(&m);
+                next.kind = next.files.len ? B_MODULE : B_MISSING;
+            } else {
+                next.kind = B_MISSING;
+            }
+        } else {
+            for (size_t i = 0; i < cur.syms.len; i++) {
+                const gsym *s = gl_sym_of(rc, cur.syms.items[i]);
+                if (!s)
+                    continue;
+                if (gv_is_type_kind(s->kind) || gl_is_container_kind(s->kind) ||
+                    s->kind == LP_SYM_NAMESPACE) {
+                    int level = 0;
+                    gl_members_of_type(rc, cur.syms.items[i], seg, K_ANY, &next.syms, &level);
+                }
+            }
+            next.kind = next.syms.len ? B_SYMBOLS : B_MISSING;
+        }
+        free(seg);
+        gl_binding_free(&cur);
+        cur = next;
+        pos = nd + 1;
+    }
+    *out = cur;
+}
+

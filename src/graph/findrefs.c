@@ -86,6 +86,8 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
     uint64_t bytes = 0;
     bool cut = false, cancelled = false;
     LP_VEC(fsym) syms = {0};
+    lp_buf plain;
+    lp_buf_init(&plain, 0);
     while (sqlite3_step(s) == SQLITE_ROW) {
         files_total++;
         const char *path = (const char *)sqlite3_column_text(s, 1);
@@ -99,11 +101,15 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
             break;
         }
         files_scanned++;
-        const char *data = sqlite3_column_blob(s, 3);
-        size_t n = (size_t)sqlite3_column_bytes(s, 3);
-        bytes += n;
-        if (cut || !data)
+        if (cut)
             continue; /* keep counting files for the coverage report */
+        /* stored content is encoded (compressed): decode it before matching */
+        if (lp_store_content_decode(sqlite3_column_blob(s, 3), (size_t)sqlite3_column_bytes(s, 3),
+                                    &plain, NULL) != LP_OK)
+            continue;
+        const char *data = plain.ptr;
+        size_t n = plain.len;
+        bytes += n;
         bool loaded = false, any = false;
         syms.len = 0;
         const char *p = data, *end = data + n;
@@ -179,6 +185,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
     }
     sqlite3_finalize(s);
     lp_vec_free(&syms);
+    lp_buf_release(&plain);
     if (cancelled) {
         rc = lp_error_set(err, LP_ECANCELED, "find_references was cancelled");
         goto done;

@@ -473,16 +473,13 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
 
 lp_status gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err)
 {
-    sqlite3_stmt *s;
-    lp_status rc = lp_store_prepare(v->st, "SELECT data FROM contents WHERE bid = ?1", &s, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(s, 1, bid);
-    lp_buf_reset(out);
-    if (sqlite3_step(s) == SQLITE_ROW)
-        lp_buf_append(out, sqlite3_column_blob(s, 0), (size_t)sqlite3_column_bytes(s, 0));
-    sqlite3_reset(s);
-    return LP_OK;
+    lp_status rc = lp_store_content_get(v->st, bid, out, err);
+    if (rc == LP_ENOENT) {
+        lp_buf_reset(out); /* no content: nothing to read, not an error here */
+        lp_error_clear(err);
+        rc = LP_OK;
+    }
+    return rc;
 }
 
 const gsym *gv_sym(gview *v, gpair p)

@@ -856,7 +856,9 @@ static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint
             }
             if (f & LX_SYMF_ROOT) {
                 sync_open(cx, ws);
-                if ((f & LX_SYMF_LOCAL) && cx->container >= 0) {
+                /* locals are no definitions, but reference gathering needs their
+                 * declarations (constructor calls, receiver types): skip only without it */
+                if ((f & LX_SYMF_LOCAL) && cx->container >= 0 && !cx->refs) {
                     lp_symkind k = cx->syms.items[cx->container].kind;
                     if (k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR)
                         f &= (uint8_t)~LX_SYMF_ROOT; /* a local: the hook would drop it */

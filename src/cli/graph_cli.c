@@ -48,7 +48,7 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
     lp_status rc = open_root(root_arg, &root, &st, &err);
     if (!rc) {
         json_object_set_new(args, "path", json_string(root.ptr));
-        lp_graph_call call = {st, args, NULL};
+        lp_graph_call call = {.st = st, .args = args};
         rc = fn(&call, &res, &err);
     }
     if (rc) {

@@ -54,7 +54,13 @@ static void ns_free(nodeset *ns)
     lp_arena_release(&ns->arena);
 }
 
-static bool cancelled(const lp_graph_call *c) { return c->cancel && *c->cancel; }
+static bool cancelled(const lp_graph_call *c) { return lp_graph_call_cancelled(c); }
+
+bool lp_graph_call_cancelled(const lp_graph_call *call)
+{
+    return (call->cancel && *call->cancel) ||
+           (call->is_cancelled && call->is_cancelled(call->cancel_ctx));
+}
 
 /* A call site: the reference (file fid, ord). */
 static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char *path,

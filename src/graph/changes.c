@@ -256,7 +256,7 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     size_t nstale = 0, nmissing = 0;
     for (size_t i = 0; i < d.files.len && !rc; i++) {
         dfile *f = &d.files.items[i];
-        if (call->cancel && *call->cancel) {
+        if (lp_graph_call_cancelled(call)) {
             rc = lp_error_set(err, LP_ECANCELED, "detect_changes was cancelled");
             break;
         }

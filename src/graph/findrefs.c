@@ -96,7 +96,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
             if (!lp_path_under(lp_str_c(prefix), lp_str_c(path), &rel) && strcmp(prefix, path) != 0)
                 continue;
         }
-        if (call->cancel && *call->cancel) {
+        if (lp_graph_call_cancelled(call)) {
             cancelled = true;
             break;
         }

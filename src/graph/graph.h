@@ -125,8 +125,13 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err);
 typedef struct lp_graph_call {
     lp_store *st;            /* pinned by the caller */
     const json_t *args;      /* borrowed */
-    const volatile int *cancel;
+    const volatile int *cancel;     /* non-zero: stop (may be NULL) */
+    bool (*is_cancelled)(void *ctx); /* or ask this (may be NULL; the MCP server's way) */
+    void *cancel_ctx;
 } lp_graph_call;
+
+/* True when the caller asked the tool to stop (either way above). */
+bool lp_graph_call_cancelled(const lp_graph_call *call);
 
 typedef lp_status (*lp_graph_tool_fn)(const lp_graph_call *call, json_t **out, lp_error *err);
 

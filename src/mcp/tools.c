@@ -24,6 +24,11 @@ lp_status lp_mcp_register_tools(lp_mcp_registry *r, const lp_mcp_options *opt, l
         if (rc)
             return rc;
     }
+    /* The code-graph tools (call_graph, trace_path, find_references, detect_changes,
+     * architecture_overview). */
+    lp_status grc = lp_tools_register_graph(r, t, err);
+    if (grc)
+        return grc;
     /* search_tools, when `loupe mcp --tool-catalog FILE` loaded a catalog. */
     if (opt->tool_catalog) {
         lp_status rc = lp_mcp_register_catalog_tools(r, opt, err);

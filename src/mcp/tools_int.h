@@ -170,6 +170,9 @@ extern const lp_mcp_tool_def lp_tool_continue_search;
 extern const lp_mcp_tool_def lp_tool_file_outline;
 extern const lp_mcp_tool_def lp_tool_read_file;
 
+/* tool_graph.c: register the code-graph tools of src/graph (user = t). */
+lp_status lp_tools_register_graph(lp_mcp_registry *r, lp_tools *t, lp_error *err);
+
 /* tool_outline.c: one outline row as JSON (id, name, qualifiedName, kind, startLine, endLine,
  * parentId, depth); rows are a whole file's outline in source order. */
 json_t *lp_tools_symbol_json(const lp_symbol_row *rows, size_t n, size_t i);

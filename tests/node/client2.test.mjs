@@ -29,7 +29,7 @@ test('client2: auto negotiation selects 2026-07-28 through server/discover', asy
 test('client2: tools/list and tools/call on 2026-07-28; results validate', async t => {
     const client = await connect(t);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map(x => x.name), ['list_codebases', 'manage_index', 'search_codebase', 'continue_search', 'file_outline', 'read_file', 'debug_echo', 'debug_sleep']);
+    assert.deepEqual(tools.map(x => x.name), ['list_codebases', 'manage_index', 'search_codebase', 'continue_search', 'file_outline', 'read_file', 'call_graph', 'trace_path', 'find_references', 'detect_changes', 'architecture_overview', 'debug_echo', 'debug_sleep']);
     const { validators } = outputValidators(tools);
     const res = await client.callTool({ name: 'debug_echo', arguments: { message: 'modern', repeat: 2 } });
     assert.ok(!res.isError, textOf(res));

@@ -27,7 +27,7 @@ test('inspector --cli: tools/list', () => {
     const r = inspect(['--method', 'tools/list']);
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.tools.map(t => t.name), ['list_codebases', 'manage_index', 'search_codebase', 'continue_search', 'file_outline', 'read_file', 'debug_echo', 'debug_sleep']);
+    assert.deepEqual(out.tools.map(t => t.name), ['list_codebases', 'manage_index', 'search_codebase', 'continue_search', 'file_outline', 'read_file', 'call_graph', 'trace_path', 'find_references', 'detect_changes', 'architecture_overview', 'debug_echo', 'debug_sleep']);
     assert.equal(out.tools[0].annotations.readOnlyHint, true);
 });
 

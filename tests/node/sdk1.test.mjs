@@ -32,7 +32,7 @@ test('sdk1: tools/list lists the tools and fixtures with annotations and 2020-12
     const client = await connect(t);
     const { tools } = await client.listTools();
     const names = tools.map(x => x.name);
-    assert.deepEqual(names, ['list_codebases', 'manage_index', 'search_codebase', 'continue_search', 'file_outline', 'read_file', 'debug_echo', 'debug_sleep']);
+    assert.deepEqual(names, ['list_codebases', 'manage_index', 'search_codebase', 'continue_search', 'file_outline', 'read_file', 'call_graph', 'trace_path', 'find_references', 'detect_changes', 'architecture_overview', 'debug_echo', 'debug_sleep']);
     for (const tool of tools) {
         assert.equal(tool.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
         assert.equal(tool.outputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');

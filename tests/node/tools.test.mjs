@@ -101,6 +101,23 @@ for (const kind of ['sdk1', 'client2']) {
             const src = await call('read_file', { path: path.join(repo, 'src/auth/session.py'), open_symbol: { symbolId: sym.id } });
             assert.equal(src.symbol.id, sym.id);
             assert.ok(src.content.startsWith(`${sym.startLine}| `));
+
+            // The code-graph tools answer from the same publication, with their evidence.
+            const cg = await call('call_graph', { path: repo, symbolId: sym.id, direction: 'both' });
+            assert.equal(onePublication(cg), 1);
+            assert.equal(cg.root.id, sym.id);
+            assert.ok(cg.evidenceSummary, 'call_graph separates proved edges from the rest');
+            const refs = await call('find_references', { path: repo, symbolId: sym.id });
+            assert.equal(onePublication(refs), 1);
+            assert.ok(refs.matches.some(m => m.isDefinition), 'the definition is one occurrence');
+            const other = outline.symbols.find(s => s.id !== sym.id) ?? sym;
+            const tp = await call('trace_path', { path: repo, fromId: sym.id, toId: other.id });
+            assert.equal(onePublication(tp), 1);
+            const arch = await call('architecture_overview', { path: repo });
+            assert.equal(onePublication(arch), 1);
+            assert.ok(arch.packages.length >= 1);
+            const bad = await fail('call_graph', { path: repo, symbolId: 'sym:000000000000000000000000' });
+            assert.match(bad, /sym:000000000000000000000000/);
         } else {
             t.diagnostic('symbol assertions skipped: the language extractor yields no symbols yet (src/lang placeholder)');
         }

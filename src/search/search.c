@@ -253,6 +253,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         "from lexical matching only"};
     out->warnings = warn_dense;
     out->nwarnings = 1;
+    rc = lp_search_decorate(st, req, arena, out, err); /* surface: decorate.c */
 done:
     lp_buf_release(&match);
     lp_vec_free(&cands);

@@ -54,6 +54,14 @@ typedef struct lp_search_group {
     uint32_t channels;
     const char *snippet; /* "N| line\n..." bounded */
     uint32_t snippet_start_line;
+    /* The surface of the group, set by lp_search_decorate (src/search/decorate.c). */
+    const char *label;       /* qualified name, else symbol name, else "file:start-end" */
+    const char *breadcrumbs; /* "session > SessionManager > refresh": the file's module, the
+                                enclosing symbols, the owner; "" for a file region */
+    int64_t published_ms;    /* when the group's publication was made */
+    bool stale;              /* the file differs on disk from the publication (stat data) */
+    bool deleted;            /* the file is gone from disk (stale too) */
+    bool live;               /* read from disk at search time (channel live), not indexed */
 } lp_search_group;
 
 typedef struct lp_search_result {
@@ -62,12 +70,56 @@ typedef struct lp_search_result {
     int64_t publication_id;
     const char *const *warnings; /* stable codes with text: "dense_channel_absent: ..." */
     size_t nwarnings;
+    /* Set by lp_search_decorate. */
+    int64_t published_ms; /* when the publication was made */
+    uint32_t nstale;      /* groups whose file changed on disk since the publication */
+    uint32_t nlive;       /* live groups (read from disk, channel live) */
 } lp_search_result;
 
 /* Run a search in st's pinned publication. Bad queries fail with LP_EINVAL and a message
  * that says how to fix them. */
 lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *arena,
                         lp_search_result *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * The surface of a result (src/search/decorate.c, src/search/live.c).
+ *
+ * lp_search_decorate runs at the end of lp_search_run, inside the same pin: it labels every
+ * group (label, breadcrumbs from the symbols' parent chain), stamps the publication time,
+ * marks groups whose file changed on disk since the publication (one stat per distinct
+ * file, compared with the stored stat data; no hashing), and adds live evidence: when the
+ * query is scoped by path: to files that changed on disk, it reads their current text
+ * (bounded by LP_LIVE_MAX_FILE_BYTES, LP_LIVE_MAX_LINES, LP_LIVE_MAX_FILES) and puts the
+ * regions that match the query words first, as groups with channel live and a
+ * live_evidence warning. A deleted file is reported (live_file_deleted), never read. */
+#define LP_LIVE_MAX_FILE_BYTES ((size_t)1 << 20)
+#define LP_LIVE_MAX_LINES 20000u
+#define LP_LIVE_MAX_FILES 16u
+#define LP_LIVE_MAX_GROUPS 20u
+
+lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_arena *arena,
+                             lp_search_result *res, lp_error *err);
+
+/* Live evidence (src/search/live.c): called by lp_search_decorate; prepends live groups to
+ * res and appends warnings (arena-owned). */
+lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *arena,
+                         lp_search_result *res, lp_error *err);
+
+/* Append a "code: text" warning to res (arena-owned copy of the list). */
+void lp_search_result_warn(lp_search_result *res, lp_arena *arena, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The tool an agent should call next for g: "read_file" (a symbol, or the live region),
+ * "file_outline" (a file region without a symbol) or "manage_index" (the file was deleted:
+ * sync). Static string. */
+const char *lp_search_group_next_tool(const lp_search_group *g);
+
+/* Add the surface fields of g to obj, a result JSON object (jansson): "label",
+ * "breadcrumbs", "freshness" {publishedAt, stale, deleted, live} and
+ * "recommendedNextAction" {tool, arguments} with absolute paths under root. */
+struct json_t;
+void lp_search_group_surface_json(struct json_t *obj, const char *root,
+                                  const lp_search_group *g);
 
 /* ------------------------------------------------------------------------------------------
  * Frozen result sets (src/search/frozen.c).

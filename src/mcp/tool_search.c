@@ -94,8 +94,8 @@ static void next_for_top(json_t *env, const char *root, const lp_search_group *t
         }
         return;
     }
-    /* The top result's own next action (read_file open_symbol, its live lines, file_outline,
-     * or a sync for a deleted file): decorate.c decides it for every result alike. */
+    /* The top result's own next action (read_file open_symbol, file_outline, or a sync for
+     * a live result or a deleted file): decorate.c decides it for every result alike. */
     json_t *tmp = json_object();
     lp_search_group_surface_json(tmp, root, top);
     json_object_set(env, "recommendedNextAction", json_object_get(tmp, "recommendedNextAction"));

@@ -195,9 +195,11 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
 
 const char *lp_search_group_next_tool(const lp_search_group *g)
 {
-    if (g->deleted)
+    /* A live group's text is in its snippet already, and read_file answers from the
+     * publication: the step that makes it evidence is a sync. So for a deleted file. */
+    if (g->deleted || g->live)
         return "manage_index";
-    if (g->live || g->owner.id[0])
+    if (g->owner.id[0])
         return "read_file";
     return "file_outline";
 }
@@ -253,10 +255,7 @@ void lp_search_group_surface_json(struct json_t *obj, const char *root, const lp
         json_object_set_new(args, "path", safe_string(root));
     } else {
         json_object_set_new(args, "path", abs_path(root, g->owner.file));
-        if (g->live) {
-            json_object_set_new(args, "start_line", json_integer(g->owner.start_line));
-            json_object_set_new(args, "end_line", json_integer(g->owner.end_line));
-        } else if (g->owner.id[0]) {
+        if (g->owner.id[0]) {
             json_t *sym = json_object();
             json_object_set_new(sym, "symbolId", json_string(g->owner.id));
             json_object_set_new(args, "open_symbol", sym);

@@ -109,9 +109,9 @@ lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *a
 void lp_search_result_warn(lp_search_result *res, lp_arena *arena, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The tool an agent should call next for g: "read_file" (a symbol, or the live region),
- * "file_outline" (a file region without a symbol) or "manage_index" (the file was deleted:
- * sync). Static string. */
+/* The tool an agent should call next for g: "read_file" (open_symbol), "file_outline" (a
+ * file region without a symbol) or "manage_index" (sync: the group is live, its text not
+ * indexed yet, or its file was deleted). Static string. */
 const char *lp_search_group_next_tool(const lp_search_group *g);
 
 /* Add the surface fields of g to obj, a result JSON object (jansson): "label",

@@ -28,12 +28,9 @@ def check_group(g, root, published_at=None):
     if published_at:
         assert f["publishedAt"] == published_at, f
     nxt = g["recommendedNextAction"]
-    if f["deleted"]:
+    if f["deleted"] or f["live"]:
+        # read_file answers from the publication: the live text becomes evidence by a sync.
         assert nxt == {"tool": "manage_index", "arguments": {"action": "sync", "path": root}}, g
-    elif f["live"]:
-        assert nxt == {"tool": "read_file", "arguments": {
-            "path": os.path.join(root, g["owner"]["file"]), "start_line": g["owner"]["startLine"],
-            "end_line": g["owner"]["endLine"]}}, g
     elif g["owner"]["id"]:
         assert nxt == {"tool": "read_file", "arguments": {
             "path": os.path.join(root, g["owner"]["file"]),

@@ -127,6 +127,7 @@ typedef struct lp_search_result {
     int64_t publication_id;
     const char *const *warnings; /* stable codes with text: "dense_channel_absent: ..." */
     size_t nwarnings;
+    double timing_ms; /* wall time of lp_search_run (retrieval, fusion, rerank, snippets) */
 } lp_search_result;
 
 /* Run a search in st's pinned publication. Bad queries fail with LP_EINVAL and a message

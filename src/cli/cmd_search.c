@@ -7,6 +7,7 @@
 #include "search/search.h"
 
 #include <jansson.h>
+#include <math.h>
 
 #define FROZEN_MIN 50u
 
@@ -186,11 +187,12 @@ static int run(int argc, char **argv)
         json_t *warnings = json_array();
         for (size_t i = 0; i < res.nwarnings; i++)
             json_array_append_new(warnings, json_string(res.warnings[i]));
-        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o}", "codebaseRoot", root.ptr,
+        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o, s:f}", "codebaseRoot", root.ptr,
                               "publicationId", (json_int_t)res.publication_id, "results",
                               lp_cli_search_results_json(root.ptr, res.groups, 0, shown), "warnings",
                               warnings, "pagination",
-                              lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr));
+                              lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr),
+                              "timingMs", round(res.timing_ms * 100.0) / 100.0);
         char iso[32];
         lp_format_iso8601(res.published_ms, iso);
         json_object_set_new(j, "publishedAt", json_string(iso));

@@ -3,8 +3,9 @@
  * with path: that changed on disk since the publication.
  *
  * The index answers from the publication; when the agent points the search at files it has
- * just edited, the indexed text is out of date. For those files only (path: globs matched
- * against the publication's paths, plus literal paths of files added since), this reads the
+ * just edited, the indexed text is out of date. For those files only (the publication's
+ * paths that pass the query's path: and -path: globs, as query.c matches them, plus literal
+ * path: values naming files added since), this reads the
  * file as it is now, finds the lines that hold query words (case-insensitive), merges nearby
  * lines into regions and returns each region as a group with channel live, ahead of the
  * indexed groups. Nothing is written anywhere.
@@ -18,7 +19,6 @@
 #include "search/search.h"
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <sys/stat.h>
 
 #define LIVE_TERMS_MAX 32
@@ -49,50 +49,35 @@ static void add_term(live_query *q, const char *s, size_t n)
     lp_vec_push(&q->terms, t);
 }
 
-/* Split the query into path: globs and words; other operators (name:value, -name:value) are
- * neither. */
-static void parse_query(const char *query, live_query *q)
+/* Query words for matching live lines: each word-character run of the free words and sym:
+ * values, and each phrase whole (lower-cased, deduplicated). */
+static void add_runs(live_query *q, const char *s)
 {
-    const char *p = query ? query : "";
-    while (*p) {
-        while (*p && isspace((unsigned char)*p))
-            p++;
-        const char *s = p;
-        while (*p && !isspace((unsigned char)*p))
-            p++;
-        size_t n = (size_t)(p - s);
-        if (!n)
-            continue;
-        const char *colon = memchr(s, ':', n);
-        bool op = colon && colon > s &&
-                  (s[0] == '-' || s[0] == '+' || is_word((unsigned char)s[0])) && colon + 1 < s + n;
-        if (op) {
-            size_t klen = (size_t)(colon - s);
-            if (klen == 4 && !memcmp(s, "path", 4)) {
-                const char *v = colon + 1;
-                size_t vlen = (size_t)(s + n - v);
-                if (vlen >= 2 && (v[0] == '"' || v[0] == '\'') && v[vlen - 1] == v[0]) {
-                    v++;
-                    vlen -= 2;
-                }
-                if (vlen)
-                    lp_vec_push(&q->globs, lp_xstrndup(v, vlen));
-            }
-            bool other_op = true;
-            for (const char *c = s + (s[0] == '-' || s[0] == '+'); c < colon; c++)
-                other_op = other_op && (isalpha((unsigned char)*c) || *c == '_');
-            if (other_op)
-                continue;
-        }
-        for (size_t i = 0; i < n;) {
-            while (i < n && !is_word((unsigned char)s[i]))
-                i++;
-            size_t b = i;
-            while (i < n && is_word((unsigned char)s[i]))
-                i++;
-            add_term(q, s + b, i - b);
-        }
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        while (i < n && !is_word((unsigned char)s[i]))
+            i++;
+        size_t b = i;
+        while (i < n && is_word((unsigned char)s[i]))
+            i++;
+        add_term(q, s + b, i - b);
     }
+}
+
+/* The path: globs and the words of the query, by the query language of query.c. */
+static void parse_query(const char *query, lp_search_query *parsed, lp_arena *arena,
+                        live_query *q)
+{
+    if (lp_search_query_parse(query ? query : "", arena, parsed, NULL))
+        memset(parsed, 0, sizeof *parsed); /* lp_search_run refused it already */
+    for (size_t i = 0; i < parsed->npaths; i++)
+        lp_vec_push(&q->globs, lp_xstrdup(parsed->paths[i]));
+    for (size_t i = 0; i < parsed->nwords; i++)
+        add_runs(q, parsed->words[i]);
+    for (size_t i = 0; i < parsed->nsyms; i++)
+        add_runs(q, parsed->syms[i]);
+    for (size_t i = 0; i < parsed->nphrases; i++)
+        add_term(q, parsed->phrases[i], strlen(parsed->phrases[i]));
 }
 
 static void live_query_free(live_query *q)
@@ -106,18 +91,6 @@ static void live_query_free(live_query *q)
 }
 
 static bool has_wildcard(const char *g) { return strpbrk(g, "*?[") != NULL; }
-
-/* A glob matches a path by fnmatch (a star crosses '/' too), or, without wildcards, as the
- * path itself or a folder above it. */
-static bool glob_match(const char *glob, const char *path)
-{
-    size_t n = strlen(glob);
-    while (n > 1 && glob[n - 1] == '/')
-        n--;
-    if (!has_wildcard(glob))
-        return !strncmp(glob, path, n) && (path[n] == '\0' || path[n] == '/');
-    return fnmatch(glob, path, 0) == 0;
-}
 
 static bool safe_rel(const char *rel)
 {
@@ -165,8 +138,8 @@ static bool stat_changed(const char *root, const char *rel, uint64_t size, int64
 
 /* Files of the publication the globs match that changed or went away, then literal paths
  * added since. *more counts changed files past LP_LIVE_MAX_FILES. */
-static lp_status find_files(lp_store *st, const live_query *q, live_files *out, uint32_t *more,
-                            lp_error *err)
+static lp_status find_files(lp_store *st, const lp_search_query *parsed, const live_query *q,
+                            live_files *out, uint32_t *more, lp_error *err)
 {
     const char *root = lp_store_root(st);
     sqlite3_stmt *s;
@@ -177,10 +150,7 @@ static lp_status find_files(lp_store *st, const live_query *q, live_files *out, 
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *path = (const char *)sqlite3_column_text(s, 0);
-        bool hit = false;
-        for (size_t i = 0; i < q->globs.len && !hit; i++)
-            hit = glob_match(q->globs.items[i], path);
-        if (!hit)
+        if (!lp_search_query_path_ok(parsed, lp_str_c(path)))
             continue;
         bool gone;
         if (!stat_changed(root, path, (uint64_t)sqlite3_column_int64(s, 1),
@@ -205,7 +175,7 @@ static lp_status find_files(lp_store *st, const live_query *q, live_files *out, 
         return rc;
     for (size_t i = 0; i < q->globs.len; i++) {
         const char *g = q->globs.items[i];
-        if (has_wildcard(g) || !safe_rel(g))
+        if (has_wildcard(g) || !safe_rel(g) || !lp_search_query_path_ok(parsed, lp_str_c(g)))
             continue;
         sqlite3_bind_text(s, 1, g, -1, SQLITE_STATIC);
         bool known = sqlite3_step(s) == SQLITE_ROW;
@@ -440,11 +410,12 @@ lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *a
     live_files files = {0};
     group_vec live = {0};
     lp_status rc = LP_OK;
-    parse_query(req->query, &q);
+    lp_search_query parsed;
+    parse_query(req->query, &parsed, arena, &q);
     if (!q.globs.len)
         goto done;
     uint32_t more = 0, line_caps = 0, read = 0, deleted = 0;
-    if ((rc = find_files(st, &q, &files, &more, err)))
+    if ((rc = find_files(st, &parsed, &q, &files, &more, err)))
         goto done;
     uint32_t snippet_lines = req->snippet_lines ? req->snippet_lines : 6;
     for (size_t i = 0; i < files.len; i++) {

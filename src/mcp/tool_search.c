@@ -116,10 +116,25 @@ static size_t fit_page(json_t *out, size_t budget)
 {
     json_t *results = json_object_get(out, "results");
     size_t n = json_array_size(results);
-    budget = budget > 2 * PAGE_WARNING_RESERVE ? budget - PAGE_WARNING_RESERVE : budget;
-    while (n > 1 && json_size(out) > budget) {
+    size_t fit = budget > 2 * PAGE_WARNING_RESERVE ? budget - PAGE_WARNING_RESERVE : budget;
+    while (n > 1 && json_size(out) > fit) {
         json_array_remove(results, n - 1);
         n--;
+    }
+    if (n == 1 && json_size(out) > fit) {
+        /* One result over the budget: the server shortens its long strings to fit. When even
+         * that cannot fit (a tiny budget), show none: the continuation starts at it and a
+         * page_shortened warning says to raise the budget. */
+        json_t *copy = json_deep_copy(out);
+        char *text = NULL;
+        size_t len = 0;
+        lp_error e = {0};
+        if (lp_mcp_budget_fit(copy, fit, NULL, &text, &len, &e) != LP_OK) {
+            json_array_remove(results, 0);
+            n = 0;
+        }
+        free(text);
+        json_decref(copy);
     }
     return n;
 }
@@ -367,8 +382,9 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         if (shown < page)
             lp_mcp_envelope_warn(out, "page_shortened",
                                  "%zu of the %u results asked for fit the result budget; "
-                                 "continue_search shows the rest",
-                                 shown, page);
+                                 "continue_search shows the rest%s",
+                                 shown, page,
+                                 shown ? "" : " (raise --max-result-bytes to see one)");
     }
     json_object_set_new(
         out, "pagination",
@@ -504,8 +520,8 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     if (next.len && shown < page)
         lp_mcp_envelope_warn(out, "page_shortened",
                              "%zu of the %u results asked for fit the result budget; "
-                             "continue_search shows the rest",
-                             shown, page);
+                             "continue_search shows the rest%s",
+                             shown, page, shown ? "" : " (raise --max-result-bytes to see one)");
     json_object_set_new(
         out, "pagination",
         pagination_json(set.publication_id, from, shown, set.ngroups, next.ptr, set.expires_ms));

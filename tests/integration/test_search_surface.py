@@ -254,3 +254,32 @@ def test_mcp_search_answers_fit_the_budget(ctx):
             for g in a["results"]:
                 assert SURFACE_KEYS <= set(g) and "\u2026" not in g["snippet"], g
         s.close()
+
+
+def test_mcp_single_result_over_budget_is_cut_and_says_so(ctx):
+    """A result larger than the budget is shown with its long strings shortened (truncated,
+    text_shortened); at a budget too small even for that, the page shows none and says to
+    raise the budget, with the continuation starting at it. Every answer fits."""
+    root = os.path.join(ctx.tmp, "repo")
+    ctx.write("pkg/wide.py", "".join(f"def wide_marker_{k}():\n    return '{'w' * 190}'\n"
+                                     for k in range(4)), root=root)
+    ctx.ok("index", root, "--quiet")
+    for budget in (1400, 1024):
+        s = Session(ctx, args=["--max-result-bytes", str(budget)])
+        raw = s.call_raw("search_codebase", {"path": root, "query": "wide marker",
+                                             "disclosureLimit": 5})
+        assert not raw.get("isError"), raw
+        text = raw["content"][0]["text"]
+        a = raw["structuredContent"]
+        assert len(text.encode()) <= budget, (budget, len(text.encode()))
+        codes = [w["code"] for w in a["warnings"]]
+        assert "page_shortened" in codes, a["warnings"]
+        assert a["pagination"]["shown"] == len(a["results"]), a["pagination"]
+        if budget == 1400:
+            assert len(a["results"]) == 1 and a["truncated"] is True, a
+            assert "text_shortened" in codes, codes
+        else:
+            assert a["results"] == [] and a["pagination"]["continuation"], a
+            msg = [w["message"] for w in a["warnings"] if w["code"] == "page_shortened"][0]
+            assert "raise --max-result-bytes" in msg, msg
+        s.close()

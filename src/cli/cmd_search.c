@@ -58,9 +58,10 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
 {
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
-        const char *what = g->breadcrumbs && *g->breadcrumbs ? g->breadcrumbs
-                           : g->owner.qname                  ? g->owner.qname
-                                                             : "";
+        const char *what = g->live                            ? "region"
+                           : g->breadcrumbs && *g->breadcrumbs ? g->breadcrumbs
+                           : g->owner.qname                    ? g->owner.qname
+                                                               : "";
         printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank, g->owner.file, g->owner.start_line,
                g->owner.end_line, g->live ? "live" : g->owner.kind, what, g->score,
                g->live      ? "  [live: current text on disk, not indexed]"

@@ -55,8 +55,8 @@ bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint6
 
 /* cmd_search.c: search result pages, shared with `loupe more`. */
 struct lp_search_group;
-struct json_t *lp_cli_search_results_json(const struct lp_search_group *groups, size_t from,
-                                          size_t n);
+struct json_t *lp_cli_search_results_json(const char *root, const struct lp_search_group *groups,
+                                          size_t from, size_t n);
 struct json_t *lp_cli_pagination_json(size_t offset, size_t shown, size_t frozen,
                                       const char *handle);
 void lp_cli_search_print(const struct lp_search_group *groups, size_t from, size_t n);

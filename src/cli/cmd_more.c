@@ -84,7 +84,7 @@ static int run(int argc, char **argv)
         json_t *j =
             json_pack("{s:s, s:I, s:s, s:o, s:o, s:o}", "codebaseRoot", set.root, "publicationId",
                       (json_int_t)set.publication_id, "query", set.query, "results",
-                      lp_cli_search_results_json(set.groups, from, shown), "warnings", warnings,
+                      lp_cli_search_results_json(set.root, set.groups, from, shown), "warnings", warnings,
                       "pagination", lp_cli_pagination_json(from, shown, set.ngroups, next.ptr));
         lp_cli_print_json(j);
         json_decref(j);

@@ -7,6 +7,7 @@
 #include "search/search.h"
 
 #include <jansson.h>
+#include <math.h>
 
 #define FROZEN_MIN 50u
 
@@ -20,7 +21,8 @@ static json_t *channels_json(uint32_t ch)
     return a;
 }
 
-json_t *lp_cli_search_results_json(const lp_search_group *groups, size_t from, size_t n)
+json_t *lp_cli_search_results_json(const char *root, const lp_search_group *groups, size_t from,
+                                   size_t n)
 {
     json_t *arr = json_array();
     for (size_t i = from; i < from + n; i++) {
@@ -30,10 +32,16 @@ json_t *lp_cli_search_results_json(const lp_search_group *groups, size_t from, s
                                   "symbol", g->owner.symbol, "qualifiedName", g->owner.qname,
                                   "kind", g->owner.kind, "startLine", (int)g->owner.start_line,
                                   "endLine", (int)g->owner.end_line);
-        json_array_append_new(arr, json_pack("{s:i, s:o, s:f, s:o, s:s}", "rank", (int)g->rank,
-                                             "owner", owner, "score", g->score, "channels",
-                                             channels_json(g->channels), "snippet",
-                                             g->snippet));
+        json_t *r = json_pack("{s:i, s:o, s:f, s:o, s:s, s:i}", "rank", (int)g->rank, "owner",
+                              owner, "score", g->score, "channels", channels_json(g->channels),
+                              "snippet", g->snippet ? g->snippet : "", "snippetStartLine",
+                              (int)g->snippet_start_line);
+        if (!r) /* a snippet that is not UTF-8: keep the result, without the text */
+            r = json_pack("{s:i, s:o, s:f, s:o, s:s, s:i}", "rank", (int)g->rank, "owner", owner,
+                          "score", g->score, "channels", channels_json(g->channels), "snippet",
+                          "", "snippetStartLine", (int)g->snippet_start_line);
+        lp_search_group_surface_json(r, root, g);
+        json_array_append_new(arr, r);
     }
     return arr;
 }
@@ -50,10 +58,17 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
 {
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
-        printf("%u. %s:%u-%u  %s %s  (%.2f)\n", g->rank, g->owner.file, g->owner.start_line,
-               g->owner.end_line, g->owner.kind, g->owner.qname ? g->owner.qname : "",
-               g->score);
-        for (const char *p = g->snippet; *p;) {
+        const char *what = g->live                            ? "region"
+                           : g->breadcrumbs && *g->breadcrumbs ? g->breadcrumbs
+                           : g->owner.qname                    ? g->owner.qname
+                                                               : "";
+        printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank, g->owner.file, g->owner.start_line,
+               g->owner.end_line, g->live ? "live" : g->owner.kind, what, g->score,
+               g->live      ? "  [live: current text on disk, not indexed]"
+               : g->deleted ? "  [stale: file deleted since indexing]"
+               : g->stale   ? "  [stale: file changed since indexing]"
+                            : "");
+        for (const char *p = g->snippet ? g->snippet : ""; *p;) {
             const char *nl = strchr(p, '\n');
             int len = nl ? (int)(nl - p) : (int)strlen(p);
             printf("    %.*s\n", len, p);
@@ -173,11 +188,17 @@ static int run(int argc, char **argv)
         json_t *warnings = json_array();
         for (size_t i = 0; i < res.nwarnings; i++)
             json_array_append_new(warnings, json_string(res.warnings[i]));
-        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o}", "codebaseRoot", root.ptr,
+        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o, s:f}", "codebaseRoot", root.ptr,
                               "publicationId", (json_int_t)res.publication_id, "results",
-                              lp_cli_search_results_json(res.groups, 0, shown), "warnings",
+                              lp_cli_search_results_json(root.ptr, res.groups, 0, shown), "warnings",
                               warnings, "pagination",
-                              lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr));
+                              lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr),
+                              "timingMs", round(res.timing_ms * 100.0) / 100.0);
+        char iso[32];
+        lp_format_iso8601(res.published_ms, iso);
+        json_object_set_new(j, "publishedAt", json_string(iso));
+        json_object_set_new(j, "staleResults", json_integer(res.nstale));
+        json_object_set_new(j, "liveResults", json_integer(res.nlive));
         lp_cli_print_json(j);
         json_decref(j);
     } else {
@@ -186,6 +207,9 @@ static int run(int argc, char **argv)
                    (long long)res.publication_id);
         lp_cli_search_print(res.groups, 0, shown);
         lp_cli_more_hint(res.ngroups - shown, handle.ptr);
+        for (size_t i = 0; i < res.nwarnings; i++)
+            if (strncmp(res.warnings[i], "dense_channel_absent:", 21) != 0)
+                printf("warning: %s\n", res.warnings[i]);
     }
 done:
     lp_buf_release(&handle);
@@ -205,6 +229,10 @@ const lp_cli_cmd lp_cmd_search = {
              "The search keeps up to max(50, N) results; when there are more than shown, it\n"
              "prints a continuation handle: 'loupe more HANDLE' shows the next ones.\n"
              "  --limit N     groups to show (default 10, max 200)\n"
-             "  --scope S     runtime (default), tests, docs or mixed\n",
+             "  --scope S     runtime (default), tests, docs or mixed\n"
+             "Each result shows its breadcrumbs (module > enclosing symbols > owner); results\n"
+             "from files changed on disk since indexing are marked [stale]. With path:GLOB in\n"
+             "the query, files it names that changed since indexing are read from disk and\n"
+             "their matching lines shown first, marked [live] (not indexed until 'loupe sync').\n",
     .run = run,
 };

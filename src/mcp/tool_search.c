@@ -26,7 +26,7 @@ static json_t *channels_json(uint32_t ch)
     return a;
 }
 
-static json_t *result_json(int64_t pub_id, const lp_search_group *g)
+static json_t *result_json(const char *root, int64_t pub_id, const lp_search_group *g)
 {
     json_t *owner = json_object();
     json_object_set_new(owner, "id", g->owner.id[0] ? json_string(g->owner.id) : json_null());
@@ -43,16 +43,17 @@ static json_t *result_json(int64_t pub_id, const lp_search_group *g)
     json_object_set_new(r, "score", json_real(g->score));
     json_object_set_new(r, "channels", channels_json(g->channels));
     json_object_set_new(r, "snippet", opt_str(g->snippet ? g->snippet : ""));
+    json_object_set_new(r, "snippetStartLine", json_integer(g->snippet_start_line));
+    lp_search_group_surface_json(r, root, g);
     return r;
 }
 
 json_t *lp_tools_search_page(const char *root, int64_t pub_id, const lp_search_group *groups,
                              size_t ngroups, size_t from, size_t count)
 {
-    (void)root;
     json_t *a = json_array();
     for (size_t i = from; i < ngroups && i < from + count; i++)
-        json_array_append_new(a, result_json(pub_id, &groups[i]));
+        json_array_append_new(a, result_json(root, pub_id, &groups[i]));
     return a;
 }
 
@@ -93,30 +94,47 @@ static void next_for_top(json_t *env, const char *root, const lp_search_group *t
         }
         return;
     }
-    json_t *args = json_object();
-    json_object_set_new(args, "path", lp_tools_abs_path(root, top->owner.file));
-    if (top->owner.id[0]) {
-        json_t *sym = json_object();
-        json_object_set_new(sym, "symbolId", json_string(top->owner.id));
-        json_object_set_new(args, "open_symbol", sym);
-        lp_mcp_envelope_next_action(env, "read_file", args);
-    } else {
-        lp_mcp_envelope_next_action(env, "file_outline", args);
-    }
+    /* The top result's own next action (read_file open_symbol, file_outline, or a sync for
+     * a live result or a deleted file): decorate.c decides it for every result alike. */
+    json_t *tmp = json_object();
+    lp_search_group_surface_json(tmp, root, top);
+    json_object_set(env, "recommendedNextAction", json_object_get(tmp, "recommendedNextAction"));
+    json_decref(tmp);
 }
 
 /* Bytes of compact JSON. */
 static size_t json_size(const json_t *j) { return json_dumpb(j, NULL, 0, JSON_COMPACT); }
 
-/* Shrink the results of out to what fits in budget (pagination placeholder included);
- * returns how many stay (at least 1 when there was any). */
+/* Room kept for the page_shortened warning, added after fitting (its text is under 160
+ * bytes); without it the registry's budget would shorten snippets instead. */
+#define PAGE_WARNING_RESERVE 256u
+
+/* Shrink the results of out to what fits in budget (pagination placeholder included, and
+ * room for a page_shortened warning); returns how many stay (at least 1 when there was
+ * any). */
 static size_t fit_page(json_t *out, size_t budget)
 {
     json_t *results = json_object_get(out, "results");
     size_t n = json_array_size(results);
-    while (n > 1 && json_size(out) > budget) {
+    size_t fit = budget > 2 * PAGE_WARNING_RESERVE ? budget - PAGE_WARNING_RESERVE : budget;
+    while (n > 1 && json_size(out) > fit) {
         json_array_remove(results, n - 1);
         n--;
+    }
+    if (n == 1 && json_size(out) > fit) {
+        /* One result over the budget: the server shortens its long strings to fit. When even
+         * that cannot fit (a tiny budget), show none: the continuation starts at it and a
+         * page_shortened warning says to raise the budget. */
+        json_t *copy = json_deep_copy(out);
+        char *text = NULL;
+        size_t len = 0;
+        lp_error e = {0};
+        if (lp_mcp_budget_fit(copy, fit, NULL, &text, &len, &e) != LP_OK) {
+            json_array_remove(results, 0);
+            n = 0;
+        }
+        free(text);
+        json_decref(copy);
     }
     return n;
 }
@@ -189,8 +207,27 @@ static const char search_input[] =
     "\"score\":{\"type\":\"number\"},"                                                             \
     "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
     "\"live\"]}},"                                                                                 \
-    "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"}},"            \
-    "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\"]}"
+    "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"},"             \
+    "\"snippetStartLine\":{\"type\":\"integer\"},"                                                \
+    "\"label\":{\"type\":\"string\",\"description\":\"Qualified name of the owner, or "            \
+    "file:start-end for a region without a symbol.\"},"                                           \
+    "\"breadcrumbs\":{\"type\":\"string\",\"description\":\"Where the owner sits: module > "       \
+    "enclosing symbols > owner; empty for a file region.\"},"                                      \
+    "\"freshness\":{\"type\":\"object\",\"properties\":{"                                          \
+    "\"publishedAt\":{\"type\":[\"string\",\"null\"],\"description\":\"When the publication "     \
+    "this result comes from was made.\"},"                                                        \
+    "\"stale\":{\"type\":\"boolean\",\"description\":\"The file changed on disk since the "         \
+    "publication: span and snippet show the indexed version.\"},"                                 \
+    "\"deleted\":{\"type\":\"boolean\",\"description\":\"The file was deleted since the "           \
+    "publication.\"},"                                                                            \
+    "\"live\":{\"type\":\"boolean\",\"description\":\"Read from disk at search time (channel "      \
+    "live; path:-scoped query on a changed file), not from the index.\"}},"                       \
+    "\"required\":[\"publishedAt\",\"stale\",\"deleted\",\"live\"]},"                                \
+    "\"recommendedNextAction\":{\"type\":\"object\",\"description\":\"The call that opens this "   \
+    "result.\",\"properties\":{\"tool\":{\"type\":\"string\"},\"arguments\":{\"type\":"              \
+    "\"object\"}},\"required\":[\"tool\",\"arguments\"]}},"                                          \
+    "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\","         \
+    "\"label\",\"breadcrumbs\",\"freshness\",\"recommendedNextAction\"]}"
 
 #define PAGINATION_SCHEMA                                                                          \
     "{\"type\":\"object\",\"properties\":{"                                                        \
@@ -331,7 +368,7 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_object_set_new(
         out, "results",
         lp_tools_search_page(root.ptr, res.publication_id, res.groups, res.ngroups, 0, shown));
-    if (shown < res.ngroups) {
+    if (shown > 0) { /* every page is fitted, the last one too */
         json_object_set_new(out, "pagination",
                             pagination_json(res.publication_id, 0, shown, res.ngroups,
                                             handle_placeholder().text, lp_wall_ms()));
@@ -345,8 +382,9 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         if (shown < page)
             lp_mcp_envelope_warn(out, "page_shortened",
                                  "%zu of the %u results asked for fit the result budget; "
-                                 "continue_search shows the rest",
-                                 shown, page);
+                                 "continue_search shows the rest%s",
+                                 shown, page,
+                                 shown ? "" : " (raise --max-result-bytes to see one)");
     }
     json_object_set_new(
         out, "pagination",
@@ -375,9 +413,14 @@ const lp_mcp_tool_def lp_tool_search_codebase = {
         "span, a numbered snippet and the channels that matched, best first, all from one "
         "index publication. The answer shows `disclosureLimit` results of a frozen set of up to "
         "`limit`; pass pagination.continuation to continue_search for more (never re-ranked). "
-        "Next: open the top symbol with read_file {open_symbol} (or file_outline when it has no "
-        "symbol), as recommendedNextAction says. A stale index is reported in freshness and "
-        "warnings; a codebase that is not indexed yet fails with the manage_index call to run.",
+        "Each result also has a label, breadcrumbs (module > enclosing symbols > owner), its "
+        "freshness (publishedAt; stale when its file changed on disk since, deleted when gone) "
+        "and its own recommendedNextAction. Next: open the top symbol with read_file "
+        "{open_symbol} (or file_outline when it has no symbol), as recommendedNextAction says. "
+        "A stale index is reported in freshness and warnings with the manage_index sync to run "
+        "(LOUPE_AUTO_SYNC=1 syncs first); a query scoped with path:GLOB to files changed since "
+        "also returns their current text as live results (channel live). A codebase that is "
+        "not indexed yet fails with the manage_index call to run.",
     .input_schema = search_input,
     .output_schema = search_output,
     .envelope = true,
@@ -467,7 +510,7 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_object_set_new(
         out, "results",
         lp_tools_search_page(set.root, set.publication_id, set.groups, set.ngroups, from, shown));
-    if (from + shown < set.ngroups) {
+    if (shown > 0) { /* every page is fitted, the last one too */
         json_object_set_new(out, "pagination",
                             pagination_json(set.publication_id, from, shown, set.ngroups,
                                             handle_placeholder().text, set.expires_ms));
@@ -477,8 +520,8 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     if (next.len && shown < page)
         lp_mcp_envelope_warn(out, "page_shortened",
                              "%zu of the %u results asked for fit the result budget; "
-                             "continue_search shows the rest",
-                             shown, page);
+                             "continue_search shows the rest%s",
+                             shown, page, shown ? "" : " (raise --max-result-bytes to see one)");
     json_object_set_new(
         out, "pagination",
         pagination_json(set.publication_id, from, shown, set.ngroups, next.ptr, set.expires_ms));

@@ -341,6 +341,13 @@ static json_t *group_json(const lp_search_group *g)
     json_object_set_new(o, "channels", json_integer(g->channels));
     json_object_set_new(o, "snippet", json_string(g->snippet ? g->snippet : ""));
     json_object_set_new(o, "snippetStart", json_integer(g->snippet_start_line));
+    /* The surface (decorate.c); optional when reading, so older sets still load. */
+    json_object_set_new(o, "label", opt_string(g->label));
+    json_object_set_new(o, "crumbs", opt_string(g->breadcrumbs));
+    json_object_set_new(o, "publishedMs", json_integer(g->published_ms));
+    json_object_set_new(o, "stale", json_boolean(g->stale));
+    json_object_set_new(o, "deleted", json_boolean(g->deleted));
+    json_object_set_new(o, "live", json_boolean(g->live));
     return o;
 }
 
@@ -487,6 +494,14 @@ static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
     g->channels = (uint32_t)ch;
     g->snippet = arena_json_str(a, json_object_get(o, "snippet"));
     g->snippet_start_line = (uint32_t)ss;
+    g->label = arena_json_str(a, json_object_get(o, "label"));
+    g->breadcrumbs = arena_json_str(a, json_object_get(o, "crumbs"));
+    uint64_t pms = 0;
+    if (json_uint(json_object_get(o, "publishedMs"), INT64_MAX, &pms))
+        g->published_ms = (int64_t)pms;
+    g->stale = json_is_true(json_object_get(o, "stale"));
+    g->deleted = json_is_true(json_object_get(o, "deleted"));
+    g->live = json_is_true(json_object_get(o, "live"));
     return g->owner.file && g->owner.kind && g->snippet;
 }
 

@@ -31,6 +31,71 @@ size_t lp_search_channel_names(uint32_t channels, const char *out[4]);
 /* The bit of a channel name, 0 when unknown. */
 uint32_t lp_search_channel_bit(const char *name);
 
+/* ------------------------------------------------------------------------------------------
+ * Query language (src/search/query.c).
+ *
+ * A query is free text plus operators, separated by white space:
+ *   path:GLOB    keep only files matching GLOB (several path: are OR-ed)
+ *   -path:GLOB   drop files matching GLOB (any of them)
+ *   lang:L[,L]   keep only these languages (names and aliases of lp_lang_from_name)
+ *   kind:K[,K]   keep only owners of these symbol kinds (lp_symkind_name, plus fn, func,
+ *                const, var, type)
+ *   sym:NAME     a symbol name or qualified name (Foo.bar, a::b) for the exact channel
+ *   "a phrase"   an exact phrase (also “curly quotes”); an operator value may be quoted too:
+ *                path:"my dir/x.go"
+ * Operator names are lowercase ASCII. A word like `file:x` or `language:go` (a misspelt
+ * operator) is an error that names the valid operators; any other `a:b` word is text.
+ * Every other word is free text. A free word that looks like an identifier (camelCase,
+ * snake_case, SCREAMING_CASE, dotted a.b, qualified a::b or Foo#bar; trailing "()" and
+ * surrounding punctuation removed) is also copied to idents for the exact channel.
+ *
+ * Path globs (lp_wildmatch, pathname mode): a glob without '/' matches any one path
+ * segment ("*_test.go", "vendor", "http"); a glob with '/' is anchored at the root (a
+ * leading '/' or "./" is dropped) and matches the path or any of its folders, so
+ * "net/http" keeps everything below net/http. "**" spans folders.
+ *
+ * Errors (LP_EINVAL, with a message saying what to write instead): an empty operator value,
+ * an unknown language or kind, an unterminated quote, a negated operator other than -path:,
+ * a misspelt operator, and the limits: query at most 4096 bytes, at most 64 words, 16
+ * phrases, 16 globs, 16 syms, each value at most 256 bytes.
+ * Every string is NUL-terminated and lives in the arena given to lp_search_query_parse. */
+#define LP_QUERY_MAX_BYTES 4096
+#define LP_QUERY_MAX_WORDS 64
+#define LP_QUERY_MAX_ITEMS 16
+#define LP_QUERY_MAX_VALUE 256
+
+typedef struct lp_search_query {
+    const char **words; /* free-text words as written (operators and phrases removed) */
+    size_t nwords;
+    const char **phrases; /* contents of "..." (never empty) */
+    size_t nphrases;
+    const char **paths; /* path: globs (normalized: no leading '/' or "./") */
+    size_t npaths;
+    const char **not_paths; /* -path: globs */
+    size_t nnot_paths;
+    int *langs; /* lp_lang values, no duplicates */
+    size_t nlangs;
+    int *kinds; /* lp_symkind values, no duplicates */
+    size_t nkinds;
+    const char **syms; /* sym: values */
+    size_t nsyms;
+    const char **idents; /* identifier-looking free words (cleaned), then syms; no duplicates */
+    size_t nidents;
+} lp_search_query;
+
+/* Parse text into out (zeroed first). LP_EINVAL with an actionable message on a bad
+ * query; an empty or operator-only query parses fine (see lp_search_query_has_terms). */
+lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_query *out,
+                                lp_error *err);
+/* True when q has something to search for: a word, a phrase or a sym. */
+bool lp_search_query_has_terms(const lp_search_query *q);
+/* True when a repository-relative path passes q's path: and -path: globs. */
+bool lp_search_query_path_ok(const lp_search_query *q, lp_str path);
+/* One glob against one path, as path: matches it. */
+bool lp_search_glob_match(const char *glob, lp_str path);
+/* True when word looks like an identifier (as described above); word is already cleaned. */
+bool lp_search_is_identifier(lp_str word);
+
 typedef struct lp_search_request {
     const char *query;
     lp_search_scope scope;
@@ -54,6 +119,14 @@ typedef struct lp_search_group {
     uint32_t channels;
     const char *snippet; /* "N| line\n..." bounded */
     uint32_t snippet_start_line;
+    /* The surface of the group, set by lp_search_decorate (src/search/decorate.c). */
+    const char *label;       /* qualified name, else symbol name, else "file:start-end" */
+    const char *breadcrumbs; /* "session > SessionManager > refresh": the file's module, the
+                                enclosing symbols, the owner; "" for a file region */
+    int64_t published_ms;    /* when the group's publication was made */
+    bool stale;              /* the file differs on disk from the publication (stat data) */
+    bool deleted;            /* the file is gone from disk (stale too) */
+    bool live;               /* read from disk at search time (channel live), not indexed */
 } lp_search_group;
 
 typedef struct lp_search_result {
@@ -62,12 +135,57 @@ typedef struct lp_search_result {
     int64_t publication_id;
     const char *const *warnings; /* stable codes with text: "dense_channel_absent: ..." */
     size_t nwarnings;
+    double timing_ms; /* wall time of lp_search_run (retrieval, fusion, rerank, snippets) */
+    /* Set by lp_search_decorate. */
+    int64_t published_ms; /* when the publication was made */
+    uint32_t nstale;      /* groups whose file changed on disk since the publication */
+    uint32_t nlive;       /* live groups (read from disk, channel live) */
 } lp_search_result;
 
 /* Run a search in st's pinned publication. Bad queries fail with LP_EINVAL and a message
  * that says how to fix them. */
 lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *arena,
                         lp_search_result *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * The surface of a result (src/search/decorate.c, src/search/live.c).
+ *
+ * lp_search_decorate runs at the end of lp_search_run, inside the same pin: it labels every
+ * group (label, breadcrumbs from the symbols' parent chain), stamps the publication time,
+ * marks groups whose file changed on disk since the publication (one stat per distinct
+ * file, compared with the stored stat data; no hashing), and adds live evidence: when the
+ * query is scoped by path: to files that changed on disk, it reads their current text
+ * (bounded by LP_LIVE_MAX_FILE_BYTES, LP_LIVE_MAX_LINES, LP_LIVE_MAX_FILES) and puts the
+ * regions that match the query words first, as groups with channel live and a
+ * live_evidence warning. A deleted file is reported (live_file_deleted), never read. */
+#define LP_LIVE_MAX_FILE_BYTES ((size_t)1 << 20)
+#define LP_LIVE_MAX_LINES 20000u
+#define LP_LIVE_MAX_FILES 16u
+#define LP_LIVE_MAX_GROUPS 20u
+
+lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_arena *arena,
+                             lp_search_result *res, lp_error *err);
+
+/* Live evidence (src/search/live.c): called by lp_search_decorate; prepends live groups to
+ * res and appends warnings (arena-owned). */
+lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *arena,
+                         lp_search_result *res, lp_error *err);
+
+/* Append a "code: text" warning to res (arena-owned copy of the list). */
+void lp_search_result_warn(lp_search_result *res, lp_arena *arena, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The tool an agent should call next for g: "read_file" (open_symbol), "file_outline" (a
+ * file region without a symbol) or "manage_index" (sync: the group is live, its text not
+ * indexed yet, or its file was deleted). Static string. */
+const char *lp_search_group_next_tool(const lp_search_group *g);
+
+/* Add the surface fields of g to obj, a result JSON object (jansson): "label",
+ * "breadcrumbs", "freshness" {publishedAt, stale, deleted, live} and
+ * "recommendedNextAction" {tool, arguments} with absolute paths under root. */
+struct json_t;
+void lp_search_group_surface_json(struct json_t *obj, const char *root,
+                                  const lp_search_group *g);
 
 /* ------------------------------------------------------------------------------------------
  * Frozen result sets (src/search/frozen.c).

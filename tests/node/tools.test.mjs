@@ -123,6 +123,19 @@ for (const kind of ['sdk1', 'client2']) {
         }
 
         writeFileSync(path.join(repo, 'src/auth/session.py'), 'def changed():\n    return "a longer body than before"\n');
+        // Every result carries its surface (label, breadcrumbs, freshness, next action), and
+        // a path:-scoped search on the changed file answers with its live text first: all
+        // of it validates against the outputSchema.
+        const live = await call('search_codebase', { path: repo, query: 'changed longer path:src/auth/session.py', disclosureLimit: 3 });
+        assert.equal(onePublication(live), 1);
+        assert.equal(live.results[0].freshness.live, true);
+        assert.deepEqual(live.results[0].channels, ['live']);
+        assert.match(live.results[0].snippet, /def changed/);
+        assert.ok(live.warnings.some(w => w.code === 'live_evidence'), JSON.stringify(live.warnings));
+        for (const r of live.results) assert.ok(r.label && 'breadcrumbs' in r && r.recommendedNextAction.tool, JSON.stringify(r));
+        // Its text is not indexed yet: the step that makes it evidence is a sync.
+        assert.deepEqual(live.results[0].recommendedNextAction, { tool: 'manage_index', arguments: { action: 'sync', path: repo } });
+        assert.deepEqual(live.recommendedNextAction, { tool: 'manage_index', arguments: { action: 'sync', path: repo } });
         const synced = await call('manage_index', { action: 'sync', path: repo, waitMs: 60000 });
         assert.equal(synced.operation.result.publicationId, 2);
         assert.match(await fail('continue_search', { continuation: found.pagination.continuation }), /^continuation_drifted: /);

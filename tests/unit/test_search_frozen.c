@@ -30,6 +30,12 @@ static void make_result(lp_arena *a, size_t n, int64_t pub, lp_search_result *r)
         g->snippet = lp_arena_printf(a, "%u| line with \"quotes\" and \xc3\xa9 %zu\n",
                                      g->owner.start_line, i);
         g->snippet_start_line = g->owner.start_line;
+        g->label = g->owner.qname ? g->owner.qname : lp_arena_printf(a, "src/f%02zu.py:1-9", i);
+        g->breadcrumbs = g->owner.symbol ? lp_arena_printf(a, "f%02zu > fn_%zu", i, i) : "";
+        g->published_ms = 1700000000000 + (int64_t)i;
+        g->stale = i % 3 == 1;
+        g->deleted = i == 4;
+        g->live = i == 0;
     }
     r->ngroups = n;
     r->publication_id = pub;
@@ -93,6 +99,13 @@ T_TEST(frozen_round_trip_pages_through_the_set)
         T_CHECK(x->score == y->score); /* exact: scores never change between pages */
         T_CHECK_INT(x->channels, y->channels);
         T_CHECK_STR(x->snippet, y->snippet);
+        /* The surface fields (decorate.c) survive the round trip. */
+        T_CHECK_STR(x->label, y->label);
+        T_CHECK_STR(x->breadcrumbs, y->breadcrumbs);
+        T_CHECK_INT(x->published_ms, y->published_ms);
+        T_CHECK_INT(x->stale, y->stale);
+        T_CHECK_INT(x->deleted, y->deleted);
+        T_CHECK_INT(x->live, y->live);
     }
     /* The next page's handle, then the end. */
     lp_search_frozen_handle(&set, 6, 3, &next);

@@ -1,0 +1,268 @@
+/*
+ * decorate.c: the surface of a search result (contract in search.h): labels, breadcrumbs,
+ * the publication time, per-group staleness by stat, live evidence (live.c), and the JSON
+ * of those fields shared by the CLI and the MCP tools.
+ *
+ * Invariants: everything here reads the pinned publication and the file system's stat data
+ * only (live.c reads file text, bounded); a group's owner, span, score and channels are never
+ * changed; the order of indexed groups is kept (live groups go first, ranks are renumbered).
+ */
+#include "search/search.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#define CRUMB_DEPTH_MAX 16
+
+void lp_search_result_warn(lp_search_result *res, lp_arena *arena, const char *fmt, ...)
+{
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    va_list ap;
+    va_start(ap, fmt);
+    lp_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    const char **w = lp_arena_zalloc(arena, (res->nwarnings + 1) * sizeof *w);
+    for (size_t i = 0; i < res->nwarnings; i++)
+        w[i] = res->warnings[i];
+    w[res->nwarnings] = lp_arena_strndup(arena, b.ptr, b.len);
+    res->warnings = w;
+    res->nwarnings++;
+    lp_buf_release(&b);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Staleness: one stat per distinct file. */
+
+typedef struct file_state {
+    const char *path;
+    int64_t bid; /* 0: not in the publication */
+    bool stale, deleted;
+} file_state;
+
+typedef LP_VEC(file_state) file_states;
+
+static const file_state *file_state_of(lp_store *st, file_states *cache, const char *path)
+{
+    for (size_t i = 0; i < cache->len; i++)
+        if (!strcmp(cache->items[i].path, path))
+            return &cache->items[i];
+    file_state *f = lp_vec_push_zero(cache);
+    f->path = path;
+    sqlite3_stmt *s;
+    if (lp_store_prepare(st, "SELECT bid, size, mtime_ns, ino, mode FROM files WHERE path = ?1",
+                         &s, NULL))
+        return f;
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        f->bid = sqlite3_column_int64(s, 0);
+        uint64_t size = (uint64_t)sqlite3_column_int64(s, 1);
+        int64_t mtime = sqlite3_column_int64(s, 2);
+        uint64_t ino = (uint64_t)sqlite3_column_int64(s, 3);
+        uint32_t mode = (uint32_t)sqlite3_column_int64(s, 4);
+        lp_buf abs;
+        lp_buf_init(&abs, 0);
+        lp_buf_printf(&abs, "%s/%s", lp_store_root(st), path);
+        struct stat sb;
+        if (stat(abs.ptr, &sb) != 0) {
+            f->stale = f->deleted = true;
+        } else {
+            int64_t m = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+            f->stale = (uint64_t)sb.st_size != size || m != mtime || (uint64_t)sb.st_ino != ino ||
+                       (uint32_t)sb.st_mode != mode;
+        }
+        lp_buf_release(&abs);
+    }
+    sqlite3_reset(s);
+    return f;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Labels and breadcrumbs. */
+
+/* The file's module name: its base name without the last extension. */
+static void module_of(const char *path, lp_buf *out)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    lp_buf_append(out, base, n);
+}
+
+/* "module > Parent > ... > name" from the symbol's parent chain in its blob. */
+static const char *crumbs_of(lp_store *st, int64_t bid, const lp_search_group *g, lp_arena *arena)
+{
+    sqlite3_stmt *s;
+    int32_t ord = -1, parent = -1;
+    if (lp_store_prepare(st,
+                         "SELECT ord, parent FROM symbols WHERE bid = ?1 AND start_line = ?2"
+                         " AND qname = ?3 ORDER BY ord LIMIT 1",
+                         &s, NULL))
+        return "";
+    sqlite3_bind_int64(s, 1, bid);
+    sqlite3_bind_int(s, 2, (int)g->owner.start_line);
+    sqlite3_bind_text(s, 3, g->owner.qname ? g->owner.qname : "", -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        ord = sqlite3_column_int(s, 0);
+        parent = sqlite3_column_int(s, 1);
+    }
+    sqlite3_reset(s);
+    if (ord < 0)
+        return "";
+    const char *chain[CRUMB_DEPTH_MAX];
+    size_t depth = 0;
+    if (lp_store_prepare(st, "SELECT name, parent FROM symbols WHERE bid = ?1 AND ord = ?2", &s,
+                         NULL))
+        return "";
+    while (parent >= 0 && parent != ord && depth < CRUMB_DEPTH_MAX) {
+        sqlite3_bind_int64(s, 1, bid);
+        sqlite3_bind_int(s, 2, parent);
+        int next = -1;
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            chain[depth++] = lp_arena_strdup(arena, (const char *)sqlite3_column_text(s, 0));
+            next = sqlite3_column_int(s, 1);
+        }
+        sqlite3_reset(s);
+        if (next >= parent) /* parents come before children: stop on anything else */
+            break;
+        parent = next;
+    }
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    module_of(g->owner.file, &b);
+    for (size_t i = depth; i > 0; i--)
+        lp_buf_printf(&b, " > %s", chain[i - 1]);
+    lp_buf_printf(&b, " > %s", g->owner.symbol ? g->owner.symbol : "");
+    const char *out = lp_arena_strndup(arena, b.ptr, b.len);
+    lp_buf_release(&b);
+    return out;
+}
+
+static void label_group(lp_search_group *g, lp_arena *arena)
+{
+    if (g->owner.qname && *g->owner.qname)
+        g->label = g->owner.qname;
+    else if (g->owner.symbol && *g->owner.symbol)
+        g->label = g->owner.symbol;
+    else
+        g->label = lp_arena_printf(arena, "%s:%u-%u", g->owner.file, g->owner.start_line,
+                                   g->owner.end_line);
+}
+
+lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_arena *arena,
+                             lp_search_result *res, lp_error *err)
+{
+    lp_publication pub;
+    lp_status rc = lp_store_current(st, &pub, err);
+    if (rc)
+        return rc;
+    res->published_ms = pub.created_ms;
+    file_states cache = {0};
+    for (size_t i = 0; i < res->ngroups; i++) {
+        lp_search_group *g = &res->groups[i];
+        g->published_ms = pub.created_ms;
+        if (g->live)
+            continue;
+        label_group(g, arena);
+        const file_state *f = file_state_of(st, &cache, g->owner.file);
+        g->stale = f->stale;
+        g->deleted = f->deleted;
+        g->breadcrumbs = f->bid && g->owner.symbol ? crumbs_of(st, f->bid, g, arena) : "";
+    }
+    lp_vec_free(&cache);
+    if ((rc = lp_search_live(st, req, arena, res, err)))
+        return rc;
+    res->nstale = 0;
+    res->nlive = 0;
+    for (size_t i = 0; i < res->ngroups; i++) {
+        res->groups[i].rank = (uint32_t)i + 1;
+        res->nstale += res->groups[i].stale && !res->groups[i].live;
+        res->nlive += res->groups[i].live;
+    }
+    if (res->nstale)
+        lp_search_result_warn(res, arena,
+                              "results_stale: %u result(s) come from files that changed on disk "
+                              "since publication %lld (freshness.stale); their spans and "
+                              "snippets show the indexed version",
+                              res->nstale, (long long)res->publication_id);
+    return LP_OK;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * JSON of the surface fields. */
+
+const char *lp_search_group_next_tool(const lp_search_group *g)
+{
+    /* A live group's text is in its snippet already, and read_file answers from the
+     * publication: the step that makes it evidence is a sync. So for a deleted file. */
+    if (g->deleted || g->live)
+        return "manage_index";
+    if (g->owner.id[0])
+        return "read_file";
+    return "file_outline";
+}
+
+/* A JSON string of possibly invalid UTF-8 (bytes that are not UTF-8 become '?'). */
+static json_t *safe_string(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    size_t n = strlen(s);
+    char *copy = lp_xmalloc(n + 1);
+    for (size_t i = 0; i <= n; i++)
+        copy[i] = (unsigned char)s[i] >= 0x80 ? '?' : s[i];
+    j = json_string(copy);
+    free(copy);
+    return j ? j : json_string("");
+}
+
+static json_t *abs_path(const char *root, const char *rel)
+{
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    lp_buf_printf(&b, "%s/%s", root, rel ? rel : "");
+    json_t *j = safe_string(b.ptr);
+    lp_buf_release(&b);
+    return j;
+}
+
+void lp_search_group_surface_json(struct json_t *obj, const char *root, const lp_search_group *g)
+{
+    json_object_set_new(obj, "label", safe_string(g->label ? g->label : ""));
+    json_object_set_new(obj, "breadcrumbs", safe_string(g->breadcrumbs ? g->breadcrumbs : ""));
+    json_t *f = json_object();
+    if (g->published_ms > 0) {
+        char iso[32];
+        lp_format_iso8601(g->published_ms, iso);
+        json_object_set_new(f, "publishedAt", json_string(iso));
+    } else {
+        json_object_set_new(f, "publishedAt", json_null());
+    }
+    json_object_set_new(f, "stale", json_boolean(g->stale));
+    json_object_set_new(f, "deleted", json_boolean(g->deleted));
+    json_object_set_new(f, "live", json_boolean(g->live));
+    json_object_set_new(obj, "freshness", f);
+
+    const char *tool = lp_search_group_next_tool(g);
+    json_t *args = json_object();
+    if (!strcmp(tool, "manage_index")) {
+        json_object_set_new(args, "action", json_string("sync"));
+        json_object_set_new(args, "path", safe_string(root));
+    } else {
+        json_object_set_new(args, "path", abs_path(root, g->owner.file));
+        if (g->owner.id[0]) {
+            json_t *sym = json_object();
+            json_object_set_new(sym, "symbolId", json_string(g->owner.id));
+            json_object_set_new(args, "open_symbol", sym);
+        }
+    }
+    json_t *next = json_object();
+    json_object_set_new(next, "tool", json_string(tool));
+    json_object_set_new(next, "arguments", args);
+    json_object_set_new(obj, "recommendedNextAction", next);
+}

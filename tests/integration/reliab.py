@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 
-VOLATILE = {"continuation", "ms", "elapsedMs", "durationMs", "tookMs", "timings", "createdAt", "checkedAt"}
+VOLATILE = {"continuation", "ms", "timingMs", "elapsedMs", "durationMs", "tookMs", "timings", "createdAt", "checkedAt"}
 
 
 def strip_volatile(v):
@@ -116,6 +116,9 @@ def crash_run(ctx, kills_wanted, seed, nfiles=120, max_rounds=None, log=None):
         if op != "reindex":
             gen += 1
             edit_files(ctx, root, gen, rng, nfiles)
+            # what readers see with the files as they are now (groups say when their file
+            # changed on disk since the publication, so the snapshot follows the edits)
+            before = snapshot(ctx, root)
         delay = rng.choice([0, 200, 1000, 3000])
         wait = rng.uniform(0.0, 0.6 if delay else 0.25)
         env = {"LOUPE_TEST_WRITE_DELAY_US": str(delay)} if delay else {}

@@ -294,10 +294,11 @@ def test_disk_full_keeps_previous_publication(ctx):
     for i in range(40):
         ctx.write(f"m{i}.py", f"def small_{i}():\n    return {i}\n", root=root)
     ctx.ok("index", root)
-    before = ctx.ok("search", "small_3", "--path", root, "--json").json()
     for i in range(300):
         ctx.write(f"big/b{i}.py", "".join(f"def grow_{i}_{k}():\n    return '{'z' * 60}'\n"
                                           for k in range(60)), root=root)
+    # taken after the edits: answers say when the root changed on disk since publication
+    before = ctx.ok("search", "small_3", "--path", root, "--json").json()
     db = reliab.db_path(ctx, root)
     size = os.path.getsize(db) + os.path.getsize(db + "-wal") if os.path.exists(db + "-wal") \
         else os.path.getsize(db)

@@ -733,7 +733,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
          * (lp_embed_register_fingerprint at start-up). Without a model, no vectors. */
         lp_error merr = {0};
         lp_embedder *probe = NULL;
-        if (lp_embed_default_identity()) {
+        if (lp_embed_code_vectors_enabled() && lp_embed_default_identity()) {
             if (lp_embedder_default(&probe, &merr) == LP_OK) {
                 b.embed = true;
                 b.embed_dim = lp_embedder_dim(probe);

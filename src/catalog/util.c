@@ -137,9 +137,11 @@ lp_status lp_cat_limits_resolve(lp_catalog_limits *l, lp_error *err)
  * Parameters. */
 lp_catalog_params lp_catalog_params_default(void)
 {
-    /* Tuned by coordinate search on the MetaTool development split (bench/catalog). */
+    /* Tuned by coordinate search on the MetaTool development split (bench/catalog; the
+     * 2026-12-01 joint re-tune moved k1, b.description, prefix, fuzzy, coverage and
+     * request_alpha: docs/decisions/0004-catalog-ranking.md). */
     lp_catalog_params p = {
-        .k1 = 2.5,
+        .k1 = 3.0,
         .weight = {[LP_CATALOG_F_NAME] = 4.0,
                    [LP_CATALOG_F_NAMESPACE] = 1.5,
                    [LP_CATALOG_F_ALIAS] = 1.0,
@@ -150,16 +152,16 @@ lp_catalog_params lp_catalog_params_default(void)
               [LP_CATALOG_F_NAMESPACE] = 0.0,
               [LP_CATALOG_F_ALIAS] = 0.3,
               [LP_CATALOG_F_TAG] = 0.0,
-              [LP_CATALOG_F_DESCRIPTION] = 0.9,
+              [LP_CATALOG_F_DESCRIPTION] = 0.7,
               [LP_CATALOG_F_SCHEMA] = 0.75},
-        .prefix_weight = 0.6,
-        .fuzzy_weight = 0.5,
+        .prefix_weight = 0.4,
+        .fuzzy_weight = 0.3,
         .synonym_scale = 1.0,
         .whole_weight = 1.0,
         .exact_name_bonus = 8.0,
         .name_term_bonus = 0.5,
         .namespace_bonus = 1.0,
-        .coverage_floor = 0.85,
+        .coverage_floor = 0.2,
         .dense_weight = 0.3,
         .lexical_weight = 1.0,
         .dense_field = {[LP_CATALOG_F_NAME] = 0.5,
@@ -172,7 +174,7 @@ lp_catalog_params lp_catalog_params_default(void)
         .dense_min = 0.25,
         .dense_depth = 50,
         .fusion = 1,
-        .request_alpha = 5,
+        .request_alpha = 8,
         .request_floor = 0.05,
     };
     return p;

@@ -75,6 +75,8 @@ static bool cvc(const char *w, size_t k)
 static bool invariant(const char *w, size_t k)
 {
     static const char *const words[] = {"andes", "atlas", "bias", "cosmos", "news"};
+    if (k > 6 || w[k - 1] != 's')
+        return false;
     for (size_t i = 0; i < LP_ARRAY_LEN(words); i++)
         if (strlen(words[i]) == k && !memcmp(w, words[i], k))
             return true;

@@ -6,7 +6,8 @@
  * "create" -> "creat", "running" -> "run", "queries"/"query" -> "queri") without the
  * derivational steps 2-4 that merge unrelated words ("general"/"generate"). Two guards
  * keep identifiers intact: words under 4 bytes are not stemmed, and a final 's' after
- * 's', 'u' or 'i' stays.
+ * 's', 'u' or 'i' stays. Porter2's invariant words ("news", "atlas", ...) are not plurals
+ * and stay whole.
  */
 #include "text/text.h"
 

@@ -179,6 +179,8 @@ def test_path_refusal_table(ctx):
                 refused += 1
     assert not problems, "\n".join(map(str, problems))
     assert refused >= 25 * 2, refused
+    print(f"# path table: {refused} refusals ({len(cases)} paths x CLI read/outline and MCP "
+          f"read_file/file_outline, graph commands and tools, NUL bytes)")
     # and the real file still reads
     assert ctx.ok("read", os.path.join(root, "src/auth.py") + ":1-1").out.startswith("1| def")
 
@@ -320,6 +322,8 @@ def test_disk_full_keeps_previous_publication(ctx):
 
 
 def test_memory_cap_fails_cleanly(ctx):
+    if "ASAN_OPTIONS" in os.environ or "/asan/" in ctx.loupe or "/tsan/" in ctx.loupe:
+        return  # sanitizer runtimes reserve terabytes of shadow address space up front
     root = ctx.path("repo")
     for i in range(30):
         ctx.write(f"m{i}.py", f"def small_{i}():\n    return {i}\n", root=root)

@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import resource
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -298,6 +297,7 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--files", type=int, default=200_000)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS-reliability.md"))
+    ap.add_argument("--append", action="store_true", help="add rows to --out's table")
     args = ap.parse_args()
     names = args.only.split(",") if args.only else list(CASES)
     rows = []
@@ -311,14 +311,16 @@ def main():
             failed.append(name)
             row(rows, name, "FAILED", repr(ex)[:200])
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    with open(args.out, "w") as f:
-        f.write("# Resource cases (bench/resources.py)\n\n")
-        f.write(f"{time.strftime('%Y-%m-%d', time.gmtime())}, {os.cpu_count()} cores (shared), "
-                f"{platform.machine()}; `python3 bench/resources.py"
-                f"{' --only ' + args.only if args.only else ''}`. Times are wall seconds of "
-                "the whole command; peak RSS from wait4.\n\n")
-        f.write("| case | what | result | seconds | peak RSS MiB |\n|---|---|---|---:|---:|\n")
+            # rm copes with 5,000 nested folders; shutil.rmtree recurses past Python's limit
+            subprocess.run(["rm", "-rf", tmp])
+    with open(args.out, "a" if args.append else "w") as f:
+        if not args.append:
+            f.write("# Resource cases (bench/resources.py)\n\n")
+            f.write(f"{time.strftime('%Y-%m-%d', time.gmtime())}, {os.cpu_count()} cores "
+                    f"(shared with other jobs), {platform.machine()}. Times are wall seconds of "
+                    "the whole command; peak RSS from wait4.\n\n")
+            f.write("| case | what | result | seconds | peak RSS MiB |\n"
+                    "|---|---|---|---:|---:|\n")
         for r in rows:
             f.write("| " + " | ".join(x.replace("|", "\\|") for x in r) + " |\n")
     print(f"resources: {len(names) - len(failed)} cases ok, {len(failed)} failed {failed}")

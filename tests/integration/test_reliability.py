@@ -340,3 +340,23 @@ def test_memory_cap_fails_cleanly(ctx):
     # a cap that fits: the build completes
     rc, out, err = _run_limited(ctx, resource.RLIMIT_AS, 1 << 30, "sync", root, "--threads", "1")
     assert rc == 0, (rc, err)
+
+
+def test_parser_out_of_memory_exits_cleanly(ctx):
+    if "ASAN_OPTIONS" in os.environ or "/asan/" in ctx.loupe or "/tsan/" in ctx.loupe:
+        return  # sanitizer runtimes reserve terabytes of shadow address space up front
+    root = ctx.path("repo")
+    ctx.write("big.py", "def fn_0(a, b):\n    return a + b\n", root=root)
+    ctx.ok("index", root)
+    before = ctx.ok("search", "fn_0", "--path", root, "--json").json()
+    # 20,000 functions: tree-sitter's tree needs more than the cap leaves (about 84 MiB RSS
+    # uncapped); tree-sitter allocates through lp_xmalloc, so this is a clean exit 9, not
+    # tree-sitter's abort()
+    ctx.write("big.py", "".join(f"def fn_{i}(a, b):\n    return a + b * {i}\n"
+                                for i in range(20000)), root=root)
+    rc, out, err = _run_limited(ctx, resource.RLIMIT_AS, 96 << 20, "sync", root, "--threads", "1")
+    assert rc == 9, (rc, err[-600:])
+    assert "out of memory" in err and "previous publication stays current" in err, err
+    assert reliab.integrity(ctx, root) == "ok"
+    after = ctx.ok("search", "fn_0", "--path", root, "--json").json()
+    assert reliab.strip_volatile(after) == reliab.strip_volatile(before)

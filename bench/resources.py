@@ -261,6 +261,20 @@ def case_mem_cap(e, rows, args):
             f"exit {rc}, {kept}, integrity ok" + (f"; \"{msg}\"" if rc else ""), dt, rss)
         if rc == 0:
             break
+    # one large Python file: tree-sitter's tree outgrows the cap (allocations go through
+    # lp_xmalloc: a clean exit 9, never tree-sitter's abort)
+    write(os.path.join(root, "big/big.py"),
+          "".join(f"def fn_{i}(a, b):\n    return a + b * {i}\n" for i in range(20000)))
+    pub = e.ok("status", root, "--json", "--no-fresh")[0]["publication"]["id"]
+    for cap in (96, 512):
+        rc, out, err, dt, rss = e.run("sync", root, "--threads", "1",
+                                      limit=(resource.RLIMIT_AS, cap << 20))
+        msg = err.strip().splitlines()[-1][:90] if err.strip() else ""
+        st = e.ok("status", root, "--json", "--no-fresh")[0]["publication"]["id"]
+        assert rc >= 0 and e.integrity(root) == "ok", (rc, err[-800:])
+        kept = "previous kept" if st == pub else f"published {st}"
+        row(rows, "mem_cap", f"sync + a 20,000-function file (0.9 MiB), RLIMIT_AS {cap} MiB",
+            f"exit {rc}, {kept}, integrity ok" + (f"; \"{msg}\"" if rc else ""), dt, rss)
 
 
 def case_disk_full(e, rows, args):

@@ -4,6 +4,8 @@
 #include "cli/cli.h"
 
 #include "cli/cli_int.h"
+
+#include "lang/lang.h"
 #include "embed/embed.h"
 
 #include <unistd.h>
@@ -165,6 +167,7 @@ static int usage(FILE *out)
 int lp_cli_main(int argc, char **argv)
 {
     lp_log_init_from_env();
+    lp_lang_init(); /* tree-sitter allocates through lp_xmalloc (clean out-of-memory exit) */
     lp_embed_register_fingerprint(); /* the model's identity enters the fingerprint */
     if (argc < 2)
         return usage(stderr);

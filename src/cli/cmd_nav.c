@@ -159,6 +159,9 @@ static int run_symbol(int argc, char **argv)
         rc = lp_store_pin(c.st, &c.err);
     lp_symbol_row *rows = NULL;
     size_t n = 0;
+    lp_publication pub = {0};
+    if (!rc)
+        rc = lp_store_current(c.st, &pub, &c.err);
     if (!rc)
         rc = lp_index_find_symbols(c.st, name, 200, &c.arena, &rows, &n, &c.err);
     if (rc) {
@@ -169,8 +172,9 @@ static int run_symbol(int argc, char **argv)
         json_t *arr = json_array();
         for (size_t i = 0; i < n; i++)
             json_array_append_new(arr, symbol_json(&rows[i], NULL, 0));
-        json_t *j = json_pack("{s:s, s:s, s:b, s:o}", "root", c.root.ptr, "query", name,
-                              "ambiguous", n > 1, "definitions", arr);
+        json_t *j = json_pack("{s:s, s:I, s:s, s:b, s:o}", "root", c.root.ptr, "publicationId",
+                              (json_int_t)pub.id, "query", name, "ambiguous", n > 1,
+                              "definitions", arr);
         lp_cli_print_json(j);
         json_decref(j);
     } else {

@@ -443,7 +443,13 @@ const lx_lang_rt *lp_lang_rt_get(lp_lang l, lp_error *err)
     return &rts[l];
 }
 
-void lp_lang_init(void) {}
+/* tree-sitter allocates through loupe's allocators: on exhaustion (a memory cap) the process
+ * ends with the clear out-of-memory message and LP_EXIT_OOM instead of tree-sitter's abort(). */
+static pthread_once_t ts_alloc_once = PTHREAD_ONCE_INIT;
+
+static void ts_alloc_setup(void) { ts_set_allocator(lp_xmalloc, lp_xcalloc, lp_xrealloc, free); }
+
+void lp_lang_init(void) { pthread_once(&ts_alloc_once, ts_alloc_setup); }
 
 /* ------------------------------------------------------------------------------------------
  * Per-thread parsers. */

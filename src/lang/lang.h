@@ -248,8 +248,10 @@ typedef struct lp_parse_result {
     size_t nrefs;
 } lp_parse_result;
 
-/* Optional: per-language runtimes (compiled queries) are built on first use under a lock;
- * calling this early is harmless (idempotent, thread-safe). */
+/* Routes tree-sitter's allocations through lp_xmalloc and friends (exhaustion ends the
+ * process with LP_EXIT_OOM and a clear message, not tree-sitter's abort). Call it before
+ * the first parse (the CLI does at start-up; the index build does too). Per-language
+ * runtimes (compiled queries) are built on first use under a lock. Idempotent, thread-safe. */
 void lp_lang_init(void);
 /* Release per-thread parser caches of the calling thread (call before a worker exits). */
 void lp_lang_thread_release(void);

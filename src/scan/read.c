@@ -16,6 +16,7 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define READ_CHUNK (64 * 1024)
@@ -147,9 +148,35 @@ static bool same_stat(const struct stat *a, const struct stat *b)
            a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* Read a regular file whose stat is *before; detect a rewrite during the read (stat moved
- * or length differs from the size), read once more, and give LP_SKIP_CHANGING when the
- * second read is torn too. */
+/* A file modified this recently may be in the middle of a write(2) whose mtime update came
+ * before our first fstat (the kernel stamps mtime when a write starts): "racy", as git
+ * calls it. */
+#define RACY_NS 2000000000LL
+
+static bool racy(const struct stat *st)
+{
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+        return true;
+    long long age = (long long)(now.tv_sec - st->st_mtim.tv_sec) * 1000000000LL +
+                    (now.tv_nsec - st->st_mtim.tv_nsec);
+    return age < RACY_NS;
+}
+
+/* Read fd again from the start and compare with out: false when the bytes differ. */
+static bool same_again(int fd, const lp_buf *out, uint64_t limit)
+{
+    lp_buf again;
+    lp_buf_init(&again, 0);
+    bool same = lseek(fd, 0, SEEK_SET) == 0 && read_bounded(fd, limit, &again) == LP_SKIP_NONE &&
+                again.len == out->len && memcmp(again.ptr, out->ptr, out->len) == 0;
+    lp_buf_release(&again);
+    return same;
+}
+
+/* Read a regular file whose stat is *before; detect a rewrite during the read (stat moved,
+ * length differs from the size, or, for a file modified in the last 2 s, a second read
+ * differs), read once more, and give LP_SKIP_CHANGING when that read is torn too. */
 static lp_skip_reason read_stable(int fd, const struct stat *before, uint64_t limit,
                                   lp_buf *out)
 {
@@ -166,7 +193,10 @@ static lp_skip_reason read_stable(int fd, const struct stat *before, uint64_t li
         struct stat post;
         if (fstat(fd, &post) != 0)
             return LP_SKIP_UNREADABLE;
-        if (same_stat(&pre, &post) && (r != LP_SKIP_NONE || (off_t)out->len == post.st_size))
+        if (same_stat(&pre, &post) && r != LP_SKIP_NONE)
+            return r;
+        if (same_stat(&pre, &post) && (off_t)out->len == post.st_size &&
+            (!racy(&post) || same_again(fd, out, limit)))
             return r;
         lp_log(LP_LOG_INFO, "scan.read_changed", "attempt=%d size_before=%lld size_after=%lld",
                attempt + 1, (long long)pre.st_size, (long long)post.st_size);

@@ -130,8 +130,9 @@ lp_status lp_scan_walk(const char *root, const lp_scan_opts *opts, lp_arena *are
  * LP_SKIP_NONE and out holds the whole file.
  *
  * Torn content: the file is fstat'ed before and after the read; when its size, mtime or
- * ctime moved, or the bytes read differ from the size, it was rewritten during the read and
- * is read once more; when that read changes too, *skip is LP_SKIP_CHANGING (out empty), so
+ * ctime moved, or the bytes read differ from the size, or (for a file modified in the last
+ * 2 s, which may be inside a write(2) that stamped mtime before the first fstat) a second
+ * read gives other bytes, it was rewritten during the read and is read once more; when that read changes too, *skip is LP_SKIP_CHANGING (out empty), so
  * a half-old, half-new text is never handed out. (LOUPE_TEST_READ_DELAY_US=N sleeps N
  * microseconds between 64 KiB chunks: a test hook that widens the window.)
  *

@@ -102,12 +102,14 @@ def crash_run(ctx, kills_wanted, seed, nfiles=120, max_rounds=None, log=None):
     ctx.write("extra/keep.py", "def keep():\n    return 'crashtoken'\n", root=root)
     figures = {"seed": seed, "kills": 0, "completed_before_kill": 0, "rounds": 0,
                "by_op": {"create": 0, "sync": 0, "reindex": 0}, "integrity_checks": 0,
-               "recoveries": 0, "phases": {}}
+               "recoveries": 0, "after_commit": 0, "phases": {}}
     gen = 0
     max_rounds = max_rounds or kills_wanted * 4
     t0 = time.time()
     while figures["kills"] < kills_wanted and figures["rounds"] < max_rounds:
         figures["rounds"] += 1
+        if figures["rounds"] > 1 and rng.random() < 0.15:
+            ctx.ok("clear", root)  # the next build is a create again
         before = snapshot(ctx, root)
         if before["publication"] == 0:
             op = "index"  # create: the first build of the root
@@ -150,13 +152,23 @@ def crash_run(ctx, kills_wanted, seed, nfiles=120, max_rounds=None, log=None):
         figures["integrity_checks"] += 1
         assert ic in (None, "ok"), f"integrity_check after kill {figures['kills']}: {ic}"
         after = snapshot(ctx, root)
-        assert after == before, (f"kill {figures['kills']} ({op}, {phase}) changed what readers "
-                                 f"see: before pub {before['publication']}, after "
-                                 f"{after['publication']}")
+        committed = after["publication"] != before["publication"]
+        if committed:
+            # the kill landed after COMMIT (while the process was exiting): the new
+            # publication must then be whole, so the next sync finds nothing to do
+            figures["after_commit"] += 1
+            assert after["publication"] == before["publication"] + 1 or (
+                before["publication"] == 0 and after["publication"] >= 1), (before, after)
+        else:
+            assert after == before, (f"kill {figures['kills']} ({op}, {phase}) changed what "
+                                     f"readers see of publication {before['publication']}")
         # the next build completes and publishes the edits
         nxt = "index" if before["publication"] == 0 else "sync"
         r = ctx.run(nxt, root, "--json")
         assert r.rc == 0, f"{nxt} after kill {figures['kills']} failed: {r!r}"
+        if committed:
+            assert not r.json()["published"], ("a publication committed before the kill was "
+                                               f"incomplete: {r.json()}")
         figures["recoveries"] += 1
         assert integrity(ctx, root) == "ok"
         if log:

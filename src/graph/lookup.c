@@ -646,6 +646,22 @@ static void enclosing_namespaces(rctx *rc, int32_t owner, const char **out, int 
         out[(*n)++] = pkg;
 }
 
+/* Java and C# packages and namespaces hold types only, and so do Scala 2 packages (their
+ * functions and values live in objects or package objects): a function or value whose
+ * qualified name puts it directly in a package is a member of a class the parser lost
+ * (tree-sitter-scala ends a class whose `{` opens on its own line after a multi-line
+ * header), never a package member another file can call by its bare name. */
+static void package_members_only(rctx *rc, cset *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->len; i++) {
+        const gsym *s = gl_sym_of(rc, c->items[i]);
+        if (s && (gv_is_type_kind(s->kind) || s->kind == LP_SYM_TYPE_ALIAS))
+            c->items[k++] = c->items[i];
+    }
+    c->len = k;
+}
+
 static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out)
 {
     if (rc->lang != LP_LANG_JAVA && rc->lang != LP_LANG_SCALA && rc->lang != LP_LANG_CSHARP)
@@ -662,6 +678,7 @@ static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, 
             lp_buf_printf(&full, LP_STR_FMT ".%s", LP_STR_ARG(q), name);
             gl_by_qname(rc, full.ptr, want, out);
             lp_buf_release(&full);
+            package_members_only(rc, out);
             if (rc->lang != LP_LANG_CSHARP)
                 break;
             size_t d = SIZE_MAX;

@@ -907,6 +907,11 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
             lp_lang tl = rc->v->files[ty.file].lang;
             size_t qlen = strlen(ts->qname);
             for (size_t i = 0; i < n; i++) {
+                /* Go: a member is declared in the type's file or, outline, in its package
+                 * directory; other files are skipped before their symbols are read */
+                if (tl == LP_LANG_GO && l[i].file != ty.file &&
+                    strcmp(rc->v->files[l[i].file].dir, rc->v->files[ty.file].dir) != 0)
+                    continue;
                 const gsym *m = gl_sym_of(rc, l[i]);
                 if (!m || !gl_kind_ok(m->kind, want) || m->kind == LP_SYM_PACKAGE)
                     continue;

@@ -48,23 +48,28 @@ def env_for(home, **extra):
     return e
 
 
-def overhead(loupe, corpus, runs, tmp):
-    """Wall and CPU (user + sys of the process) medians without and with the graph."""
+def overhead(loupe, corpus, runs, tmp, compare=None):
+    """Wall and CPU (user + sys of the process) medians without and with the graph (and,
+    with compare, with the graph built by another binary, interleaved with the others)."""
     import resource
-    times = {"graph": [], "none": []}
+    modes = ["none", "graph"] + (["compare"] if compare else [])
+    times = {m: [] for m in modes}
     for i in range(runs):
-        for mode in ("none", "graph"):
+        for mode in modes:
             home = os.path.join(tmp, f"oh-{mode}")
             shutil.rmtree(home, ignore_errors=True)
             extra = {"LOUPE_TEST_NO_GRAPH": "1"} if mode == "none" else {}
+            binary = compare if mode == "compare" else loupe
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            dt, _ = run([loupe, "index", corpus], env=env_for(home, **extra))
+            dt, _ = run([binary, "index", corpus], env=env_for(home, **extra))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
             times[mode].append((dt, cpu))
+            print(f"#   {os.path.basename(corpus)} run {i + 1} {mode}: wall {dt:.2f} s, cpu "
+                  f"{cpu:.2f} s, load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     med = {m: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
            for m, v in times.items()}
-    return med["none"], med["graph"]
+    return med["none"], med["graph"], med.get("compare")
 
 
 def db_of(home):
@@ -192,11 +197,19 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", action="append", default=[],
+                    help="measure only this corpus (repeatable)")
+    ap.add_argument("--overhead-only", action="store_true",
+                    help="construction overhead only (no call_graph, changes, sync)")
+    ap.add_argument("--compare", default=None,
+                    help="another loupe binary: its graph build is timed too, interleaved")
     args = ap.parse_args()
     loupe = os.path.abspath(args.loupe)
     names = ["py-click", "ts-rxjs", "rust-regex", "java-util", "c-linux-lib"]
     if not args.quick:
         names.append("go-std")
+    if args.only:
+        names = args.only
     corpora = [(n, os.path.join(args.corpora, n)) for n in names
                if os.path.isdir(os.path.join(args.corpora, n))]
     if not corpora:
@@ -205,33 +218,38 @@ def main():
     lines = []
     out = lines.append
     try:
+        cmp_cols = " compared binary: wall / CPU overhead |" if args.compare else ""
         out("| corpus | wall without → with graph | wall overhead | CPU without → with |"
-            " CPU overhead |")
-        out("|---|---|---|---|---|")
+            " CPU overhead |" + cmp_cols)
+        out("|---|---|---|---|---|" + ("---|" if args.compare else ""))
+        compare = os.path.abspath(args.compare) if args.compare else None
         for name, path in corpora:
-            (wn, cn), (wg, cg) = overhead(loupe, path, args.runs, tmp)
+            (wn, cn), (wg, cg), c = overhead(loupe, path, args.runs, tmp, compare)
+            extra = (f" {(c[0] / wn - 1) * 100:+.1f}% / {(c[1] / cn - 1) * 100:+.1f}% |"
+                     if c else "")
             out(f"| {name} | {wn:.2f} → {wg:.2f} s | {(wg / wn - 1) * 100:+.1f}% | "
-                f"{cn:.2f} → {cg:.2f} s | {(cg / cn - 1) * 100:+.1f}% |")
+                f"{cn:.2f} → {cg:.2f} s | {(cg / cn - 1) * 100:+.1f}% |" + extra)
             print(lines[-1], flush=True)
-        big = dict(corpora).get("go-std") or corpora[-1][1]
-        home = os.path.join(tmp, "cg-home")
-        run([loupe, "index", big], env=env_for(home))
-        cnt, t = call_graph_latency(loupe, big, home)
-        out("")
-        out(f"call_graph depth 3 on {os.path.basename(big)}, {cnt} symbols (median / p95 ms): "
-            f"tool {t['tool'][0]:.1f} / {t['tool'][1]:.1f}; whole command CPU "
-            f"{t['cpu'][0]:.1f} / {t['cpu'][1]:.1f}; whole command wall {t['wall'][0]:.1f} / "
-            f"{t['wall'][1]:.1f}")
-        print(lines[-1], flush=True)
-        med, summary = changes_latency(loupe, big, tmp)
-        out(f"detect_changes, 20 edited files of {os.path.basename(big)}: median {med:.1f} ms "
-            f"(whole `loupe changes` command); summary {json.dumps(summary)}")
-        print(lines[-1], flush=True)
-        med, full, inc = sync_one_edit(loupe, big, tmp)
-        out(f"one-file sync of {os.path.basename(big)}: median {med:.0f} ms (whole command); "
-            f"full graph: `{full.split('graph.update ')[-1]}`; incremental: "
-            f"`{inc.split('graph.update ')[-1]}`")
-        print(lines[-1], flush=True)
+        if not args.overhead_only:
+            big = dict(corpora).get("go-std") or corpora[-1][1]
+            home = os.path.join(tmp, "cg-home")
+            run([loupe, "index", big], env=env_for(home))
+            cnt, t = call_graph_latency(loupe, big, home)
+            out("")
+            out(f"call_graph depth 3 on {os.path.basename(big)}, {cnt} symbols (median / p95 ms): "
+                f"tool {t['tool'][0]:.1f} / {t['tool'][1]:.1f}; whole command CPU "
+                f"{t['cpu'][0]:.1f} / {t['cpu'][1]:.1f}; whole command wall {t['wall'][0]:.1f} / "
+                f"{t['wall'][1]:.1f}")
+            print(lines[-1], flush=True)
+            med, summary = changes_latency(loupe, big, tmp)
+            out(f"detect_changes, 20 edited files of {os.path.basename(big)}: median {med:.1f} ms "
+                f"(whole `loupe changes` command); summary {json.dumps(summary)}")
+            print(lines[-1], flush=True)
+            med, full, inc = sync_one_edit(loupe, big, tmp)
+            out(f"one-file sync of {os.path.basename(big)}: median {med:.0f} ms (whole command); "
+                f"full graph: `{full.split('graph.update ')[-1]}`; incremental: "
+                f"`{inc.split('graph.update ')[-1]}`")
+            print(lines[-1], flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.out:

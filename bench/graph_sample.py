@@ -6,7 +6,8 @@
 Reads the index database under LOUPE_HOME (one indexed root), picks N proved CALLS edges
 uniformly at random (seeded, so a check can be repeated), and prints for each: the rule
 that proved it, the call site (file:line, the line's text), the caller, and the callee's
-definition (file:line, its first line). The person checking reads both ends and marks the
+definition (file:line, its first line; files are read from the indexed root, which must
+be unchanged since indexing). The person checking reads both ends and marks the
 edge right or wrong; bench/RESULTS-graph.md records the verdicts.
 """
 import argparse
@@ -51,11 +52,16 @@ def main():
     print(f"# {len(rows)} proved CALLS edges; {len(sample)} sampled (seed {args.seed})", file=out)
     content = {}
 
+    # The stored contents may be encoded (compressed): read the files from the indexed
+    # root (its path is in the `root` file next to the database), unchanged since indexing.
+    with open(os.path.join(os.path.dirname(dbs[0]), "root")) as f:
+        root = f.read().strip()
+
     def data(fid):
         if fid not in content:
-            content[fid] = db.execute(
-                "SELECT f.path, c.data FROM files f JOIN contents c ON c.bid = f.bid"
-                " WHERE f.fid = ?", (fid,)).fetchone()
+            (path,) = db.execute("SELECT path FROM files WHERE fid = ?", (fid,)).fetchone()
+            with open(os.path.join(root, path), "rb") as f:
+                content[fid] = (path, f.read())
         return content[fid]
 
     def sym(fid, ord_):

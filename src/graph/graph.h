@@ -78,6 +78,10 @@ lp_status lp_graph_totals_get(lp_store *st, lp_graph_totals *out, lp_error *err)
 /* Store the references of a new blob (after its symbols). */
 lp_status lp_graph_evidence_insert(lp_store *st, int64_t bid, lp_lang lang,
                                    const lp_parse_result *pr, lp_error *err);
+/* A build that stores every blob's evidence anew (create, reindex), before it stores any:
+ * drops the secondary indexes of refs, which lp_graph_update builds again in one sorted
+ * pass (cheaper than keeping them up to date row by row). Inside the build transaction. */
+lp_status lp_graph_evidence_bulk_begin(lp_store *st, lp_error *err);
 /* Remove the references of a collected blob. */
 lp_status lp_graph_evidence_collect(lp_store *st, int64_t bid, lp_error *err);
 /* Remove every reference and edge (reindex). */

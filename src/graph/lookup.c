@@ -646,6 +646,22 @@ static void enclosing_namespaces(rctx *rc, int32_t owner, const char **out, int 
         out[(*n)++] = pkg;
 }
 
+/* Java and C# packages and namespaces hold types only, and so do Scala 2 packages (their
+ * functions and values live in objects or package objects): a function or value whose
+ * qualified name puts it directly in a package is a member of a class the parser lost
+ * (tree-sitter-scala ends a class whose `{` opens on its own line after a multi-line
+ * header), never a package member another file can call by its bare name. */
+static void package_members_only(rctx *rc, cset *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->len; i++) {
+        const gsym *s = gl_sym_of(rc, c->items[i]);
+        if (s && (gv_is_type_kind(s->kind) || s->kind == LP_SYM_TYPE_ALIAS))
+            c->items[k++] = c->items[i];
+    }
+    c->len = k;
+}
+
 static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out)
 {
     if (rc->lang != LP_LANG_JAVA && rc->lang != LP_LANG_SCALA && rc->lang != LP_LANG_CSHARP)
@@ -662,6 +678,7 @@ static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, 
             lp_buf_printf(&full, LP_STR_FMT ".%s", LP_STR_ARG(q), name);
             gl_by_qname(rc, full.ptr, want, out);
             lp_buf_release(&full);
+            package_members_only(rc, out);
             if (rc->lang != LP_LANG_CSHARP)
                 break;
             size_t d = SIZE_MAX;
@@ -890,6 +907,11 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
             lp_lang tl = rc->v->files[ty.file].lang;
             size_t qlen = strlen(ts->qname);
             for (size_t i = 0; i < n; i++) {
+                /* Go: a member is declared in the type's file or, outline, in its package
+                 * directory; other files are skipped before their symbols are read */
+                if (tl == LP_LANG_GO && l[i].file != ty.file &&
+                    strcmp(rc->v->files[l[i].file].dir, rc->v->files[ty.file].dir) != 0)
+                    continue;
                 const gsym *m = gl_sym_of(rc, l[i]);
                 if (!m || !gl_kind_ok(m->kind, want) || m->kind == LP_SYM_PACKAGE)
                     continue;
@@ -944,6 +966,67 @@ void gl_lookup_free(lookup *l)
     gl_binding_free(&l->module);
 }
 
+static void go_package_top_level(rctx *rc, gpair p, int want, cset *out)
+{
+    const gsym *s = gl_sym_of(rc, p);
+    if (s && s->parent < 0 && gl_kind_ok(s->kind, want) &&
+        direct_member(s, "", file_pkg(rc, p.file)))
+        lp_vec_push(out, p);
+}
+
+/* Go: the top-level definitions named name in the other files of the caller's package
+ * (same directory, same package clause). One name lookup: when the name has few
+ * definitions they are checked one by one, else each package file's are found by binary
+ * search (the list is sorted by file). */
+static void go_package_named(rctx *rc, const char *name, int want, cset *out)
+{
+    const gpair *found = NULL;
+    size_t n = 0;
+    if (gv_lookup(rc->v, name, strlen(name), &found, &n, NULL) || !n)
+        return;
+    /* a copy: loading a blob below (gl_sym_of) may grow the view's name lists */
+    cset copy = {0};
+    lp_vec_reserve(&copy, n);
+    for (size_t i = 0; i < n; i++)
+        lp_vec_push(&copy, found[i]);
+    const gpair *l = copy.items;
+    gview *v = rc->v;
+    gv_derive(v, rc->file);
+    const gfile *f = &v->files[rc->file];
+    if (n <= 64) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t fi = l[i].file;
+            if (fi == rc->file || v->files[fi].lang != LP_LANG_GO ||
+                strcmp(v->files[fi].dir, f->dir) != 0)
+                continue;
+            gv_derive(v, fi);
+            if (!strcmp(v->files[fi].pkg, f->pkg))
+                go_package_top_level(rc, l[i], want, out);
+        }
+        lp_vec_free(&copy);
+        return;
+    }
+    gfiles pk = {0};
+    gm_go_same_package(v, rc->file, &pk);
+    for (size_t k = 0; k < pk.len; k++) {
+        uint32_t file = pk.items[k];
+        if (file == rc->file)
+            continue;
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (l[mid].file < file)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t i = lo; i < n && l[i].file == file; i++)
+            go_package_top_level(rc, l[i], want, out);
+    }
+    lp_vec_free(&pk);
+    lp_vec_free(&copy);
+}
+
 void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup *lk)
 {
     memset(lk, 0, sizeof *lk);
@@ -951,16 +1034,7 @@ void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup 
     if (lk->cands.len)
         goto found;
     if (rc->lang == LP_LANG_GO) {
-        gfiles pk = {0};
-        gm_go_same_package(rc->v, rc->file, &pk);
-        for (size_t i = 0; i < pk.len; i++)
-            if (pk.items[i] != rc->file) {
-                gfiles one = {0};
-                lp_vec_push(&one, pk.items[i]);
-                gl_top_level_named(rc, &one, name, want, &lk->cands);
-                lp_vec_free(&one);
-            }
-        lp_vec_free(&pk);
+        go_package_named(rc, name, want, &lk->cands);
         if (lk->cands.len) {
             lk->rule = GR_SAME_PACKAGE;
             goto found;

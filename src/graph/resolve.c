@@ -276,6 +276,21 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         lp_vec_free(&types);
         return;
     }
+    if (rc->lang == LP_LANG_SCALA && !r->qual[0] && !strcmp(r->name, "this")) {
+        /* `def this(...) = this(...)`: an auxiliary constructor calls another constructor
+         * of its own class; like every constructor call, the edge goes to the class.
+         * Anywhere else `this(i)` is `this.apply(i)`, which these rules do not follow. */
+        bool ctor = r->owner >= 0 && (uint32_t)r->owner < rc->b->nsyms &&
+                    !strcmp(rc->b->syms[r->owner].name, "this");
+        if (ctor)
+            self_types(rc, r, &types);
+        if (types.len == 1)
+            gl_set_targets(out, &types, GR_CONSTRUCTOR);
+        else
+            gl_set_unresolved(out, ctor ? GR_R_TYPE_NOT_FOUND : GR_R_UNSUPPORTED);
+        lp_vec_free(&types);
+        return;
+    }
     if (!r->qual[0]) {
         lookup lk;
         /* JS/TS `new X`: X is a value (class, function or constant), looked up as one */

@@ -669,6 +669,11 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         if ((rc = blob_map_load(st, &known, err)))
             goto done;
     }
+    /* every blob's references are stored anew: their name indexes are built once, by
+     * lp_graph_update, instead of row by row */
+    if ((opts->op == LP_INDEX_REINDEX || cur.id == 0) &&
+        (rc = lp_graph_evidence_bulk_begin(st, err)))
+        goto done;
 
     if ((rc = lp_store_state_dir(&state_dir, err)))
         goto done;

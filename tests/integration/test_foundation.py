@@ -184,7 +184,9 @@ def test_reindex_keeps_serving_previous(ctx):
     files = {f"d/f{i:03d}.py": f"def marker_{i}():\n    pass\n" for i in range(200)}
     root = make_repo(ctx, files=files)
     ctx.ok("index", root)
-    p = ctx.spawn("reindex", root, env={"LOUPE_TEST_WRITE_DELAY_US": "3000"},
+    # 200 files x 15 ms of write delay: the reindex outlives the checks below even on a
+    # loaded machine
+    p = ctx.spawn("reindex", root, env={"LOUPE_TEST_WRITE_DELAY_US": "15000"},
                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.2)
     s = ctx.ok("status", root, "--json", "--no-fresh").json()

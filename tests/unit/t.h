@@ -81,4 +81,15 @@ lp_status lp_t_write(lp_t *t, const char *rel, const char *content);
 /* Run a shell command; returns its exit status. */
 int lp_t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* CPU time of the calling thread, ns. Guards against pathological (quadratic) costs use it,
+ * with bounds far above the normal cost, so a loaded machine cannot fail them: wall time
+ * is never asserted in tests. */
+#include <time.h>
+static inline uint64_t t_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 #endif

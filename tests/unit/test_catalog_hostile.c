@@ -83,10 +83,10 @@ T_TEST(catalog_hostile_million_node_schema)
     /* Raised limits: it parses, and the walk stops at the node limit. */
     lp_catalog_limits lim = {.max_definition_bytes = 16u << 20};
     T_CHECK_OK(lp_catalog_new(&lim, NULL, &cat, &err), &err);
-    uint64_t t0 = lp_now_ns();
+    uint64_t t0 = t_cpu_ns();
     T_CHECK_OK(parse_text(cat, j.ptr, j.len, false, &b, &err), &err);
     T_CHECK_OK(lp_catalog_add(cat, b, &err), &err);
-    T_CHECK((lp_now_ns() - t0) / 1000000 < 20000);
+    T_CHECK((t_cpu_ns() - t0) / 1000000 < 60000);
     const lp_catalog_tool *tl = lp_catalog_get(cat, "wide");
     T_CHECK(tl && tl->schema_truncated);
     T_CHECK_STR(top1(cat, "findme"), "wide");

@@ -370,16 +370,16 @@ T_TEST(lang_minified_js_one_line)
                           "g%d(a)}var o%d={m:function(){return f%d(1,2)},n:%d};",
                       i, i, i, i, i, i);
     lp_buf_puts(&b, "}();");
-    uint64_t t0 = lp_now_ns();
+    uint64_t t0 = t_cpu_ns();
     T_CHECK_OK(lp_parse(LP_LANG_JAVASCRIPT, lp_buf_str(&b), NULL, &a, &r, &err), &err);
-    double secs = (double)(lp_now_ns() - t0) / 1e9;
+    double secs = (double)(t_cpu_ns() - t0) / 1e9;
     T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
     size_t total = 0;
     for (size_t i = 0; i < r.nchunks; i++)
         total += r.chunks[i].text_len;
     T_CHECK_MSG(total <= b.len * 2, "chunk text %zu for %zu input bytes", total, b.len);
     T_CHECK(r.nsymbols > 1000);
-    T_CHECK_MSG(secs < 20.0, "parse took %.2fs", secs);
+    T_CHECK_MSG(secs < 60.0, "parse took (CPU) %.2fs", secs);
 done:
     lp_buf_release(&b);
     lp_arena_release(&a);
@@ -439,12 +439,12 @@ T_TEST(lang_large_flat_files_stay_linear)
     lp_buf_init(&b, 0);
     for (int i = 0; i < 20000; i++)
         lp_buf_printf(&b, "/* Does thing %d. */\nint thing_%d(int x);\n", i, i);
-    uint64_t t0 = lp_now_ns();
+    uint64_t t0 = t_cpu_ns();
     T_CHECK_OK(lp_parse(LP_LANG_C, lp_buf_str(&b), NULL, &a, &r, &err), &err);
-    double secs = (double)(lp_now_ns() - t0) / 1e9;
+    double secs = (double)(t_cpu_ns() - t0) / 1e9;
     T_CHECK_INT(r.nsymbols, 20000);
     T_CHECK(r.symbols[19999].doc.start_line == 39999);
-    T_CHECK_MSG(secs < 15.0, "20k prototypes took %.2fs", secs);
+    T_CHECK_MSG(secs < 60.0, "20k prototypes took (CPU) %.2fs", secs);
     T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
 
     lp_buf_reset(&b);
@@ -453,13 +453,13 @@ T_TEST(lang_large_flat_files_stay_linear)
         lp_buf_printf(&b, "    int m%d(int x) {\n        return x + %d;\n    }\n%s", i, i,
                       i % 100 == 0 ? "private:\n" : "");
     lp_buf_puts(&b, "};\n");
-    t0 = lp_now_ns();
+    t0 = t_cpu_ns();
     T_CHECK_OK(lp_parse(LP_LANG_CPP, lp_buf_str(&b), NULL, &a, &r, &err), &err);
-    secs = (double)(lp_now_ns() - t0) / 1e9;
+    secs = (double)(t_cpu_ns() - t0) / 1e9;
     T_CHECK_INT(r.nsymbols, 3001);
     T_CHECK_INT(r.symbols[1].vis, LP_VIS_PUBLIC);  /* m0 */
     T_CHECK_INT(r.symbols[2].vis, LP_VIS_PRIVATE); /* m1, after the first private: */
-    T_CHECK_MSG(secs < 15.0, "3000 methods took %.2fs", secs);
+    T_CHECK_MSG(secs < 60.0, "3000 methods took (CPU) %.2fs", secs);
     T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
 done:
     lp_buf_release(&b);

@@ -11,6 +11,8 @@
 
 #include "text/text.h"
 
+#include <math.h>
+
 /* Columns shared by the chunk-based channels, after the channel's own first columns:
  * c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,
  * s.skey, s.start_line, s.end_line, s.flags. */
@@ -53,9 +55,8 @@ static void read_chunk_cols(sqlite3_stmt *s, int i, lp_arena *a, lp_cand *c)
 }
 
 static const char SQL_LEXICAL[] =
-    "SELECT f.r, f.m," CHUNK_COLS
-    " FROM (SELECT rowid AS cid, loupe_rank(chunk_fts, ?2, 0) AS r,"
-    "              loupe_rank(chunk_fts, ?2, 1) AS m"
+    "SELECT f.r," CHUNK_COLS
+    " FROM (SELECT rowid AS cid, loupe_rank(chunk_fts, ?2, 1) AS r"
     "       FROM chunk_fts WHERE chunk_fts MATCH ?1 ORDER BY r DESC, rowid LIMIT ?3) f"
     " JOIN chunks c ON c.cid = f.cid" CHUNK_JOINS " ORDER BY f.r DESC, fl.path, c.start_line";
 
@@ -80,9 +81,11 @@ lp_status lp_channel_lexical(lp_store *st, const lp_lex_query *lq, size_t limit,
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         lp_cand *c = lp_vec_push_zero(out);
-        c->score = sqlite3_column_double(s, 0);
-        c->cover = (uint64_t)sqlite3_column_int64(s, 1);
-        read_chunk_cols(s, 2, arena, c);
+        double r = sqlite3_column_double(s, 0);
+        double q = floor(r / 65536.0);
+        c->score = q / 1e4;
+        c->cover = (uint64_t)(r - q * 65536.0);
+        read_chunk_cols(s, 1, arena, c);
     }
     rc = step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "searching the text index", err);
     sqlite3_reset(s);

@@ -55,7 +55,7 @@ typedef struct lp_cand {
     uint32_t ostart, oend; /* owner lines */
     uint32_t flags;        /* symbol flags */
     double score;          /* channel score (higher is better) */
-    uint64_t cover;        /* lexical: coverage mask, bit col * 16 + group */
+    uint64_t cover;        /* lexical: doc coverage mask, bit g = group g in the doc */
     int tier;              /* exact: 0 qualified, 1 name, 2 folded */
 } lp_cand;
 
@@ -68,6 +68,20 @@ lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *are
 /* Chunk ids to candidates, in the order given. */
 lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
                             lp_arena *arena, lp_cand_vec *out, lp_error *err);
+
+/* Ranking weights. The defaults are the tuned ones (docs/decisions/0003-search-fusion.md);
+ * LOUPE_SEARCH_TUNE="name=value,..." overrides any of them, for tuning runs only. */
+typedef struct lp_search_tuning {
+    double col[4];             /* BM25F column weights: name, crumbs, doc, body */
+    double k1, b;              /* BM25F */
+    double w_exact, w_lexical, w_dense; /* RRF channel weights */
+    double lex;                /* rerank: normalized lexical score */
+    double name, qname, path, doc, exact, def; /* rerank features */
+    double demote_test, demote_text;           /* runtime scope multipliers */
+    double syn;                /* synonym weight multiplier */
+    double container;          /* rerank: penalty of a type (class, struct, ...) owner */
+} lp_search_tuning;
+const lp_search_tuning *lp_search_tuning_get(void);
 
 /* The curated programming synonym table (synonyms.c): expansions of a folded word, best
  * weight first; returns how many were written (at most cap). */

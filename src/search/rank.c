@@ -24,7 +24,7 @@
 #include <stddef.h>
 
 #define NCOL 4
-#define MAX_PHRASES 128
+#define MAX_PHRASES LP_LEX_MAX_PHRASES
 
 typedef struct rank_spec {
     float k1, b;
@@ -194,6 +194,7 @@ static lp_search_tuning tuning = {
     .demote_text = 0.6,
     .syn = 1.0,
     .container = 0.3,
+    .budget = 2000,
 };
 static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
 
@@ -226,6 +227,7 @@ static void tuning_load(void)
         {"demote_text", offsetof(lp_search_tuning, demote_text)},
         {"syn", offsetof(lp_search_tuning, syn)},
         {"container", offsetof(lp_search_tuning, container)},
+        {"budget", offsetof(lp_search_tuning, budget)},
     };
     char buf[512];
     snprintf(buf, sizeof buf, "%s", v);
@@ -273,22 +275,52 @@ static int on_part(void *ctx, const lp_text_token *t)
     return 0;
 }
 
-static void add_phrase(lp_lex_query *lq, rank_spec *spec, lp_str text, int group, float weight)
+static void put_phrase(lp_buf *match, lp_str text)
+{
+    if (match->len)
+        lp_buf_puts(match, " OR ");
+    lp_buf_putc(match, '"');
+    for (size_t i = 0; i < text.len; i++) {
+        if (text.ptr[i] == '"')
+            lp_buf_putc(match, '"');
+        lp_buf_putc(match, text.ptr[i]);
+    }
+    lp_buf_putc(match, '"');
+}
+
+static void add_phrase(lp_lex_query *lq, rank_spec *spec, lp_arena *arena, lp_str text,
+                       int group, float weight)
 {
     if (lq->nphrases >= MAX_PHRASES)
         return;
-    if (lq->nphrases)
-        lp_buf_puts(&lq->match, " OR ");
-    lp_buf_putc(&lq->match, '"');
-    for (size_t i = 0; i < text.len; i++) {
-        if (text.ptr[i] == '"')
-            lp_buf_putc(&lq->match, '"');
-        lp_buf_putc(&lq->match, text.ptr[i]);
-    }
-    lp_buf_putc(&lq->match, '"');
+    put_phrase(&lq->match, text);
     spec->group[lq->nphrases] = group;
     spec->weight[lq->nphrases] = weight;
+    lq->phrase_text[lq->nphrases] = lp_arena_strndup(arena, text.ptr, text.len);
+    lq->phrase_group[lq->nphrases] = group;
+    lq->phrase_weight[lq->nphrases] = weight;
     lq->nphrases++;
+}
+
+void lp_lex_query_keep(lp_lex_query *lq, const bool *keep)
+{
+    rank_spec spec;
+    memcpy(&spec, lq->spec.ptr, sizeof spec);
+    lp_buf_reset(&lq->match);
+    size_t n = 0;
+    for (size_t i = 0; i < lq->nphrases; i++) {
+        if (!keep[i])
+            continue;
+        put_phrase(&lq->match, lp_str_c(lq->phrase_text[i]));
+        lq->phrase_text[n] = lq->phrase_text[i];
+        spec.group[n] = lq->phrase_group[n] = lq->phrase_group[i];
+        spec.weight[n] = lq->phrase_weight[n] = lq->phrase_weight[i];
+        n++;
+    }
+    lq->nphrases = n;
+    spec.nphrases = (int32_t)n;
+    lp_buf_reset(&lq->spec);
+    lp_buf_append(&lq->spec, &spec, sizeof spec);
 }
 
 /* One group for a word or phrase: the literal text and its synonyms (single words only). */
@@ -308,8 +340,8 @@ static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, 
     int g = (int)lq->ngroups++;
     lq->stems[g] = lp_arena_strndup(arena, stems.ptr, stems.len);
     lq->syn_stems[g] = "";
-    add_phrase(lq, spec, text, g, 1.0f);
-    if (!phrase && sc.n == 1) {
+    add_phrase(lq, spec, arena, text, g, 1.0f);
+    if (!phrase && sc.n == 1 && lp_search_tuning_get()->syn > 0) {
         lp_buf folded;
         lp_buf_init(&folded, 32);
         lp_text_fold(text, &folded);
@@ -317,7 +349,7 @@ static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, 
         size_t ns = lp_code_synonyms(lp_buf_str(&folded), syn, LP_ARRAY_LEN(syn));
         lp_buf_reset(&stems);
         for (size_t i = 0; i < ns; i++) {
-            add_phrase(lq, spec, lp_str_c(syn[i].word), g,
+            add_phrase(lq, spec, arena, lp_str_c(syn[i].word), g,
                        syn[i].weight * (float)lp_search_tuning_get()->syn);
             char st[LP_TEXT_TOKEN_MAX + 1];
             size_t n = lp_text_stem(lp_str_c(syn[i].word), st);

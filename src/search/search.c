@@ -24,6 +24,7 @@
 
 #include <math.h>
 #include <strings.h>
+#include <time.h>
 
 #define RRF_K 60.0
 #define LEXICAL_CANDIDATES 300
@@ -494,6 +495,13 @@ static void dense_text(const lp_search_query *q, lp_buf *out)
         lp_buf_printf(out, "%s%s", out->len ? " " : "", q->syms[i]);
 }
 
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static lp_status run_dense(lp_store *st, int64_t pub_id, const lp_search_query *q,
                            lp_arena *arena, lp_cand_vec *out, const char **warning)
 {
@@ -560,13 +568,18 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     bool filtered = q.npaths || q.nnot_paths || q.nlangs || q.nkinds ||
                     req->scope == LP_SCOPE_TESTS || req->scope == LP_SCOPE_DOCS;
 
+    uint64_t t_start = lp_now_ns();
+    double cpu0 = cpu_ms();
     if ((sw & LP_SW_LEXICAL) &&
         (rc = lp_channel_lexical(st, &lq,
                                  filtered ? LEXICAL_CANDIDATES_FILTERED : LEXICAL_CANDIDATES, arena,
                                  &lex, err)))
         goto done;
+    uint64_t t_lex = lp_now_ns();
+    double cpu_lex = cpu_ms() - cpu0;
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
+    uint64_t t_exact = lp_now_ns();
     if (sw & LP_SW_DENSE) {
         const char *w = NULL;
         run_dense(st, pub.id, &q, arena, &dense, &w);
@@ -577,6 +590,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             "dense_channel_absent: the dense channel is off by default; results come from "
             "exact and lexical matching";
     }
+    uint64_t t_channels = lp_now_ns();
     const lp_search_tuning *tune = lp_search_tuning_get();
     fuse_channel(&os, &exact, CH_EXACT, &q, req->scope);
     fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);
@@ -610,6 +624,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     if (os.v.len > 1)
         qsort(os.v.items, os.v.len, sizeof os.v.items[0], owner_cmp);
 
+    uint64_t t_fused = lp_now_ns();
     size_t n = LP_MIN(os.v.len, (size_t)limit);
     out->groups = lp_arena_zalloc(arena, (n ? n : 1) * sizeof *out->groups);
     for (size_t i = 0; i < n; i++) {
@@ -633,6 +648,13 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     }
     out->ngroups = n;
     out->warnings = warnings;
+    lp_log(LP_LOG_DEBUG, "search.timing",
+           "phrases=%zu lexical=%zu/%.1fms exact=%zu/%.1fms dense=%zu/%.1fms fuse=%.1fms "
+           "snippets=%.1fms cpu_lexical=%.1fms cpu_total=%.1fms",
+           lq.nphrases, lex.len, (double)(t_lex - t_start) / 1e6, exact.len,
+           (double)(t_exact - t_lex) / 1e6, dense.len, (double)(t_channels - t_exact) / 1e6,
+           (double)(t_fused - t_channels) / 1e6, (double)(lp_now_ns() - t_fused) / 1e6, cpu_lex,
+           cpu_ms() - cpu0);
 done:
     lp_lex_query_release(&lq);
     lp_text_tokenizer_free(tk);

@@ -23,6 +23,7 @@
 /* The lexical query: groups of FTS5 phrases (a query word and its synonyms); only the
  * strongest phrase of a group counts for a chunk. */
 #define LP_LEX_MAX_GROUPS 16
+#define LP_LEX_MAX_PHRASES 128
 typedef struct lp_lex_query {
     lp_buf match; /* FTS5 expression: "p0" OR "p1" OR ... */
     lp_buf spec;  /* loupe_rank spec: per phrase "group:weight" (see rank.c) */
@@ -34,7 +35,14 @@ typedef struct lp_lex_query {
     const char *syn_stems[LP_LEX_MAX_GROUPS];
     float syn_weight[LP_LEX_MAX_GROUPS];
     bool about_tests; /* a word asks about tests */
+    /* Every phrase, in order: its text (arena), group and weight. */
+    const char *phrase_text[LP_LEX_MAX_PHRASES];
+    int phrase_group[LP_LEX_MAX_PHRASES];
+    float phrase_weight[LP_LEX_MAX_PHRASES];
 } lp_lex_query;
+
+/* Keep only the phrases whose keep[i] is true: rebuilds match and spec. */
+void lp_lex_query_keep(lp_lex_query *lq, const bool *keep);
 
 void lp_lex_query_build(const lp_search_query *q, lp_arena *arena, lp_lex_query *out);
 void lp_lex_query_release(lp_lex_query *lq);
@@ -61,8 +69,9 @@ typedef struct lp_cand {
 
 typedef LP_VEC(lp_cand) lp_cand_vec;
 
-lp_status lp_channel_lexical(lp_store *st, const lp_lex_query *lq, size_t limit,
-                             lp_arena *arena, lp_cand_vec *out, lp_error *err);
+/* Prunes lq's most common phrases first (see channels.c), then runs it. */
+lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_arena *arena,
+                             lp_cand_vec *out, lp_error *err);
 lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *arena,
                            lp_cand_vec *out, lp_error *err);
 /* Chunk ids to candidates, in the order given. */
@@ -80,6 +89,7 @@ typedef struct lp_search_tuning {
     double demote_test, demote_text;           /* runtime scope multipliers */
     double syn;                /* synonym weight multiplier */
     double container;          /* rerank: penalty of a type (class, struct, ...) owner */
+    double budget;             /* lexical: rows the rarest phrases may match (see channels.c) */
 } lp_search_tuning;
 const lp_search_tuning *lp_search_tuning_get(void);
 

@@ -207,6 +207,9 @@ const lp_cli_cmd lp_cmd_search = {
              "The search keeps up to max(50, N) results; when there are more than shown, it\n"
              "prints a continuation handle: 'loupe more HANDLE' shows the next ones.\n"
              "  --limit N     groups to show (default 10, max 200)\n"
-             "  --scope S     runtime (default), tests, docs or mixed\n",
+             "  --scope S     runtime (default), tests, docs or mixed\n"
+             "Query operators: path:GLOB, -path:GLOB, lang:L[,L], kind:K[,K], sym:NAME,\n"
+             "\"exact phrase\". Identifiers (camelCase, snake_case, a.b, a::b) are also\n"
+             "looked up by name.\n",
     .run = run,
 };

@@ -81,10 +81,19 @@ static const file_state *file_state_of(lp_store *st, file_states *cache, const c
 /* ------------------------------------------------------------------------------------------
  * Labels and breadcrumbs. */
 
-/* The file's module name: its base name without the last extension. */
+/* The file's module name: its base name without the last extension; for Go, where the
+ * folder is the package, the folder's name. */
 static void module_of(const char *path, lp_buf *out)
 {
     const char *base = strrchr(path, '/');
+    size_t plen = strlen(path);
+    if (base && plen > 3 && !strcmp(path + plen - 3, ".go")) {
+        const char *dir = base;
+        while (dir > path && dir[-1] != '/')
+            dir--;
+        lp_buf_append(out, dir, (size_t)(base - dir));
+        return;
+    }
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
     size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);

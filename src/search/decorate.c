@@ -163,6 +163,7 @@ static void label_group(lp_search_group *g, lp_arena *arena)
 lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_arena *arena,
                              lp_search_result *res, lp_error *err)
 {
+    uint64_t t0 = lp_now_ns();
     lp_publication pub;
     lp_status rc = lp_store_current(st, &pub, err);
     if (rc)
@@ -180,7 +181,9 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
         g->deleted = f->deleted;
         g->breadcrumbs = f->bid && g->owner.symbol ? crumbs_of(st, f->bid, g, arena) : "";
     }
+    size_t nfiles = cache.len;
     lp_vec_free(&cache);
+    uint64_t t1 = lp_now_ns();
     if ((rc = lp_search_live(st, req, arena, res, err)))
         return rc;
     res->nstale = 0;
@@ -196,6 +199,10 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
                               "since publication %lld (freshness.stale); their spans and "
                               "snippets show the indexed version",
                               res->nstale, (long long)res->publication_id);
+    lp_log(LP_LOG_DEBUG, "search.decorate",
+           "ms=%.3f live_ms=%.3f groups=%zu files=%zu stale=%u live=%u",
+           (double)(lp_now_ns() - t0) / 1e6, (double)(lp_now_ns() - t1) / 1e6, res->ngroups,
+           nfiles, res->nstale, res->nlive);
     return LP_OK;
 }
 

@@ -182,6 +182,15 @@ def test_frozen_sets_keep_the_surface_fields(ctx):
     assert any(g["freshness"]["stale"] for g in rest), rest
     for g in rest:
         check_group(g, root, first["publishedAt"])
+    # The file changes again: the same search makes another set; the first handle still
+    # pages through what its search saw.
+    with open(os.path.join(root, "src/auth/session.py"), "a") as f:
+        f.write("\ndef token_second_marker():\n    return 'token'\n")
+    again = ctx.ok("search", "token", "path:src/auth/session.py", "--path", root, "--json",
+                   "--limit", "1").json()
+    h2 = again["pagination"]["continuation"]
+    assert h2.split(":")[2] != h.split(":")[2], (h, h2)
+    assert ctx.ok("more", h, "--json", "--limit", "50").json()["results"] == rest
     # The MCP continuation shows the same fields.
     s = Session(ctx)
     a = s.call("search_codebase", {"path": root, "query": "token path:src/auth/session.py",
@@ -190,7 +199,9 @@ def test_frozen_sets_keep_the_surface_fields(ctx):
     b = s.call("continue_search", {"continuation": a["pagination"]["continuation"], "limit": 50})
     for g in b["results"]:
         assert SURFACE_KEYS <= set(g), g
-    assert [g["label"] for g in b["results"]] == [g["label"] for g in full[1:len(b["results"]) + 1]]
+    now = ctx.ok("search", "token", "path:src/auth/session.py", "--path", root, "--json",
+                 "--limit", "50").json()["results"]
+    assert [g["label"] for g in b["results"]] == [g["label"] for g in now[1:len(b["results"]) + 1]]
     s.close()
 
 

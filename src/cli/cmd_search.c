@@ -233,6 +233,9 @@ const lp_cli_cmd lp_cmd_search = {
              "Each result shows its breadcrumbs (module > enclosing symbols > owner); results\n"
              "from files changed on disk since indexing are marked [stale]. With path:GLOB in\n"
              "the query, files it names that changed since indexing are read from disk and\n"
-             "their matching lines shown first, marked [live] (not indexed until 'loupe sync').\n",
+             "their matching lines shown first, marked [live] (not indexed until 'loupe sync').\n"
+             "Query operators: path:GLOB, -path:GLOB, lang:L[,L], kind:K[,K], sym:NAME,\n"
+             "\"exact phrase\". Identifiers (camelCase, snake_case, a.b, a::b) are also\n"
+             "looked up by name.\n",
     .run = run,
 };

@@ -11,6 +11,8 @@
 
 #include "text/text.h"
 
+#include <math.h>
+
 /* Columns shared by the chunk-based channels, after the channel's own first columns:
  * c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,
  * s.skey, s.start_line, s.end_line, s.flags. */
@@ -53,15 +55,138 @@ static void read_chunk_cols(sqlite3_stmt *s, int i, lp_arena *a, lp_cand *c)
 }
 
 static const char SQL_LEXICAL[] =
-    "SELECT f.r, f.m," CHUNK_COLS
-    " FROM (SELECT rowid AS cid, loupe_rank(chunk_fts, ?2, 0) AS r,"
-    "              loupe_rank(chunk_fts, ?2, 1) AS m"
+    "SELECT f.r," CHUNK_COLS
+    " FROM (SELECT rowid AS cid, loupe_rank(chunk_fts, ?2, 1) AS r"
     "       FROM chunk_fts WHERE chunk_fts MATCH ?1 ORDER BY r DESC, rowid LIMIT ?3) f"
     " JOIN chunks c ON c.cid = f.cid" CHUNK_JOINS " ORDER BY f.r DESC, fl.path, c.start_line";
 
-lp_status lp_channel_lexical(lp_store *st, const lp_lex_query *lq, size_t limit,
-                             lp_arena *arena, lp_cand_vec *out, lp_error *err)
+/* ------------------------------------------------------------------------------------------
+ * Synonym budget: an OR query costs one ranking call per matching row, and a synonym of a
+ * query word can be a very common word ("make" for "new") that adds thousands of rows and
+ * little signal. Literal words are always searched; synonyms are taken rarest first while
+ * the rows they can match stay within a budget. Row counts come from the index's vocabulary
+ * (fts5vocab). Pruning literal words too was measured and cost quality on the largest
+ * corpus (docs/decisions/0003-search-fusion.md). */
+
+typedef struct df_ctx {
+    lp_store *st;
+    sqlite3_stmt *s;
+    int64_t phrase_df; /* min over positions */
+    int64_t pos_df;    /* max over the alternatives at the current position */
+    uint32_t pos;
+    bool any;
+} df_ctx;
+
+static int64_t term_df(sqlite3_stmt *s, const char *t, size_t n)
 {
+    sqlite3_bind_text(s, 1, t, (int)n, SQLITE_TRANSIENT);
+    int64_t df = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return df;
+}
+
+static void df_close_pos(df_ctx *c)
+{
+    if (c->any && c->pos_df < c->phrase_df)
+        c->phrase_df = c->pos_df;
+}
+
+static int df_token(void *ctx, const lp_text_token *t)
+{
+    df_ctx *c = ctx;
+    if (!c->any || t->position != c->pos) {
+        df_close_pos(c);
+        c->pos = t->position;
+        c->pos_df = 0;
+        c->any = true;
+    }
+    int64_t d = term_df(c->s, t->text, t->len);
+    if (d > c->pos_df)
+        c->pos_df = d;
+    if (!(t->flags & (LP_TEXT_TOK_WHOLE | LP_TEXT_TOK_NUMBER | LP_TEXT_TOK_CJK))) {
+        char stem[LP_TEXT_TOKEN_MAX + 1];
+        size_t n = lp_text_stem((lp_str){t->text, t->len}, stem);
+        if (n && (n != t->len || memcmp(stem, t->text, n))) {
+            d = term_df(c->s, stem, n);
+            if (d > c->pos_df)
+                c->pos_df = d;
+        }
+    }
+    return 0;
+}
+
+static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
+{
+    bool any_syn = false;
+    for (size_t i = 0; i < lq->nphrases; i++)
+        any_syn |= lq->phrase_weight[i] < 1.0f;
+    if (budget <= 0 || !any_syn)
+        return;
+    sqlite3_stmt *s;
+    lp_error e = {0};
+    if (lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
+        /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own
+         * vocabulary; read connections are query_only, which also refuses temp DDL, so
+         * lift it for this one statement. Nothing is written to the database. */
+        int was = 1;
+        sqlite3_stmt *qo;
+        if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
+            if (sqlite3_step(qo) == SQLITE_ROW)
+                was = sqlite3_column_int(qo, 0);
+            sqlite3_finalize(qo);
+        }
+        lp_status vrc = lp_store_exec(st, "PRAGMA query_only=0", &e);
+        if (!vrc)
+            vrc = lp_store_exec(st,
+                                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
+                                " USING fts5vocab(main, 'chunk_fts', 'row')",
+                                &e);
+        if (was)
+            lp_store_exec(st, "PRAGMA query_only=1", NULL);
+        if (vrc ||
+            lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
+            lp_log(LP_LOG_DEBUG, "search.prune_off", "reason=%s", e.msg);
+            return; /* no pruning: slower, same answers */
+        }
+    }
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+    int64_t df[LP_LEX_MAX_PHRASES];
+    size_t order[LP_LEX_MAX_PHRASES];
+    for (size_t i = 0; i < lq->nphrases; i++) {
+        order[i] = i;
+        df[i] = 0;
+        if (lq->phrase_weight[i] >= 1.0f)
+            continue; /* literal words are always searched; only synonyms are budgeted */
+        df_ctx c = {st, s, INT64_MAX, 0, 0, false};
+        lp_text_tokenize(tk, lp_str_c(lq->phrase_text[i]), df_token, &c);
+        df_close_pos(&c);
+        df[i] = c.any ? c.phrase_df : 0;
+    }
+    lp_text_tokenizer_free(tk);
+    /* Rarest first (insertion sort: at most 128), ties in query order. */
+    for (size_t i = 1; i < lq->nphrases; i++)
+        for (size_t j = i; j > 0 && df[order[j]] < df[order[j - 1]]; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    bool keep[LP_LEX_MAX_PHRASES] = {false};
+    double rows = 0;
+    for (size_t k = 0; k < lq->nphrases; k++) {
+        size_t i = order[k];
+        bool literal = lq->phrase_weight[i] >= 1.0f;
+        if (!literal && (df[i] == 0 || rows + (double)df[i] > budget))
+            continue;
+        keep[i] = true;
+        rows += (double)df[i];
+    }
+    lp_lex_query_keep(lq, keep);
+}
+
+lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_arena *arena,
+                             lp_cand_vec *out, lp_error *err)
+{
+    prune_phrases(st, lq, lp_search_tuning_get()->budget);
     if (lq->nphrases == 0)
         return LP_OK;
     sqlite3_stmt *s;
@@ -80,9 +205,11 @@ lp_status lp_channel_lexical(lp_store *st, const lp_lex_query *lq, size_t limit,
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         lp_cand *c = lp_vec_push_zero(out);
-        c->score = sqlite3_column_double(s, 0);
-        c->cover = (uint64_t)sqlite3_column_int64(s, 1);
-        read_chunk_cols(s, 2, arena, c);
+        double r = sqlite3_column_double(s, 0);
+        double q = floor(r / 65536.0);
+        c->score = q / 1e4;
+        c->cover = (uint64_t)(r - q * 65536.0);
+        read_chunk_cols(s, 1, arena, c);
     }
     rc = step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "searching the text index", err);
     sqlite3_reset(s);

@@ -4,7 +4,9 @@
  * loupe_rank(chunk_fts, spec, mode) is an FTS5 auxiliary function. spec is a blob made by
  * lp_lex_query_build: BM25F parameters (k1, b, one weight per column) and, per phrase of the
  * MATCH expression in order, the group it belongs to and its weight (1 for the literal word,
- * < 1 for a synonym). mode 0 returns the score, mode 1 a coverage mask.
+ * < 1 for a synonym). mode 0 returns the score; mode 1 the score quantized to 1e-4 times
+ * 65536 plus the doc-column coverage mask (bit g: group g occurs in the doc comment), so one
+ * call per row serves ranking and the reranker.
  *
  * Score (BM25F, Robertson & Zaragoza): per phrase p, a pseudo term frequency over the
  * columns, tf_p = sum_c w_c * tf_pc / (1 - b + b * len_c / avglen_c); then
@@ -12,17 +14,17 @@
  * phrases, so a synonym can stand in for a missing word but never adds a second vote; the
  * row's score is the sum over groups. idf and average lengths are computed once per query
  * (auxdata), as FTS5's own bm25() does.
- * Coverage (mode 1): bit (column * 16 + group) is set when a phrase of the group occurs in
- * that column.
  */
 #include "search/search_int.h"
 
 #include "text/text.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 
 #define NCOL 4
-#define MAX_PHRASES 128
+#define MAX_PHRASES LP_LEX_MAX_PHRASES
 
 typedef struct rank_spec {
     float k1, b;
@@ -118,15 +120,10 @@ static void rank_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
             col < NCOL)
             tf[ph][col] += 1.0f;
     }
-    if (mode == 1) {
-        uint64_t mask = 0;
-        for (int p = 0; p < np; p++)
-            for (int col = 0; col < NCOL; col++)
-                if (tf[p][col] > 0 && c->spec.group[p] >= 0 && c->spec.group[p] < 16)
-                    mask |= 1ull << (col * 16 + c->spec.group[p]);
-        sqlite3_result_int64(ctx, (sqlite3_int64)mask);
-        return;
-    }
+    unsigned docmask = 0;
+    for (int p = 0; p < np; p++)
+        if (tf[p][2] > 0 && c->spec.group[p] >= 0 && c->spec.group[p] < LP_LEX_MAX_GROUPS)
+            docmask |= 1u << c->spec.group[p];
     double lennorm[NCOL];
     for (int col = 0; col < NCOL; col++) {
         int len = 0;
@@ -150,6 +147,13 @@ static void rank_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     double total = 0;
     for (int g = 0; g < LP_LEX_MAX_GROUPS; g++)
         total += best[g];
+    if (mode == 1) {
+        /* Score and doc coverage in one value (one call per row): the score quantized to
+         * 1e-4 above 16 bits of mask. Exact in a double while score < 2^33 / 1e4. */
+        double q = floor(LP_MIN(total, 1e5) * 1e4);
+        sqlite3_result_double(ctx, q * 65536.0 + (double)docmask);
+        return;
+    }
     sqlite3_result_double(ctx, total);
 }
 
@@ -171,10 +175,79 @@ int lp_search_rank_register(sqlite3 *db)
 /* ------------------------------------------------------------------------------------------
  * Building the lexical query. */
 
-/* BM25F parameters and column weights (name, crumbs, doc, body), tuned on the hand-written
- * development tasks (docs/decisions/0003-search-fusion.md). */
-static const float K1 = 1.2f, B = 0.75f;
-static const float COL_W[NCOL] = {5.0f, 2.0f, 2.0f, 1.0f};
+/* Defaults, tuned on the hand-written development tasks (docs/decisions/0003-search-fusion.md). */
+static lp_search_tuning tuning = {
+    .col = {8.0, 4.0, 2.0, 1.0},
+    .k1 = 0.8,
+    .b = 0.75,
+    .w_exact = 1.0,
+    .w_lexical = 1.0,
+    .w_dense = 0.5,
+    .lex = 0.5,
+    .name = 0.2,
+    .qname = 0.05,
+    .path = 0.1,
+    .doc = 0.2,
+    .exact = 0.5,
+    .def = 0.05,
+    .demote_test = 0.5,
+    .demote_text = 0.6,
+    .syn = 1.0,
+    .container = 0.3,
+    .budget = 2000,
+};
+static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
+
+static void tuning_load(void)
+{
+    const char *v = getenv("LOUPE_SEARCH_TUNE");
+    if (!v)
+        return;
+    static const struct {
+        const char *name;
+        size_t off;
+    } fields[] = {
+        {"name_col", offsetof(lp_search_tuning, col[0])},
+        {"crumbs_col", offsetof(lp_search_tuning, col[1])},
+        {"doc_col", offsetof(lp_search_tuning, col[2])},
+        {"body_col", offsetof(lp_search_tuning, col[3])},
+        {"k1", offsetof(lp_search_tuning, k1)},
+        {"b", offsetof(lp_search_tuning, b)},
+        {"w_exact", offsetof(lp_search_tuning, w_exact)},
+        {"w_lexical", offsetof(lp_search_tuning, w_lexical)},
+        {"w_dense", offsetof(lp_search_tuning, w_dense)},
+        {"lex", offsetof(lp_search_tuning, lex)},
+        {"name", offsetof(lp_search_tuning, name)},
+        {"qname", offsetof(lp_search_tuning, qname)},
+        {"path", offsetof(lp_search_tuning, path)},
+        {"doc", offsetof(lp_search_tuning, doc)},
+        {"exact", offsetof(lp_search_tuning, exact)},
+        {"def", offsetof(lp_search_tuning, def)},
+        {"demote_test", offsetof(lp_search_tuning, demote_test)},
+        {"demote_text", offsetof(lp_search_tuning, demote_text)},
+        {"syn", offsetof(lp_search_tuning, syn)},
+        {"container", offsetof(lp_search_tuning, container)},
+        {"budget", offsetof(lp_search_tuning, budget)},
+    };
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        for (size_t i = 0; i < LP_ARRAY_LEN(fields); i++)
+            if (!strcmp(item, fields[i].name))
+                *(double *)((char *)&tuning + fields[i].off) = atof(eq + 1);
+    }
+}
+
+const lp_search_tuning *lp_search_tuning_get(void)
+{
+    pthread_once(&tuning_once, tuning_load);
+    return &tuning;
+}
 
 static const char *const test_words[] = {"test",  "tests", "testing", "unittest", "spec",
                                          "specs", "mock",  "mocks",   "fixture",  "fixtures"};
@@ -202,22 +275,52 @@ static int on_part(void *ctx, const lp_text_token *t)
     return 0;
 }
 
-static void add_phrase(lp_lex_query *lq, rank_spec *spec, lp_str text, int group, float weight)
+static void put_phrase(lp_buf *match, lp_str text)
+{
+    if (match->len)
+        lp_buf_puts(match, " OR ");
+    lp_buf_putc(match, '"');
+    for (size_t i = 0; i < text.len; i++) {
+        if (text.ptr[i] == '"')
+            lp_buf_putc(match, '"');
+        lp_buf_putc(match, text.ptr[i]);
+    }
+    lp_buf_putc(match, '"');
+}
+
+static void add_phrase(lp_lex_query *lq, rank_spec *spec, lp_arena *arena, lp_str text,
+                       int group, float weight)
 {
     if (lq->nphrases >= MAX_PHRASES)
         return;
-    if (lq->nphrases)
-        lp_buf_puts(&lq->match, " OR ");
-    lp_buf_putc(&lq->match, '"');
-    for (size_t i = 0; i < text.len; i++) {
-        if (text.ptr[i] == '"')
-            lp_buf_putc(&lq->match, '"');
-        lp_buf_putc(&lq->match, text.ptr[i]);
-    }
-    lp_buf_putc(&lq->match, '"');
+    put_phrase(&lq->match, text);
     spec->group[lq->nphrases] = group;
     spec->weight[lq->nphrases] = weight;
+    lq->phrase_text[lq->nphrases] = lp_arena_strndup(arena, text.ptr, text.len);
+    lq->phrase_group[lq->nphrases] = group;
+    lq->phrase_weight[lq->nphrases] = weight;
     lq->nphrases++;
+}
+
+void lp_lex_query_keep(lp_lex_query *lq, const bool *keep)
+{
+    rank_spec spec;
+    memcpy(&spec, lq->spec.ptr, sizeof spec);
+    lp_buf_reset(&lq->match);
+    size_t n = 0;
+    for (size_t i = 0; i < lq->nphrases; i++) {
+        if (!keep[i])
+            continue;
+        put_phrase(&lq->match, lp_str_c(lq->phrase_text[i]));
+        lq->phrase_text[n] = lq->phrase_text[i];
+        spec.group[n] = lq->phrase_group[n] = lq->phrase_group[i];
+        spec.weight[n] = lq->phrase_weight[n] = lq->phrase_weight[i];
+        n++;
+    }
+    lq->nphrases = n;
+    spec.nphrases = (int32_t)n;
+    lp_buf_reset(&lq->spec);
+    lp_buf_append(&lq->spec, &spec, sizeof spec);
 }
 
 /* One group for a word or phrase: the literal text and its synonyms (single words only). */
@@ -237,8 +340,8 @@ static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, 
     int g = (int)lq->ngroups++;
     lq->stems[g] = lp_arena_strndup(arena, stems.ptr, stems.len);
     lq->syn_stems[g] = "";
-    add_phrase(lq, spec, text, g, 1.0f);
-    if (!phrase && sc.n == 1) {
+    add_phrase(lq, spec, arena, text, g, 1.0f);
+    if (!phrase && sc.n == 1 && lp_search_tuning_get()->syn > 0) {
         lp_buf folded;
         lp_buf_init(&folded, 32);
         lp_text_fold(text, &folded);
@@ -246,7 +349,8 @@ static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, 
         size_t ns = lp_code_synonyms(lp_buf_str(&folded), syn, LP_ARRAY_LEN(syn));
         lp_buf_reset(&stems);
         for (size_t i = 0; i < ns; i++) {
-            add_phrase(lq, spec, lp_str_c(syn[i].word), g, syn[i].weight);
+            add_phrase(lq, spec, arena, lp_str_c(syn[i].word), g,
+                       syn[i].weight * (float)lp_search_tuning_get()->syn);
             char st[LP_TEXT_TOKEN_MAX + 1];
             size_t n = lp_text_stem(lp_str_c(syn[i].word), st);
             if (i)
@@ -268,9 +372,11 @@ void lp_lex_query_build(const lp_search_query *q, lp_arena *arena, lp_lex_query 
     lp_buf_init(&out->spec, sizeof(rank_spec));
     rank_spec spec;
     memset(&spec, 0, sizeof spec);
-    spec.k1 = K1;
-    spec.b = B;
-    memcpy(spec.w, COL_W, sizeof spec.w);
+    const lp_search_tuning *t = lp_search_tuning_get();
+    spec.k1 = (float)t->k1;
+    spec.b = (float)t->b;
+    for (int c = 0; c < NCOL; c++)
+        spec.w[c] = (float)t->col[c];
     lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
     /* Phrases first (they are the most specific), then words in order, each once. */
     for (size_t i = 0; i < q->nphrases; i++)

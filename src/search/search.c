@@ -24,20 +24,13 @@
 
 #include <math.h>
 #include <strings.h>
+#include <time.h>
 
 #define RRF_K 60.0
 #define LEXICAL_CANDIDATES 300
 #define LEXICAL_CANDIDATES_FILTERED 3000
 #define DENSE_CANDIDATES 100
 #define RERANK_N 100
-
-/* Fusion weights per channel, tuned on the development set (hand tasks). */
-static const double W_EXACT = 1.0, W_LEXICAL = 1.0, W_DENSE = 0.5;
-/* Reranker feature weights. */
-static const double F_NAME = 1.2, F_QNAME = 0.3, F_PATH = 0.4, F_DOC = 0.3, F_EXACT = 1.0,
-                    F_DEF = 0.3;
-/* Scope policy multipliers (runtime). */
-static const double DEMOTE_TEST = 0.5, DEMOTE_TEXT = 0.6;
 
 static const char *const scope_names[] = {"runtime", "tests", "docs", "mixed"};
 
@@ -191,6 +184,7 @@ typedef struct owner {
     uint64_t cover;         /* OR of the lexical coverage masks */
     int exact_tier;         /* best exact tier, 3 = none */
     double fused, score;
+    double lex; /* best lexical score of the owner's chunks */
     uint64_t hash;
 } owner;
 
@@ -271,8 +265,11 @@ static void fuse_channel(owner_set *s, const lp_cand_vec *cands, int ch,
                 o->c = *c;
         }
         o->channels |= bits[ch];
-        if (ch == CH_LEXICAL)
+        if (ch == CH_LEXICAL) {
             o->cover |= c->cover;
+            if (c->score > o->lex)
+                o->lex = c->score;
+        }
         if (ch == CH_EXACT && c->tier < o->exact_tier)
             o->exact_tier = c->tier;
     }
@@ -345,51 +342,67 @@ static double coverage(lp_text_tokenizer *tk, const lp_lex_query *lq, const char
     return sum / (double)lq->ngroups;
 }
 
-static bool exact_word_hit(const lp_search_query *q, const lp_cand *c)
+/* A type that holds other definitions: its chunks carry its whole doc comment, so it
+ * matches many words of a behaviour question without being the code that does it. */
+static bool is_container(int kind)
 {
-    if (!c->name)
+    switch (kind) {
+    case LP_SYM_CLASS:
+    case LP_SYM_STRUCT:
+    case LP_SYM_INTERFACE:
+    case LP_SYM_TRAIT:
+    case LP_SYM_ENUM:
+    case LP_SYM_MODULE:
+    case LP_SYM_NAMESPACE:
+    case LP_SYM_PACKAGE:
+    case LP_SYM_OBJECT:
+    case LP_SYM_RECORD:
+    case LP_SYM_UNION:
+        return true;
+    default:
         return false;
-    for (size_t i = 0; i < q->nwords; i++) {
-        lp_str w = lp_str_c(q->words[i]);
-        /* A plain word equal to the name (case-insensitive), e.g. "Transport". */
-        if (w.len == strlen(c->name) && w.len > 2 && !strncasecmp(w.ptr, c->name, w.len))
-            return true;
     }
-    return false;
 }
 
 static void rerank(owner *o, const lp_search_query *q, const lp_lex_query *lq,
-                   lp_text_tokenizer *tk)
+                   lp_text_tokenizer *tk, double lex_max)
 {
+    const lp_search_tuning *t = lp_search_tuning_get();
+    (void)q;
     double f = 0;
     const lp_cand *c = &o->c;
+    if (lex_max > 0)
+        f += t->lex * o->lex / lex_max;
     if (c->name)
-        f += F_NAME * coverage(tk, lq, c->name);
+        f += t->name * coverage(tk, lq, c->name);
     if (c->qname && c->name && strcmp(c->qname, c->name) != 0)
-        f += F_QNAME * coverage(tk, lq, c->qname);
-    f += F_PATH * coverage(tk, lq, c->path);
+        f += t->qname * coverage(tk, lq, c->qname);
+    f += t->path * coverage(tk, lq, c->path);
     if (lq->ngroups) {
         unsigned docs = 0;
         for (size_t g = 0; g < lq->ngroups; g++)
-            docs += (o->cover >> (32 + g)) & 1u;
-        f += F_DOC * (double)docs / (double)lq->ngroups;
+            docs += (o->cover >> g) & 1u;
+        f += t->doc * (double)docs / (double)lq->ngroups;
     }
-    if (o->exact_tier <= 1 || exact_word_hit(q, c))
-        f += F_EXACT;
+    if (o->exact_tier <= 1)
+        f += t->exact;
     if (c->owner >= 0)
-        f += F_DEF;
-    o->score = o->fused * (1.0 + f);
+        f += t->def;
+    o->score = o->fused + f;
+    if (is_container(c->kind))
+        o->score *= 1.0 - t->container;
 }
 
 static double scope_factor(const owner *o, lp_search_scope scope, bool about_tests)
 {
+    const lp_search_tuning *t = lp_search_tuning_get();
     if (scope != LP_SCOPE_RUNTIME)
         return 1.0;
     double m = 1.0;
     if (!about_tests && is_test(&o->c))
-        m *= DEMOTE_TEST;
+        m *= t->demote_test;
     if (o->c.lang == LP_LANG_TEXT)
-        m *= DEMOTE_TEXT;
+        m *= t->demote_text;
     return m;
 }
 
@@ -482,6 +495,13 @@ static void dense_text(const lp_search_query *q, lp_buf *out)
         lp_buf_printf(out, "%s%s", out->len ? " " : "", q->syms[i]);
 }
 
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static lp_status run_dense(lp_store *st, int64_t pub_id, const lp_search_query *q,
                            lp_arena *arena, lp_cand_vec *out, const char **warning)
 {
@@ -548,13 +568,18 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     bool filtered = q.npaths || q.nnot_paths || q.nlangs || q.nkinds ||
                     req->scope == LP_SCOPE_TESTS || req->scope == LP_SCOPE_DOCS;
 
+    uint64_t t_start = lp_now_ns();
+    double cpu0 = cpu_ms();
     if ((sw & LP_SW_LEXICAL) &&
         (rc = lp_channel_lexical(st, &lq,
                                  filtered ? LEXICAL_CANDIDATES_FILTERED : LEXICAL_CANDIDATES, arena,
                                  &lex, err)))
         goto done;
+    uint64_t t_lex = lp_now_ns();
+    double cpu_lex = cpu_ms() - cpu0;
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
+    uint64_t t_exact = lp_now_ns();
     if (sw & LP_SW_DENSE) {
         const char *w = NULL;
         run_dense(st, pub.id, &q, arena, &dense, &w);
@@ -562,10 +587,11 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             warnings[out->nwarnings++] = w;
     } else {
         warnings[out->nwarnings++] =
-            "dense_channel_absent: the dense channel is off by default (it did not raise "
-            "quality enough on the development set); results come from the exact and lexical "
-            "channels";
+            "dense_channel_absent: the dense channel is off by default; results come from "
+            "exact and lexical matching";
     }
+    uint64_t t_channels = lp_now_ns();
+    const lp_search_tuning *tune = lp_search_tuning_get();
     fuse_channel(&os, &exact, CH_EXACT, &q, req->scope);
     fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);
     fuse_channel(&os, &dense, CH_DENSE, &q, req->scope);
@@ -574,11 +600,11 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         owner *o = &os.v.items[i];
         double f = 0;
         if (o->rank[CH_EXACT])
-            f += W_EXACT / (RRF_K + o->rank[CH_EXACT]);
+            f += tune->w_exact / (RRF_K + o->rank[CH_EXACT]);
         if (o->rank[CH_LEXICAL])
-            f += W_LEXICAL / (RRF_K + o->rank[CH_LEXICAL]);
+            f += tune->w_lexical / (RRF_K + o->rank[CH_LEXICAL]);
         if (o->rank[CH_DENSE])
-            f += W_DENSE / (RRF_K + o->rank[CH_DENSE]);
+            f += tune->w_dense / (RRF_K + o->rank[CH_DENSE]);
         o->fused = f * RRF_K;
         o->score = o->fused;
     }
@@ -587,14 +613,18 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     size_t nre = LP_MIN(os.v.len, (size_t)RERANK_N);
     if (sw & LP_SW_RERANK) {
         tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+        double lex_max = 0;
+        for (size_t i = 0; i < os.v.len; i++)
+            lex_max = LP_MAX(lex_max, os.v.items[i].lex);
         for (size_t i = 0; i < nre; i++)
-            rerank(&os.v.items[i], &q, &lq, tk);
+            rerank(&os.v.items[i], &q, &lq, tk, lex_max);
     }
     for (size_t i = 0; i < os.v.len; i++)
         os.v.items[i].score *= scope_factor(&os.v.items[i], req->scope, lq.about_tests);
     if (os.v.len > 1)
         qsort(os.v.items, os.v.len, sizeof os.v.items[0], owner_cmp);
 
+    uint64_t t_fused = lp_now_ns();
     size_t n = LP_MIN(os.v.len, (size_t)limit);
     out->groups = lp_arena_zalloc(arena, (n ? n : 1) * sizeof *out->groups);
     for (size_t i = 0; i < n; i++) {
@@ -618,6 +648,13 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     }
     out->ngroups = n;
     out->warnings = warnings;
+    lp_log(LP_LOG_DEBUG, "search.timing",
+           "phrases=%zu lexical=%zu/%.1fms exact=%zu/%.1fms dense=%zu/%.1fms fuse=%.1fms "
+           "snippets=%.1fms cpu_lexical=%.1fms cpu_total=%.1fms",
+           lq.nphrases, lex.len, (double)(t_lex - t_start) / 1e6, exact.len,
+           (double)(t_exact - t_lex) / 1e6, dense.len, (double)(t_channels - t_exact) / 1e6,
+           (double)(t_fused - t_channels) / 1e6, (double)(lp_now_ns() - t_fused) / 1e6, cpu_lex,
+           cpu_ms() - cpu0);
     rc = lp_search_decorate(st, req, arena, out, err); /* surface: decorate.c */
 done:
     lp_lex_query_release(&lq);

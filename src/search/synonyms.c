@@ -81,13 +81,19 @@ static const syn_group groups[] = {
     {0.6f, "remaining rest left"},
 };
 
-static bool in_group(const char *words, lp_str w)
+/* True when w (or its stem, given) is a word of the group, compared as written and as
+ * stems ("deleting" and "delete" both stem to "delet"). */
+static bool in_group(const char *words, lp_str w, lp_str wstem)
 {
     const char *p = words;
     while (*p) {
         const char *e = strchr(p, ' ');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n == w.len && !memcmp(p, w.ptr, n))
+            return true;
+        char st[LP_TEXT_TOKEN_MAX + 1];
+        size_t sn = n <= LP_TEXT_TOKEN_MAX ? lp_text_stem((lp_str){p, n}, st) : 0;
+        if (sn && sn == wstem.len && !memcmp(st, wstem.ptr, sn))
             return true;
         if (!e)
             break;
@@ -130,7 +136,7 @@ size_t lp_code_synonyms(lp_str word, lp_code_syn *out, size_t cap)
     lp_str stem = {st, sn};
     size_t n = 0;
     for (size_t g = 0; g < LP_ARRAY_LEN(groups) && n < cap; g++)
-        if (in_group(groups[g].words, word) || in_group(groups[g].words, stem))
+        if (in_group(groups[g].words, word, stem))
             add_words(&groups[g], word, stem, out, cap, &n);
     return n;
 }

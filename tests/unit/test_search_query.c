@@ -6,6 +6,7 @@
 
 #include "lang/lang.h"
 #include "search/search.h"
+#include "search/search_int.h"
 
 static lp_status parse(lp_arena *a, const char *text, lp_search_query *q, lp_error *err)
 {
@@ -290,4 +291,26 @@ T_TEST(query_path_globs)
     T_CHECK(!lp_search_query_path_ok(&q, lp_str_c("a/vendor/b.go")));
 done:
     lp_arena_release(&a);
+}
+
+T_TEST(search_code_synonyms)
+{
+    lp_code_syn out[8];
+    size_t n = lp_code_synonyms(lp_str_c("fetch"), out, LP_ARRAY_LEN(out));
+    T_CHECK(n >= 3);
+    bool has_load = false;
+    for (size_t i = 0; i < n; i++) {
+        T_CHECK(out[i].weight > 0 && out[i].weight < 1); /* never as strong as the word */
+        T_CHECK(strcmp(out[i].word, "fetch") != 0);
+        has_load |= !strcmp(out[i].word, "load");
+    }
+    T_CHECK(has_load);
+    /* Inflected forms find their group through the stem. */
+    T_CHECK(lp_code_synonyms(lp_str_c("deleting"), out, LP_ARRAY_LEN(out)) > 0);
+    T_CHECK(!strcmp(out[0].word, "remove"));
+    /* The cap is honoured; unknown words have none. */
+    T_CHECK_INT(lp_code_synonyms(lp_str_c("fetch"), out, 2), 2);
+    T_CHECK_INT(lp_code_synonyms(lp_str_c("zebra"), out, LP_ARRAY_LEN(out)), 0);
+    T_CHECK_INT(lp_code_synonyms(lp_str_c(""), out, LP_ARRAY_LEN(out)), 0);
+done:;
 }

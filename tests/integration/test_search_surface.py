@@ -275,7 +275,7 @@ def test_mcp_single_result_over_budget_is_cut_and_says_so(ctx):
     ctx.write("pkg/wide.py", "".join(f"def wide_marker_{k}():\n    return '{'w' * 190}'\n"
                                      for k in range(4)), root=root)
     ctx.ok("index", root, "--quiet")
-    for budget in (1400, 1024):
+    for budget in (1550, 1024):
         s = Session(ctx, args=["--max-result-bytes", str(budget)])
         raw = s.call_raw("search_codebase", {"path": root, "query": "wide marker",
                                              "disclosureLimit": 5})
@@ -286,7 +286,7 @@ def test_mcp_single_result_over_budget_is_cut_and_says_so(ctx):
         codes = [w["code"] for w in a["warnings"]]
         assert "page_shortened" in codes, a["warnings"]
         assert a["pagination"]["shown"] == len(a["results"]), a["pagination"]
-        if budget == 1400:
+        if budget == 1550:
             assert len(a["results"]) == 1 and a["truncated"] is True, a
             assert "text_shortened" in codes, codes
         else:

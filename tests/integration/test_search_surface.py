@@ -180,6 +180,8 @@ def test_frozen_sets_keep_the_surface_fields(ctx):
     rest = ctx.ok("more", h, "--json", "--limit", "50").json()["results"]
     assert rest == full[1:len(rest) + 1], (rest[:2], full[1:3])
     assert any(g["freshness"]["stale"] for g in rest), rest
+    t = ctx.ok("more", h, "--limit", "50").out
+    assert "[stale: file changed since indexing]" in t and "warning: live_evidence:" in t, t
     for g in rest:
         check_group(g, root, first["publishedAt"])
     # The file changes again: the same search makes another set; the first handle still

@@ -27,6 +27,7 @@ enum {
     LP_EXIT_PATH = 6,
     LP_EXIT_NOT_FOUND = 7,
     LP_EXIT_AMBIGUOUS = 8,
+    /* LP_EXIT_OOM = 9 (core.h): out of memory, nothing committed */
 };
 
 /* Exit code for a status. */

@@ -39,7 +39,7 @@ done:
 
 void lp_cli_print_json(json_t *j)
 {
-    char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10));
     if (s) {
         fputs(s, stdout);
         fputc('\n', stdout);

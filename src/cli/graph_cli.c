@@ -6,7 +6,8 @@
 #include "index/index.h"
 #include "lang/lang.h"
 
-static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, lp_error *err)
+static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, int64_t *pub_id,
+                           lp_error *err)
 {
     lp_status rc = lp_cli_root_for(root_arg, true, false, root, err);
     if (!rc)
@@ -24,6 +25,7 @@ static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, lp
                           "the index of %s was built by another loupe version (%s); run 'loupe "
                           "reindex %s'",
                           root->ptr, pub.fingerprint.text, root->ptr);
+    *pub_id = rc ? 0 : pub.id;
     return rc;
 }
 
@@ -45,7 +47,8 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
     json_t *res = NULL;
     int code = LP_EXIT_OK;
     bool json = fmt == LP_GOUT_JSON;
-    lp_status rc = open_root(root_arg, &root, &st, &err);
+    int64_t pub_id = 0;
+    lp_status rc = open_root(root_arg, &root, &st, &pub_id, &err);
     if (!rc) {
         json_object_set_new(args, "path", json_string(root.ptr));
         lp_graph_call call = {.st = st, .args = args};
@@ -57,6 +60,9 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
         goto done;
     }
     json_object_set_new(res, "codebaseRoot", json_string(root.ptr));
+    /* Every answer names the one publication it came from (pinned for the whole call). */
+    if (!json_object_get(res, "publicationId"))
+        json_object_set_new(res, "publicationId", json_integer(pub_id));
     if (json)
         lp_cli_print_json(res);
     else if ((fmt == LP_GOUT_DOT || fmt == LP_GOUT_MERMAID) && draw)
@@ -86,7 +92,8 @@ int lp_graph_cli_symbol(const char *cmd, const char *root_arg, const char *arg, 
     int code = LP_EXIT_OK;
     lp_symbol_row *rows = NULL;
     size_t n = 0;
-    lp_status rc = open_root(root_arg, &root, &st, &err);
+    int64_t pub_id = 0;
+    lp_status rc = open_root(root_arg, &root, &st, &pub_id, &err);
     if (!rc)
         rc = lp_index_find_symbols(st, arg, 50, &arena, &rows, &n, &err);
     if (rc) {

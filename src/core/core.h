@@ -76,7 +76,10 @@ void lp_error_prefix(lp_error *err, const char *fmt, ...) __attribute__((format(
 void lp_error_clear(lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
- * Allocation. These never return NULL: exhaustion prints one line and aborts. */
+ * Allocation. These never return NULL: exhaustion prints one line saying what to do and
+ * ends the process with LP_EXIT_OOM (no core dump; an uncommitted build changes nothing,
+ * so the previous publication stays current). */
+#define LP_EXIT_OOM 9
 void *lp_xmalloc(size_t n);
 void *lp_xcalloc(size_t count, size_t size);
 void *lp_xrealloc(void *p, size_t n);

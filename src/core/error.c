@@ -3,6 +3,8 @@
  */
 #include "core/core.h"
 
+#include <unistd.h>
+
 #include <errno.h>
 
 static const struct {
@@ -88,8 +90,14 @@ void lp_error_clear(lp_error *err)
 
 static void oom(size_t n)
 {
-    fprintf(stderr, "loupe: out of memory allocating %zu bytes\n", n);
-    abort();
+    /* No stdio buffers are flushed and no atexit handler runs: nothing half-done is
+     * committed. An open write transaction is rolled back by SQLite on the next open. */
+    fprintf(stderr,
+            "loupe: out of memory allocating %zu bytes; stopped without committing anything "
+            "(the previous publication stays current). Raise the memory limit (ulimit -v) or "
+            "index fewer bytes (--max-total-bytes)\n",
+            n);
+    _exit(LP_EXIT_OOM);
 }
 
 void *lp_xmalloc(size_t n)

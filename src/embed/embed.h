@@ -85,7 +85,15 @@ lp_status lp_embed_default(const lp_embed_model **out, lp_error *err);
  * static. A model whose payload later fails verification serves no vectors, so a wrong identity can
  * never put bad vectors in an index. */
 const char *lp_embed_default_identity(void);
-/* Call once at start-up: puts lp_embed_default_identity() in the publication fingerprint. */
+/* Whether code indexes get dense vectors: when LOUPE_DENSE is 1/on/yes, or a connected
+ * provider is configured (LOUPE_EMBED_URL). Off by default: on the development set the dense
+ * channel did not raise MRR@10 enough to be on by default (docs/decisions/0003), and its
+ * vectors were 28% of the Linux kernel's index (docs/decisions/0005). The tool catalog
+ * (src/catalog) uses the model regardless. */
+bool lp_embed_code_vectors_enabled(void);
+/* Call once at start-up: puts lp_embed_default_identity() in the publication fingerprint
+ * when lp_embed_code_vectors_enabled(), else "none"; so turning LOUPE_DENSE on or off makes
+ * existing indexes require a reindex instead of serving without (or with stale) vectors. */
 void lp_embed_register_fingerprint(void);
 
 /* ------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "embed/embed_int.h"
 
 #include <pthread.h>
+#include <strings.h>
 
 static const char SQL_VEC_CREATE[] =
     "CREATE TABLE IF NOT EXISTS vectors(bid INTEGER NOT NULL, ord INTEGER NOT NULL,"
@@ -22,9 +23,19 @@ static const char SQL_VEC_EXISTS[] =
 static const char SQL_VEC_ALL[] = "SELECT bid, ord, v FROM vectors ORDER BY bid, ord";
 static const char SQL_CHUNK_KEYS[] = "SELECT bid, ord, cid FROM chunks ORDER BY bid, ord";
 
+bool lp_embed_code_vectors_enabled(void)
+{
+    if (lp_embed_remote_configured())
+        return true;
+    const char *v = getenv("LOUPE_DENSE");
+    return v && (!strcmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "yes") ||
+                 !strcasecmp(v, "true"));
+}
+
 void lp_embed_register_fingerprint(void)
 {
-    lp_fingerprint_set_embedding(lp_embed_default_identity());
+    lp_fingerprint_set_embedding(lp_embed_code_vectors_enabled() ? lp_embed_default_identity()
+                                                                 : NULL);
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -120,6 +120,12 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
     *out = NULL;
     lp_store *st = call->st;
     const char *subtree = gq_arg_str(call->args, "subtree");
+    if (subtree) {
+        lp_status prc = gq_check_rel_arg(
+            "subtree", subtree, json_string_length(json_object_get(call->args, "subtree")), err);
+        if (prc)
+            return prc;
+    }
     const char *scope = gq_arg_str(call->args, "scope");
     if (!scope)
         scope = "runtime";

@@ -52,6 +52,13 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
         return lp_error_set(err, LP_EINVAL, "find_references needs symbolId (a sym:... id)");
     size_t max_results = (size_t)gq_arg_int(call->args, "maxResults", 200, 1, 5000);
     const char *prefix = gq_arg_str(call->args, "pathPrefix");
+    if (prefix) {
+        lp_status prc = gq_check_rel_arg(
+            "pathPrefix", prefix, json_string_length(json_object_get(call->args, "pathPrefix")),
+            err);
+        if (prc)
+            return prc;
+    }
     lp_arena arena;
     lp_arena_init(&arena, 0);
     json_t *res = json_object();

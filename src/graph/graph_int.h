@@ -342,6 +342,10 @@ json_t *gq_json_str(const char *p);
 /* JSON {id, name, qualifiedName, kind, file, startLine, endLine} (file pseudo-symbols:
  * kind "file", id null). */
 json_t *gq_sym_json(const gq_sym *s);
+/* A relative path given by the caller (file:<path> ids, pathPrefix) fails closed: LP_EPATH
+ * for a NUL byte (len differs from strlen), an absolute path, a ".." component, or more than
+ * LP_PATH_MAX bytes. It is only ever matched against published paths, never opened. */
+lp_status gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error *err);
 /* Argument helpers (validated already by the schema when called through MCP; the CLI
  * builds the same objects). */
 const char *gq_arg_str(const json_t *args, const char *key);

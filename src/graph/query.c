@@ -74,11 +74,37 @@ static lp_status file_node(lp_store *st, const char *path, int64_t fid, lp_arena
     return rc;
 }
 
+lp_status gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error *err)
+{
+    if (len != strlen(p))
+        return lp_error_set(err, LP_EPATH, "%s contains a NUL byte; paths with NUL are refused",
+                            what);
+    if (len > LP_PATH_MAX)
+        return lp_error_set(err, LP_EPATH, "%s is longer than %d bytes", what, LP_PATH_MAX);
+    if (p[0] == '/')
+        return lp_error_set(err, LP_EPATH,
+                            "%s '%s' is absolute; give a path relative to the codebase root", what,
+                            p);
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && p[j] != '/')
+            j++;
+        if (j - i == 2 && p[i] == '.' && p[i + 1] == '.')
+            return lp_error_set(err, LP_EPATH,
+                                "%s '%s' has a '..' component; paths with '..' are refused", what,
+                                p);
+        i = j + 1;
+    }
+    return LP_OK;
+}
+
 lp_status gq_symbol_by_id(lp_store *st, const char *id, lp_arena *arena, gq_sym *out,
                           lp_error *err)
 {
-    if (!strncmp(id, "file:", 5))
-        return file_node(st, id + 5, 0, arena, out, err);
+    if (!strncmp(id, "file:", 5)) {
+        lp_status rc = gq_check_rel_arg("the file: id", id + 5, strlen(id + 5), err);
+        return rc ? rc : file_node(st, id + 5, 0, arena, out, err);
+    }
     uint64_t ph, key;
     if (!lp_symbol_id_parse(lp_str_c(id), &ph, &key))
         return lp_error_set(err, LP_EINVAL,

@@ -15,6 +15,7 @@
 #include "embed/embed.h"
 #include "graph/graph.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -732,7 +733,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
          * (lp_embed_register_fingerprint at start-up). Without a model, no vectors. */
         lp_error merr = {0};
         lp_embedder *probe = NULL;
-        if (lp_embed_default_identity()) {
+        if (lp_embed_code_vectors_enabled() && lp_embed_default_identity()) {
             if (lp_embedder_default(&probe, &merr) == LP_OK) {
                 b.embed = true;
                 b.embed_dim = lp_embedder_dim(probe);
@@ -746,8 +747,9 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     if (want > items.len)
         want = items.len ? (unsigned)items.len : 0;
     b.live_workers = want;
+    int thread_err = 0;
     for (unsigned i = 0; i < want; i++) {
-        if (pthread_create(&threads[i], NULL, worker_main, &b) != 0) {
+        if ((thread_err = pthread_create(&threads[i], NULL, worker_main, &b)) != 0) {
             pthread_mutex_lock(&b.mu);
             b.live_workers -= want - i;
             pthread_mutex_unlock(&b.mu);
@@ -756,7 +758,11 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         nthreads++;
     }
     if (nthreads == 0 && items.len) {
-        rc = lp_error_set(err, LP_ERROR, "cannot start worker threads");
+        rc = lp_error_set(err, thread_err == EAGAIN || thread_err == ENOMEM ? LP_ENOMEM : LP_ERROR,
+                          "cannot start worker threads (%s): not enough memory or threads; the "
+                          "previous publication stays current. Raise the memory limit (ulimit "
+                          "-v) or the thread limit",
+                          strerror(thread_err));
         goto done;
     }
     uint64_t done_items = 0;

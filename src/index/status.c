@@ -26,6 +26,43 @@ lp_status lp_index_resolve_root(const char *path, bool allow_broad_root, lp_buf 
     return rc;
 }
 
+/* abs (a real path) is the state folder or inside it (compared with its real path too). */
+static bool under_real(lp_str state, lp_str abs)
+{
+    lp_str rel;
+    if (lp_path_under(state, abs, &rel))
+        return true;
+    char *rs = realpath(state.ptr, NULL);
+    bool in = rs && lp_path_under(lp_str_c(rs), abs, &rel);
+    free(rs);
+    return in;
+}
+
+/* path does not exist: is the deepest existing folder on it inside the state folder? */
+static bool in_state_folder(const char *path, const char *state)
+{
+    lp_buf p, real;
+    lp_buf_init(&p, 0);
+    lp_buf_init(&real, 0);
+    lp_buf_puts(&p, path);
+    bool in = false;
+    lp_error e;
+    while (p.len > 1) {
+        char *slash = strrchr(p.ptr, '/');
+        if (!slash)
+            break;
+        p.len = slash == p.ptr ? 1 : (size_t)(slash - p.ptr);
+        p.ptr[p.len] = '\0';
+        if (lp_path_real(p.ptr, &real, &e) == LP_OK) {
+            in = under_real(lp_str_c(state), lp_buf_str(&real));
+            break;
+        }
+    }
+    lp_buf_release(&p);
+    lp_buf_release(&real);
+    return in;
+}
+
 lp_status lp_index_resolve_file(const char *path, const char *base, lp_buf *root_out,
                                 lp_buf *rel_out, lp_error *err)
 {
@@ -64,12 +101,20 @@ lp_status lp_index_resolve_file(const char *path, const char *base, lp_buf *root
     } else {
         lp_buf_puts(&joined, path);
     }
-    if ((rc = lp_path_real(joined.ptr, &real, err)))
-        goto done;
     if ((rc = lp_store_state_dir(&state, err)))
         goto done;
     lp_str rel;
-    if (lp_path_under(lp_buf_str(&state), lp_buf_str(&real), &rel)) {
+    rc = lp_path_real(joined.ptr, &real, err);
+    /* The state folder is refused whether or not the file exists (a missing lease.json must
+     * not answer differently from a present one): check the deepest folder that resolves. */
+    if (rc == LP_ENOENT && in_state_folder(joined.ptr, state.ptr)) {
+        rc = lp_error_set(err, LP_EPATH, "%s is inside loupe's state folder, which is not served",
+                          path);
+        goto done;
+    }
+    if (rc)
+        goto done;
+    if (under_real(lp_buf_str(&state), lp_buf_str(&real))) {
         rc = lp_error_set(err, LP_EPATH, "%s is inside loupe's state folder, which is not served",
                           path);
         goto done;

@@ -90,22 +90,56 @@ lp_status lp_index_outline(lp_store *st, const char *rel, lp_arena *arena, lp_sy
     return rc;
 }
 
+#define LP_FIND_TAILS_MAX 32
+
+/* The suffixes of name that follow a character no symbol name starts with after a
+ * separator ('.', ':', '>', ' ', '/', '#', '\\'), the longest first; at most
+ * LP_FIND_TAILS_MAX. They point into name. */
+static size_t qname_tails(const char *name, const char **tails)
+{
+    size_t n = 0;
+    for (const char *p = name; *p && n < LP_FIND_TAILS_MAX; p++) {
+        if (strchr(".:> /#\\", *p) && p[1] && !strchr(".:> /#\\", p[1]))
+            tails[n++] = p + 1;
+    }
+    return n;
+}
+
 lp_status lp_index_find_symbols(lp_store *st, const char *name, size_t max, lp_arena *arena,
                                 lp_symbol_row **out, size_t *n, lp_error *err)
 {
     *out = NULL;
     *n = 0;
     row_vec v = {0};
-    sqlite3_stmt *s;
-    lp_status rc = lp_store_prepare(
-        st,
-        "SELECT " SYM_COLS " FROM symbols s JOIN files f USING(bid)"
-        " WHERE s.name = ?1 OR s.qname = ?1 ORDER BY f.path, s.start_line, s.ord",
-        &s, err);
+    /* A qualified name ends with its symbol's name after a separator ('.', '::', ' > ', '#',
+     * ...), so the name index finds it: the candidates are the name itself and every
+     * suffix that follows a character that cannot be part of a name. */
+    const char *tails[LP_FIND_TAILS_MAX];
+    size_t ntails = qname_tails(name, tails);
+    lp_buf sql;
+    lp_buf_init(&sql, 512);
+    lp_buf_puts(&sql, "SELECT " SYM_COLS " FROM symbols s JOIN files f USING(bid)"
+                      " WHERE s.name = ?1");
+    if (ntails) {
+        lp_buf_puts(&sql, " OR (s.qname = ?1 AND s.name IN (");
+        for (size_t i = 0; i < ntails; i++)
+            lp_buf_printf(&sql, "%s?%zu", i ? ", " : "", i + 2);
+        lp_buf_puts(&sql, "))");
+    }
+    lp_buf_puts(&sql, " ORDER BY f.path, s.start_line, s.ord");
+    sqlite3_stmt *s = NULL;
+    lp_status rc = LP_OK;
+    if (sqlite3_prepare_v2(lp_store_db(st), sql.ptr, (int)sql.len, &s, NULL) != SQLITE_OK)
+        rc = lp_store_sql_error(st, "finding symbols", err);
+    lp_buf_release(&sql);
     if (rc)
         return rc;
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-    if ((rc = collect(st, s, max, arena, &v, err)))
+    for (size_t i = 0; i < ntails; i++)
+        sqlite3_bind_text(s, (int)i + 2, tails[i], -1, SQLITE_STATIC);
+    rc = collect(st, s, max, arena, &v, err);
+    sqlite3_finalize(s);
+    if (rc)
         goto done;
     if (v.len == 0) {
         if ((rc = lp_store_prepare(st,

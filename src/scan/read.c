@@ -100,12 +100,23 @@ static int open_resolved(int rootfd, const char *root, const char *rel, lp_skip_
     return fd;
 }
 
+/* LOUPE_TEST_READ_DELAY_US: a pause between chunks (tests of files rewritten mid-read). */
+static unsigned read_delay_us(void)
+{
+    const char *e = getenv("LOUPE_TEST_READ_DELAY_US");
+    uint64_t v;
+    return e && lp_parse_u64(lp_str_c(e), &v) && v <= 1000000 ? (unsigned)v : 0;
+}
+
 /* Read fd into out, at most limit bytes. */
 static lp_skip_reason read_bounded(int fd, uint64_t limit, lp_buf *out)
 {
     char chunk[READ_CHUNK];
     bool probed = false;
+    unsigned delay = read_delay_us();
     for (;;) {
+        if (delay && out->len)
+            usleep(delay);
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
@@ -127,6 +138,41 @@ static lp_skip_reason read_bounded(int fd, uint64_t limit, lp_buf *out)
     if (memchr(out->ptr, '\0', LP_MIN(out->len, (size_t)LP_SCAN_BINARY_PROBE)))
         return LP_SKIP_BINARY;
     return LP_SKIP_NONE;
+}
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+    return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+           a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Read a regular file whose stat is *before; detect a rewrite during the read (stat moved
+ * or length differs from the size), read once more, and give LP_SKIP_CHANGING when the
+ * second read is torn too. */
+static lp_skip_reason read_stable(int fd, const struct stat *before, uint64_t limit,
+                                  lp_buf *out)
+{
+    struct stat pre = *before;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        lp_buf_reset(out);
+        if (attempt && (lseek(fd, 0, SEEK_SET) != 0 || fstat(fd, &pre) != 0))
+            return LP_SKIP_UNREADABLE;
+        if ((uint64_t)pre.st_size > limit)
+            return LP_SKIP_TOO_LARGE;
+        lp_skip_reason r = read_bounded(fd, limit, out);
+        if (r != LP_SKIP_NONE && r != LP_SKIP_TOO_LARGE)
+            return r;
+        struct stat post;
+        if (fstat(fd, &post) != 0)
+            return LP_SKIP_UNREADABLE;
+        if (same_stat(&pre, &post) && (r != LP_SKIP_NONE || (off_t)out->len == post.st_size))
+            return r;
+        lp_log(LP_LOG_INFO, "scan.read_changed", "attempt=%d size_before=%lld size_after=%lld",
+               attempt + 1, (long long)pre.st_size, (long long)post.st_size);
+    }
+    lp_buf_reset(out);
+    return LP_SKIP_CHANGING;
 }
 
 lp_status lp_scan_read(const char *root, const char *rel, uint64_t max_bytes, lp_buf *out,
@@ -169,7 +215,7 @@ lp_status lp_scan_read(const char *root, const char *rel, uint64_t max_bytes, lp
     } else if ((uint64_t)st.st_size > limit) {
         *skip = LP_SKIP_TOO_LARGE; /* decided from the size: nothing is read */
     } else {
-        *skip = read_bounded(fd, limit, out);
+        *skip = read_stable(fd, &st, limit, out);
     }
     close(fd);
 done:

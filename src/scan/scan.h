@@ -52,11 +52,13 @@ typedef enum lp_skip_reason {
     LP_SKIP_SPECIAL = 6,         /* fifo, socket, device */
     LP_SKIP_IGNORED = 7,         /* matched ignore rules (counted, not listed) */
     LP_SKIP_SYMLINK_DIR = 8,     /* symlinked folder: not followed (cycles) */
+    LP_SKIP_CHANGING = 9,        /* rewritten while being read, twice: never stored torn */
     LP_SKIP_COUNT
 } lp_skip_reason;
 
 /* "none", "binary", "too_large", "limit_reached", "unreadable", "symlink_outside_root",
- * "special", "ignored", "symlink_dir"; "unknown" for anything else. Static string. */
+ * "special", "ignored", "symlink_dir", "changed_while_reading"; "unknown" for anything else.
+ * Static string. */
 const char *lp_skip_reason_name(lp_skip_reason r);
 
 typedef struct lp_scan_entry {
@@ -126,6 +128,12 @@ lp_status lp_scan_walk(const char *root, const lp_scan_opts *opts, lp_arena *are
  * socket or device, LP_SKIP_SYMLINK_OUTSIDE / LP_SKIP_SYMLINK_DIR for a symlink that
  * leads out of the root (or dangles) / to a folder; out is then empty. Otherwise *skip is
  * LP_SKIP_NONE and out holds the whole file.
+ *
+ * Torn content: the file is fstat'ed before and after the read; when its size, mtime or
+ * ctime moved, or the bytes read differ from the size, it was rewritten during the read and
+ * is read once more; when that read changes too, *skip is LP_SKIP_CHANGING (out empty), so
+ * a half-old, half-new text is never handed out. (LOUPE_TEST_READ_DELAY_US=N sleeps N
+ * microseconds between 64 KiB chunks: a test hook that widens the window.)
  *
  * Safety: rel must be a clean relative path (LP_EPATH otherwise). The file is opened below
  * root with no symlink in any component (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or

@@ -30,7 +30,6 @@ static const char *const schema_v1 =
     "  doc_start_line INTEGER NOT NULL, doc_end_line INTEGER NOT NULL,"
     "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"
     "CREATE INDEX symbols_name ON symbols(name);"
-    "CREATE INDEX symbols_qname ON symbols(qname);"
     "CREATE INDEX symbols_skey ON symbols(bid, skey);"
     /* AUTOINCREMENT: a chunk id is never reused, so a stale FTS row can never alias a
      * newer chunk. */
@@ -86,9 +85,15 @@ typedef struct migration {
     const char *sql;
 } migration;
 
+/* Version 3 drops the index on symbols(qname): a qualified-name lookup goes through the
+ * name index (a qualified name ends with its symbol's name), and the index cost 0.22x the
+ * corpus on the Linux kernel (docs/decisions/0005-index-size.md). */
+#define SCHEMA_V3_NO_QNAME_INDEX "DROP INDEX IF EXISTS symbols_qname;"
+
 /* Forward migrations, in order. 1 -> 2 adds the graph tables; the relationship version
- * in the fingerprint changes with it, so old publications require a reindex. */
-static const migration migrations[] = {{1, SCHEMA_V2_GRAPH}};
+ * in the fingerprint changes with it, so old publications require a reindex. 2 -> 3 drops
+ * an index (the evidence is unchanged). */
+static const migration migrations[] = {{1, SCHEMA_V2_GRAPH}, {2, SCHEMA_V3_NO_QNAME_INDEX}};
 
 static lp_status read_version(lp_store *st, int *version, lp_error *err)
 {

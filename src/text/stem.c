@@ -6,7 +6,8 @@
  * "create" -> "creat", "running" -> "run", "queries"/"query" -> "queri") without the
  * derivational steps 2-4 that merge unrelated words ("general"/"generate"). Two guards
  * keep identifiers intact: words under 4 bytes are not stemmed, and a final 's' after
- * 's', 'u' or 'i' stays.
+ * 's', 'u' or 'i' stays. Porter2's invariant words ("news", "atlas", ...) are not plurals
+ * and stay whole.
  */
 #include "text/text.h"
 
@@ -70,6 +71,19 @@ static bool cvc(const char *w, size_t k)
     return c != 'w' && c != 'x' && c != 'y';
 }
 
+/* Words that end like a plural but are not one, left as they are (the invariant forms of
+ * Porter2, Porter's own revision: "news" must not become "new"). */
+static bool invariant(const char *w, size_t k)
+{
+    static const char *const words[] = {"andes", "atlas", "bias", "cosmos", "news"};
+    if (k > 6 || w[k - 1] != 's')
+        return false;
+    for (size_t i = 0; i < LP_ARRAY_LEN(words); i++)
+        if (strlen(words[i]) == k && !memcmp(w, words[i], k))
+            return true;
+    return false;
+}
+
 size_t lp_text_stem(lp_str word, char out[LP_TEXT_TOKEN_MAX + 1])
 {
     size_t k = LP_MIN(word.len, (size_t)LP_TEXT_TOKEN_MAX);
@@ -81,6 +95,8 @@ size_t lp_text_stem(lp_str word, char out[LP_TEXT_TOKEN_MAX + 1])
         if (out[i] < 'a' || out[i] > 'z')
             return k;
     char *w = out;
+    if (invariant(w, k))
+        return k;
     /* Step 1a. */
     if (ends(w, k, "sses")) {
         k -= 2;

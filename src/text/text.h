@@ -117,8 +117,9 @@ void lp_text_squash_with(lp_text_tokenizer *tk, lp_str in, lp_buf *out);
  * 1c (*v*)y->i; 5a (m>1)e->, (m=1 and not *o)e->), so "create", "created", "creating"
  * and "creates" all give "creat". It is made conservative in two ways: words shorter than
  * 4 bytes are left alone ("aws", "dns", "ids"), and a final 's' after 's', 'u' or 'i' is
- * kept ("status", "analysis", "redis"). Derivational steps 2-4 are not applied. Only words
- * of lowercase ASCII letters are stemmed.
+ * kept ("status", "analysis", "redis"); Porter2's invariant words (andes, atlas, bias,
+ * cosmos, news) are left whole, so "news" is not "new". Derivational steps 2-4 are not
+ * applied. Only words of lowercase ASCII letters are stemmed.
  * word is folded text; the stem is written to out (at most LP_TEXT_TOKEN_MAX bytes + NUL)
  * and its length returned. */
 size_t lp_text_stem(lp_str word, char out[LP_TEXT_TOKEN_MAX + 1]);

@@ -49,7 +49,8 @@ class Ctx:
         e.update(env or {})
         r = subprocess.run([self.loupe, *args], cwd=cwd or self.tmp, input=input, env=e,
                            capture_output=True, text=True, timeout=timeout, errors="replace")
-        if r.returncode == 86 or "AddressSanitizer" in r.stderr or "runtime error:" in r.stderr:
+        if (r.returncode == 86 or "AddressSanitizer" in r.stderr or "runtime error:" in r.stderr
+                or "ThreadSanitizer" in r.stderr):
             raise AssertionError(f"sanitizer report from loupe {' '.join(args)}:\n{r.stderr[-4000:]}")
         return Result(r)
 

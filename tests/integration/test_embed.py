@@ -37,7 +37,18 @@ def test_dense_vectors_identity_and_search(ctx):
     ident = info.json()["identity"]
     assert ident.startswith("loupe-static-v1:") and info.json()["dim"] == 256, info
     root = make_repo(ctx)
+    # Off by default: no vectors, and the fingerprint says so.
     ctx.ok("index", root)
+    db = sqlite3.connect(db_path(ctx, root))
+    assert db.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
+    fp = db.execute("SELECT fingerprint FROM publications ORDER BY id DESC").fetchone()[0]
+    db.close()
+    assert fp.endswith("embedding=none"), fp
+    s = ctx.run("status", root, "--json", env={"LOUPE_DENSE": "1"})
+    assert s.json()["state"] == "requires_reindex", s
+    # LOUPE_DENSE=1: vectors for every chunk.
+    ctx.env["LOUPE_DENSE"] = "1"
+    ctx.ok("reindex", root)
     db = sqlite3.connect(db_path(ctx, root))
     nchunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
     nvec = db.execute("SELECT count(*) FROM vectors").fetchone()[0]

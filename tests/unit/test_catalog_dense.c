@@ -240,3 +240,23 @@ done:
     lp_catalog_free(on);
     lp_catalog_free(off);
 }
+
+T_TEST(catalog_news_is_not_new)
+{
+    lp_error err = {0};
+    lp_catalog_params P = lp_catalog_params_default();
+    P.dense_weight = 0;
+    lp_catalog *cat = NULL;
+    T_CHECK_OK(lp_catalog_new(NULL, &P, &cat, &err), &err);
+    /* "news" used to stem to "new", the most generic request word of all, so a news tool
+     * ranked below any tool that makes something new. */
+    const char *tools = "[{\"name\":\"headlines\",\"description\":\"Headlines and news "
+                        "from around the world.\"},{\"name\":\"make_folder\",\"description\":"
+                        "\"Create a new folder, a new file or a new note.\"}]";
+    T_CHECK_OK(cat_add_text(cat, tools, NULL, NULL, &err), &err);
+    T_CHECK_STR(top_ids(cat, "news", 2), "headlines");
+    T_CHECK_STR(top_ids(cat, "the latest news please", 2), "headlines");
+    T_CHECK_STR(top_ids(cat, "a new folder", 1), "make_folder");
+done:
+    lp_catalog_free(cat);
+}

@@ -93,6 +93,9 @@ static int run(int argc, char **argv)
             printf("no more results for '%s' (all %zu were shown)\n", set.query, set.ngroups);
         lp_cli_search_print(set.groups, from, shown);
         lp_cli_more_hint(set.ngroups - from - shown, next.ptr);
+        for (size_t i = 0; i < set.nwarnings; i++)
+            if (strncmp(set.warnings[i], "dense_channel_absent:", 21) != 0)
+                printf("warning: %s\n", set.warnings[i]);
     }
 done:
     lp_store_close(st);

@@ -190,8 +190,8 @@ static int run(int argc, char **argv)
             json_array_append_new(warnings, json_string(res.warnings[i]));
         json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o, s:f}", "codebaseRoot", root.ptr,
                               "publicationId", (json_int_t)res.publication_id, "results",
-                              lp_cli_search_results_json(root.ptr, res.groups, 0, shown), "warnings",
-                              warnings, "pagination",
+                              lp_cli_search_results_json(root.ptr, res.groups, 0, shown),
+                              "warnings", warnings, "pagination",
                               lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr),
                               "timingMs", round(res.timing_ms * 100.0) / 100.0);
         char iso[32];

@@ -208,25 +208,25 @@ static const char search_input[] =
     "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
     "\"live\"]}},"                                                                                 \
     "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"},"             \
-    "\"snippetStartLine\":{\"type\":\"integer\"},"                                                \
+    "\"snippetStartLine\":{\"type\":\"integer\"},"                                                 \
     "\"label\":{\"type\":\"string\",\"description\":\"Qualified name of the owner, or "            \
-    "file:start-end for a region without a symbol.\"},"                                           \
+    "file:start-end for a region without a symbol.\"},"                                            \
     "\"breadcrumbs\":{\"type\":\"string\",\"description\":\"Where the owner sits: module > "       \
     "enclosing symbols > owner; empty for a file region.\"},"                                      \
     "\"freshness\":{\"type\":\"object\",\"properties\":{"                                          \
-    "\"publishedAt\":{\"type\":[\"string\",\"null\"],\"description\":\"When the publication "     \
-    "this result comes from was made.\"},"                                                        \
-    "\"stale\":{\"type\":\"boolean\",\"description\":\"The file changed on disk since the "         \
-    "publication: span and snippet show the indexed version.\"},"                                 \
-    "\"deleted\":{\"type\":\"boolean\",\"description\":\"The file was deleted since the "           \
-    "publication.\"},"                                                                            \
-    "\"live\":{\"type\":\"boolean\",\"description\":\"Read from disk at search time (channel "      \
-    "live; path:-scoped query on a changed file), not from the index.\"}},"                       \
-    "\"required\":[\"publishedAt\",\"stale\",\"deleted\",\"live\"]},"                                \
+    "\"publishedAt\":{\"type\":[\"string\",\"null\"],\"description\":\"When the publication "      \
+    "this result comes from was made.\"},"                                                         \
+    "\"stale\":{\"type\":\"boolean\",\"description\":\"The file changed on disk since the "        \
+    "publication: span and snippet show the indexed version.\"},"                                  \
+    "\"deleted\":{\"type\":\"boolean\",\"description\":\"The file was deleted since the "          \
+    "publication.\"},"                                                                             \
+    "\"live\":{\"type\":\"boolean\",\"description\":\"Read from disk at search time (channel "     \
+    "live; path:-scoped query on a changed file), not from the index.\"}},"                        \
+    "\"required\":[\"publishedAt\",\"stale\",\"deleted\",\"live\"]},"                              \
     "\"recommendedNextAction\":{\"type\":\"object\",\"description\":\"The call that opens this "   \
-    "result.\",\"properties\":{\"tool\":{\"type\":\"string\"},\"arguments\":{\"type\":"              \
-    "\"object\"}},\"required\":[\"tool\",\"arguments\"]}},"                                          \
-    "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\","         \
+    "result.\",\"properties\":{\"tool\":{\"type\":\"string\"},\"arguments\":{\"type\":"            \
+    "\"object\"}},\"required\":[\"tool\",\"arguments\"]}},"                                        \
+    "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\","       \
     "\"label\",\"breadcrumbs\",\"freshness\",\"recommendedNextAction\"]}"
 
 #define PAGINATION_SCHEMA                                                                          \

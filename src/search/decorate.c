@@ -81,10 +81,19 @@ static const file_state *file_state_of(lp_store *st, file_states *cache, const c
 /* ------------------------------------------------------------------------------------------
  * Labels and breadcrumbs. */
 
-/* The file's module name: its base name without the last extension. */
+/* The file's module name: its base name without the last extension; for Go, where the
+ * folder is the package, the folder's name. */
 static void module_of(const char *path, lp_buf *out)
 {
     const char *base = strrchr(path, '/');
+    size_t plen = strlen(path);
+    if (base && plen > 3 && !strcmp(path + plen - 3, ".go")) {
+        const char *dir = base;
+        while (dir > path && dir[-1] != '/')
+            dir--;
+        lp_buf_append(out, dir, (size_t)(base - dir));
+        return;
+    }
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
     size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
@@ -154,6 +163,7 @@ static void label_group(lp_search_group *g, lp_arena *arena)
 lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_arena *arena,
                              lp_search_result *res, lp_error *err)
 {
+    uint64_t t0 = lp_now_ns();
     lp_publication pub;
     lp_status rc = lp_store_current(st, &pub, err);
     if (rc)
@@ -171,7 +181,9 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
         g->deleted = f->deleted;
         g->breadcrumbs = f->bid && g->owner.symbol ? crumbs_of(st, f->bid, g, arena) : "";
     }
+    size_t nfiles = cache.len;
     lp_vec_free(&cache);
+    uint64_t t1 = lp_now_ns();
     if ((rc = lp_search_live(st, req, arena, res, err)))
         return rc;
     res->nstale = 0;
@@ -187,6 +199,10 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
                               "since publication %lld (freshness.stale); their spans and "
                               "snippets show the indexed version",
                               res->nstale, (long long)res->publication_id);
+    lp_log(LP_LOG_DEBUG, "search.decorate",
+           "ms=%.3f live_ms=%.3f groups=%zu files=%zu stale=%u live=%u",
+           (double)(lp_now_ns() - t0) / 1e6, (double)(lp_now_ns() - t1) / 1e6, res->ngroups,
+           nfiles, res->nstale, res->nlive);
     return LP_OK;
 }
 

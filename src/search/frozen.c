@@ -122,11 +122,35 @@ void lp_search_request_hash(const lp_search_request *req, char out[17])
     lp_buf_release(&b);
 }
 
-static void set_id(const char *root, int64_t pub, const char *req_hash, char out[17])
+/* What a result read from disk rather than the publication (live groups, stale flags) looks
+ * like, as a hash; 0 when every group comes from the publication alone. Two searches with
+ * the same request on the same publication but different files on disk make different
+ * sets, so a handle never pages through results made after it. */
+static uint64_t disk_hash(const lp_search_result *res)
+{
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    for (size_t i = 0; i < res->ngroups; i++) {
+        const lp_search_group *g = &res->groups[i];
+        if (!g->live && !g->stale)
+            continue;
+        lp_buf_printf(&b, "%zu:%d%d%d:%s:%u-%u:%s%c", i, g->live, g->stale, g->deleted,
+                      g->owner.file ? g->owner.file : "", g->owner.start_line, g->owner.end_line,
+                      g->live && g->snippet ? g->snippet : "", '\0');
+    }
+    uint64_t h = b.len ? lp_hash64_of(b.ptr, b.len) | 1u : 0;
+    lp_buf_release(&b);
+    return h;
+}
+
+static void set_id(const char *root, int64_t pub, const char *req_hash, uint64_t disk,
+                   char out[17])
 {
     lp_buf b;
     lp_buf_init(&b, 0);
     lp_buf_printf(&b, "%s%c%lld%c%s", root, '\0', (long long)pub, '\0', req_hash);
+    if (disk)
+        lp_buf_printf(&b, "%c%016llx", '\0', (unsigned long long)disk);
     snprintf(out, 17, "%016llx",
              (unsigned long long)lp_hash64_seeded(b.ptr, b.len, 0x66726f7a656eull));
     lp_buf_release(&b);
@@ -374,7 +398,7 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
         goto done;
     char req_hash[17], id[17];
     lp_search_request_hash(req, req_hash);
-    set_id(root, res->publication_id, req_hash, id);
+    set_id(root, res->publication_id, req_hash, disk_hash(res), id);
     normalize_query(req->query, &query);
     int64_t now = lp_wall_ms();
 

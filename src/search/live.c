@@ -335,7 +335,9 @@ static int live_group_cmp(const void *a, const void *b)
     int c = strcmp(x->owner.file, y->owner.file);
     if (c)
         return c;
-    return x->owner.start_line < y->owner.start_line ? -1 : x->owner.start_line > y->owner.start_line;
+    if (x->owner.start_line != y->owner.start_line)
+        return x->owner.start_line < y->owner.start_line ? -1 : 1;
+    return 0;
 }
 
 typedef LP_VEC(lp_search_group) group_vec;

@@ -197,7 +197,8 @@ void lp_search_group_surface_json(struct json_t *obj, const char *root,
  * work across processes (`loupe more` in a new process, the MCP server after a restart).
  *
  * A set is bound to (root, publication id, hash of the normalized request); its id is a hash
- * of the three, so the same search on the same publication rewrites the same set. A handle
+ * of the three (and, when some groups were read from disk, live or stale, of what disk
+ * showed), so the same search on the same publication rewrites the same set. A handle
  * fails with a specific reason (lp_frozen_fail): malformed (not a handle), unknown (no such
  * set: never made here, or removed by the caps), expired (older than the TTL) or drifted
  * (the root's current publication is not the set's any more). Every message says to search

@@ -180,8 +180,19 @@ def test_frozen_sets_keep_the_surface_fields(ctx):
     rest = ctx.ok("more", h, "--json", "--limit", "50").json()["results"]
     assert rest == full[1:len(rest) + 1], (rest[:2], full[1:3])
     assert any(g["freshness"]["stale"] for g in rest), rest
+    t = ctx.ok("more", h, "--limit", "50").out
+    assert "[stale: file changed since indexing]" in t and "warning: live_evidence:" in t, t
     for g in rest:
         check_group(g, root, first["publishedAt"])
+    # The file changes again: the same search makes another set; the first handle still
+    # pages through what its search saw.
+    with open(os.path.join(root, "src/auth/session.py"), "a") as f:
+        f.write("\ndef token_second_marker():\n    return 'token'\n")
+    again = ctx.ok("search", "token", "path:src/auth/session.py", "--path", root, "--json",
+                   "--limit", "1").json()
+    h2 = again["pagination"]["continuation"]
+    assert h2.split(":")[2] != h.split(":")[2], (h, h2)
+    assert ctx.ok("more", h, "--json", "--limit", "50").json()["results"] == rest
     # The MCP continuation shows the same fields.
     s = Session(ctx)
     a = s.call("search_codebase", {"path": root, "query": "token path:src/auth/session.py",
@@ -190,7 +201,9 @@ def test_frozen_sets_keep_the_surface_fields(ctx):
     b = s.call("continue_search", {"continuation": a["pagination"]["continuation"], "limit": 50})
     for g in b["results"]:
         assert SURFACE_KEYS <= set(g), g
-    assert [g["label"] for g in b["results"]] == [g["label"] for g in full[1:len(b["results"]) + 1]]
+    now = ctx.ok("search", "token", "path:src/auth/session.py", "--path", root, "--json",
+                 "--limit", "50").json()["results"]
+    assert [g["label"] for g in b["results"]] == [g["label"] for g in now[1:len(b["results"]) + 1]]
     s.close()
 
 
@@ -264,7 +277,7 @@ def test_mcp_single_result_over_budget_is_cut_and_says_so(ctx):
     ctx.write("pkg/wide.py", "".join(f"def wide_marker_{k}():\n    return '{'w' * 190}'\n"
                                      for k in range(4)), root=root)
     ctx.ok("index", root, "--quiet")
-    for budget in (1400, 1024):
+    for budget in (1550, 1024):
         s = Session(ctx, args=["--max-result-bytes", str(budget)])
         raw = s.call_raw("search_codebase", {"path": root, "query": "wide marker",
                                              "disclosureLimit": 5})
@@ -275,7 +288,7 @@ def test_mcp_single_result_over_budget_is_cut_and_says_so(ctx):
         codes = [w["code"] for w in a["warnings"]]
         assert "page_shortened" in codes, a["warnings"]
         assert a["pagination"]["shown"] == len(a["results"]), a["pagination"]
-        if budget == 1400:
+        if budget == 1550:
             assert len(a["results"]) == 1 and a["truncated"] is True, a
             assert "text_shortened" in codes, codes
         else:

@@ -519,7 +519,12 @@ static lp_status run_dense(lp_store *st, int64_t pub_id, const lp_search_query *
     size_t n = 0;
     lp_error derr = {0};
     lp_status rc = LP_OK;
-    if (lp_dense_search(st, pub_id, lp_buf_str(&text), DENSE_CANDIDATES, hits, &n, &derr)) {
+    if (!lp_embed_code_vectors_enabled()) {
+        /* The fingerprint matched, so the publication was built without vectors too. */
+        *warning = "dense_channel_absent: this index has no dense vectors; set LOUPE_DENSE=1 "
+                   "and reindex to add them";
+    } else if (lp_dense_search(st, pub_id, lp_buf_str(&text), DENSE_CANDIDATES, hits, &n,
+                               &derr)) {
         *warning = lp_arena_printf(arena, "dense_channel_absent: %s", derr.msg);
     } else if (n) {
         int64_t cids[DENSE_CANDIDATES];

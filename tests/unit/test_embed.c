@@ -386,11 +386,19 @@ T_TEST(embed_default_model)
     T_CHECK_STR(info.identity, id);
     T_CHECK(info.dim >= 128 && info.dim <= 256);
     T_CHECK(info.file_bytes <= (16u << 20));
-    /* The fingerprint carries the identity once registered. */
-    lp_embed_register_fingerprint();
+    /* The fingerprint carries the identity once registered, when code indexes get vectors
+     * (LOUPE_DENSE=1); "none" otherwise. */
     lp_fingerprint fp;
+    unsetenv("LOUPE_DENSE");
+    lp_embed_register_fingerprint();
     lp_fingerprint_current(&fp);
+    T_CHECK(strstr(fp.text, "embedding=none") != NULL);
+    setenv("LOUPE_DENSE", "1", 1);
+    lp_embed_register_fingerprint();
+    lp_fingerprint_current(&fp);
+    unsetenv("LOUPE_DENSE");
     T_CHECK(strstr(fp.text, id) != NULL);
+    lp_fingerprint_set_embedding(NULL);
     /* Related words land closer than unrelated ones with the trained table. */
     lp_embedder *e = lp_embedder_new(m);
     float a[512], b[512], c[512];

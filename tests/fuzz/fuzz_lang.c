@@ -135,31 +135,51 @@ static void repeat(lp_buf *b, const char *s, size_t n)
 
 void lp_fuzz_synthesize(lp_fuzz_emit emit)
 {
+    /* Brackets every grammar nests, then one construct per language that its grammar and
+     * the extractor's walk recurse on (indexed by lp_lang). */
     static const struct {
         const char *open, *close;
-    } nests[] = {
-        {"(", ")"}, {"[", "]"}, {"{", "}"}, {"f(", ")"}, {"class A{", "}"},
-        {"def f():\n ", "\n"}, {"namespace a{", "}"}, {"mod a{", "}"}, {"if(x){", "}"},
-        {"<a>", "</a>"}, {"# ", "\n"}, {"> ", ""}, {"/*", "*/"}, {"\"", "\""},
-    };
+    } common[] = {{"(", ")"}, {"[", "]"}, {"{", "}"}},
+      own[LP_LANG_COUNT] = {
+          [LP_LANG_TEXT] = {"\n", ""},
+          [LP_LANG_PYTHON] = {"def f():\n ", "\n"},
+          [LP_LANG_JAVASCRIPT] = {"function f(){", "}"},
+          [LP_LANG_TYPESCRIPT] = {"namespace a{", "}"},
+          [LP_LANG_TSX] = {"<a>", "</a>"},
+          [LP_LANG_GO] = {"func(){", "}"},
+          [LP_LANG_RUST] = {"mod a{", "}"},
+          [LP_LANG_JAVA] = {"class A{", "}"},
+          [LP_LANG_C] = {"if(x){", "}"},
+          [LP_LANG_CPP] = {"namespace a{", "}"},
+          [LP_LANG_CSHARP] = {"class A{", "}"},
+          [LP_LANG_SCALA] = {"object A{", "}"},
+          [LP_LANG_MARKDOWN] = {"> ", ""},
+          [LP_LANG_RST] = {"  ", ""},
+      };
     const size_t depth = 100000;
     lp_buf b;
     lp_buf_init(&b, 0);
     for (int l = 0; l < LP_LANG_COUNT; l++) {
-        for (size_t k = 0; k < LP_ARRAY_LEN(nests); k++) {
+        for (size_t k = 0; k <= LP_ARRAY_LEN(common); k++) {
+            const char *open = k < LP_ARRAY_LEN(common) ? common[k].open : own[l].open;
+            const char *close = k < LP_ARRAY_LEN(common) ? common[k].close : own[l].close;
             lp_buf_putc(&b, (char)l);
             lp_buf_putc(&b, 0);
-            repeat(&b, nests[k].open, depth);
+            /* One construct per line, so a grammar with a long-line budget still parses. */
+            for (size_t i = 0; i < depth; i++) {
+                lp_buf_puts(&b, open);
+                lp_buf_putc(&b, '\n');
+            }
             lp_buf_puts(&b, "x");
-            repeat(&b, nests[k].close, depth);
+            repeat(&b, close, depth);
             char what[32];
             snprintf(what, sizeof what, "deep-%zu", k);
             put_case(emit, (lp_lang)l, what, &b);
         }
-        /* One 8 MiB line of identifiers and one of operators, small chunk bounds. */
+        /* One 1 MiB line of calls and operators, small chunk bounds. */
         lp_buf_putc(&b, (char)l);
         lp_buf_putc(&b, 2);
-        repeat(&b, "a.b(c) + ", (size_t)8 << 20 >> 3);
+        repeat(&b, "a.b(c) + ", (size_t)1 << 20 >> 3);
         put_case(emit, (lp_lang)l, "long-line", &b);
         /* NULs, invalid UTF-8 and CR-only line ends inside declarations. */
         lp_buf_putc(&b, (char)l);

@@ -7,6 +7,7 @@
 #include "search/search.h"
 
 #include <jansson.h>
+#include <math.h>
 
 #define FROZEN_MIN 50u
 
@@ -173,11 +174,12 @@ static int run(int argc, char **argv)
         json_t *warnings = json_array();
         for (size_t i = 0; i < res.nwarnings; i++)
             json_array_append_new(warnings, json_string(res.warnings[i]));
-        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o}", "codebaseRoot", root.ptr,
+        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o, s:f}", "codebaseRoot", root.ptr,
                               "publicationId", (json_int_t)res.publication_id, "results",
                               lp_cli_search_results_json(res.groups, 0, shown), "warnings",
                               warnings, "pagination",
-                              lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr));
+                              lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr),
+                              "timingMs", round(res.timing_ms * 100.0) / 100.0);
         lp_cli_print_json(j);
         json_decref(j);
     } else {
@@ -205,6 +207,9 @@ const lp_cli_cmd lp_cmd_search = {
              "The search keeps up to max(50, N) results; when there are more than shown, it\n"
              "prints a continuation handle: 'loupe more HANDLE' shows the next ones.\n"
              "  --limit N     groups to show (default 10, max 200)\n"
-             "  --scope S     runtime (default), tests, docs or mixed\n",
+             "  --scope S     runtime (default), tests, docs or mixed\n"
+             "Query operators: path:GLOB, -path:GLOB, lang:L[,L], kind:K[,K], sym:NAME,\n"
+             "\"exact phrase\". Identifiers (camelCase, snake_case, a.b, a::b) are also\n"
+             "looked up by name.\n",
     .run = run,
 };

@@ -1,18 +1,36 @@
 /*
- * search.c: the lexical search path: FTS5 BM25 over chunks, grouped by owner.
+ * search.c: a search from query to groups: parse, channels, fusion, rerank, scope, groups.
  *
- * Query words become a quoted OR query (never raw FTS5 syntax, so no user text can inject
- * operators). Chunk hits map to (file, owner symbol); several chunks of one owner count
- * once (the best). Order: score desc, path asc, start line asc, label asc, id asc.
+ * Channels (channels.c): exact (symbol names), lexical (BM25F over chunk_fts with grouped
+ * synonyms, rank.c) and dense (src/embed, off by default: see
+ * docs/decisions/0003-search-fusion.md). LOUPE_SEARCH_CHANNELS (comma list of exact,
+ * lexical, dense, rerank) overrides the default set, for ablations.
+ *
+ * Fusion: each channel's candidates are consolidated per owner (file path + owning symbol,
+ * or the chunk for a region without one) in channel order, so an owner's rank in a channel
+ * is the rank of its best chunk among owners: several chunks of one owner never add votes
+ * or push others down. fused = sum over channels of w_ch / (60 + rank_ch).
+ *
+ * Rerank: the top RERANK_N owners by fused score get feature boosts (query-word coverage in
+ * the owner's name, qualified name, path and doc comment; an exact identifier hit; a
+ * symbol over a file region), then the scope policy applies (runtime demotes tests and
+ * plain text unless the query is about tests). Order: score desc, path asc, start line asc,
+ * qualified name asc, id asc: fully deterministic.
  */
-#include "search/search.h"
+#include "search/search_int.h"
 
-#include "lang/lang.h"
+#include "embed/embed.h"
+#include "text/text.h"
 
-#include <ctype.h>
 #include <math.h>
+#include <strings.h>
+#include <time.h>
 
-#define FTS_CANDIDATES 400
+#define RRF_K 60.0
+#define LEXICAL_CANDIDATES 300
+#define LEXICAL_CANDIDATES_FILTERED 3000
+#define DENSE_CANDIDATES 100
+#define RERANK_N 100
 
 static const char *const scope_names[] = {"runtime", "tests", "docs", "mixed"};
 
@@ -34,114 +52,509 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
                         LP_STR_ARG(name));
 }
 
-/* Build the FTS5 query: each word quoted, OR-ed. Returns the number of terms. */
-static size_t build_match(const char *q, lp_buf *out)
+static unsigned channel_switches(void)
 {
-    size_t terms = 0;
-    const char *p = q;
-    while (*p) {
-        while (*p && !(isalnum((unsigned char)*p) || *p == '_' || (unsigned char)*p >= 0x80))
-            p++;
-        const char *s = p;
-        while (*p && (isalnum((unsigned char)*p) || *p == '_' || (unsigned char)*p >= 0x80))
-            p++;
-        if (p > s) {
-            if (terms++)
-                lp_buf_puts(out, " OR ");
-            lp_buf_putc(out, '"');
-            lp_buf_append(out, s, (size_t)(p - s));
-            lp_buf_putc(out, '"');
-        }
+    const char *v = getenv("LOUPE_SEARCH_CHANNELS");
+    if (!v || !*v)
+        return LP_SW_DEFAULT;
+    unsigned sw = 0;
+    lp_str s = lp_str_c(v);
+    size_t i = 0;
+    while (i <= s.len) {
+        size_t j = lp_str_find_char(s, ',', i);
+        if (j == SIZE_MAX)
+            j = s.len;
+        lp_str item = lp_str_trim(lp_str_sub(s, i, j));
+        if (lp_str_eq_c(item, "lexical"))
+            sw |= LP_SW_LEXICAL;
+        else if (lp_str_eq_c(item, "exact"))
+            sw |= LP_SW_EXACT;
+        else if (lp_str_eq_c(item, "dense"))
+            sw |= LP_SW_DENSE;
+        else if (lp_str_eq_c(item, "rerank"))
+            sw |= LP_SW_RERANK;
+        else if (lp_str_eq_c(item, "default"))
+            sw |= LP_SW_DEFAULT;
+        i = j + 1;
     }
-    return terms;
+    return sw ? sw : LP_SW_DEFAULT;
 }
 
-typedef struct cand {
-    int64_t bid;
-    int32_t owner;
-    uint32_t start_line, end_line; /* chunk lines */
-    double score;                  /* higher is better */
-} cand;
+/* ------------------------------------------------------------------------------------------
+ * Scope. */
 
-typedef struct group_tmp {
-    lp_search_group g;
-    int64_t bid;
-    uint32_t chunk_line; /* where the best chunk starts (snippet anchor) */
-    uint32_t chunk_end;
-} group_tmp;
-
-static int group_cmp(const void *a, const void *b)
+static bool seg_is_test(lp_str seg)
 {
-    const lp_search_group *x = &((const group_tmp *)a)->g, *y = &((const group_tmp *)b)->g;
+    static const char *const dirs[] = {"test", "tests", "__tests__", "testdata", "spec",
+                                       "specs", "testutil", "testutils", "fixtures"};
+    for (size_t i = 0; i < LP_ARRAY_LEN(dirs); i++)
+        if (lp_str_eq_c(seg, dirs[i]))
+            return true;
+    return false;
+}
+
+static bool base_is_test(lp_str b)
+{
+    static const char *const suffixes[] = {
+        "_test.go", "_test.py", "_test.rs", "_test.c", "_test.cc", "_test.cpp", "Test.java",
+        "Tests.java", "Test.scala", "Spec.scala", "Tests.cs", "Test.cs", "_tests.rs"};
+    static const char *const infixes[] = {".test.", ".spec."};
+    if (lp_str_starts_with(b, lp_str_c("test_")) || lp_str_starts_with(b, lp_str_c("test-")) ||
+        lp_str_eq_c(b, "conftest.py"))
+        return true;
+    for (size_t i = 0; i < LP_ARRAY_LEN(suffixes); i++)
+        if (lp_str_ends_with(b, lp_str_c(suffixes[i])))
+            return true;
+    for (size_t i = 0; i < LP_ARRAY_LEN(infixes); i++)
+        for (size_t k = 0; k + 6 <= b.len; k++)
+            if (!memcmp(b.ptr + k, infixes[i], 6))
+                return true;
+    return false;
+}
+
+/* A test file, or a symbol inside a test module (Rust `mod tests`). */
+static bool is_test(const lp_cand *c)
+{
+    lp_str p = lp_str_c(c->path);
+    size_t i = 0;
+    while (i < p.len) {
+        size_t j = i;
+        while (j < p.len && p.ptr[j] != '/')
+            j++;
+        lp_str seg = lp_str_sub(p, i, j);
+        if (j < p.len ? seg_is_test(seg) : base_is_test(seg))
+            return true;
+        i = j + 1;
+    }
+    if (c->qname) {
+        lp_str q = lp_str_c(c->qname);
+        if (lp_str_starts_with(q, lp_str_c("tests.")) || lp_str_starts_with(q, lp_str_c("tests::")))
+            return true;
+        for (size_t k = 0; k + 7 <= q.len; k++)
+            if (!memcmp(q.ptr + k, ".tests.", 7) || !memcmp(q.ptr + k, "::tests", 7))
+                return true;
+    }
+    return false;
+}
+
+static bool is_doc_lang(int lang) { return lang == LP_LANG_MARKDOWN || lang == LP_LANG_RST; }
+
+/* Whether c may be shown at all (filters and scope exclusions). */
+static bool admit(const lp_search_query *q, lp_search_scope scope, const lp_cand *c)
+{
+    if (!c->path)
+        return false;
+    if (q->nlangs) {
+        bool ok = false;
+        for (size_t i = 0; i < q->nlangs && !ok; i++)
+            ok = q->langs[i] == c->lang;
+        if (!ok)
+            return false;
+    }
+    if (q->nkinds) {
+        bool ok = false;
+        for (size_t i = 0; i < q->nkinds && !ok; i++)
+            ok = c->kind >= 0 && q->kinds[i] == c->kind;
+        if (!ok)
+            return false;
+    }
+    if (!lp_search_query_path_ok(q, lp_str_c(c->path)))
+        return false;
+    switch (scope) {
+    case LP_SCOPE_RUNTIME:
+        return !is_doc_lang(c->lang);
+    case LP_SCOPE_TESTS:
+        return is_test(c);
+    case LP_SCOPE_DOCS:
+        return is_doc_lang(c->lang) || c->lang == LP_LANG_TEXT;
+    default:
+        return true;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Owners and fusion. */
+
+enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_N };
+
+typedef struct owner {
+    lp_cand c;              /* representative: the best chunk (lexical, then dense, exact) */
+    uint32_t rank[CH_N];    /* 1-based rank among owners in each channel, 0 = absent */
+    uint32_t channels;      /* LP_CH_* */
+    uint64_t cover;         /* OR of the lexical coverage masks */
+    int exact_tier;         /* best exact tier, 3 = none */
+    double fused, score;
+    double lex; /* best lexical score of the owner's chunks */
+    uint64_t hash;
+} owner;
+
+typedef struct owner_set {
+    LP_VEC(owner) v;
+    uint32_t *slots; /* open addressing: index + 1, 0 = empty */
+    size_t nslots;
+} owner_set;
+
+static uint64_t owner_hash(const lp_cand *c)
+{
+    uint64_t h = lp_hash64_of(c->path, strlen(c->path));
+    int64_t k = c->owner >= 0 ? c->owner : -1 - (int64_t)c->cstart;
+    return h ^ ((uint64_t)k * 0x9E3779B97F4A7C15ull) ^ (uint64_t)c->bid * 0xC2B2AE3D27D4EB4Full;
+}
+
+static bool same_owner(const lp_cand *a, const lp_cand *b)
+{
+    if (a->bid != b->bid || strcmp(a->path, b->path) != 0)
+        return false;
+    if (a->owner >= 0 || b->owner >= 0)
+        return a->owner == b->owner;
+    return a->cstart == b->cstart;
+}
+
+static void set_grow(owner_set *s)
+{
+    size_t n = s->nslots ? s->nslots * 2 : 1024;
+    free(s->slots);
+    s->slots = lp_xcalloc(n, sizeof *s->slots);
+    s->nslots = n;
+    for (size_t i = 0; i < s->v.len; i++) {
+        size_t k = s->v.items[i].hash & (n - 1);
+        while (s->slots[k])
+            k = (k + 1) & (n - 1);
+        s->slots[k] = (uint32_t)i + 1;
+    }
+}
+
+static owner *owner_get(owner_set *s, const lp_cand *c, bool *created)
+{
+    if ((s->v.len + 1) * 2 > s->nslots)
+        set_grow(s);
+    uint64_t h = owner_hash(c);
+    size_t k = h & (s->nslots - 1);
+    while (s->slots[k]) {
+        owner *o = &s->v.items[s->slots[k] - 1];
+        if (o->hash == h && same_owner(&o->c, c)) {
+            *created = false;
+            return o;
+        }
+        k = (k + 1) & (s->nslots - 1);
+    }
+    owner *o = lp_vec_push_zero(&s->v);
+    o->c = *c;
+    o->hash = h;
+    o->exact_tier = 3;
+    s->slots[k] = (uint32_t)s->v.len;
+    *created = true;
+    return o;
+}
+
+static void fuse_channel(owner_set *s, const lp_cand_vec *cands, int ch,
+                         const lp_search_query *q, lp_search_scope scope)
+{
+    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE};
+    uint32_t next = 0;
+    for (size_t i = 0; i < cands->len; i++) {
+        const lp_cand *c = &cands->items[i];
+        if (!admit(q, scope, c))
+            continue;
+        bool created;
+        owner *o = owner_get(s, c, &created);
+        if (!o->rank[ch]) {
+            o->rank[ch] = ++next;
+            /* The lexical chunk is the best snippet anchor; exact hits bring the symbol. */
+            if (!created && ch == CH_LEXICAL && !(o->channels & LP_CH_LEXICAL))
+                o->c = *c;
+        }
+        o->channels |= bits[ch];
+        if (ch == CH_LEXICAL) {
+            o->cover |= c->cover;
+            if (c->score > o->lex)
+                o->lex = c->score;
+        }
+        if (ch == CH_EXACT && c->tier < o->exact_tier)
+            o->exact_tier = c->tier;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Reranking features. */
+
+typedef struct stem_set {
+    char items[64][LP_TEXT_TOKEN_MAX + 1];
+    size_t n;
+} stem_set;
+
+static int stem_into(void *ctx, const lp_text_token *t)
+{
+    stem_set *s = ctx;
+    if ((t->flags & LP_TEXT_TOK_WHOLE) || s->n >= LP_ARRAY_LEN(s->items))
+        return 0;
+    lp_text_stem((lp_str){t->text, t->len}, s->items[s->n++]);
+    return 0;
+}
+
+static bool stem_set_has(const stem_set *s, lp_str w)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (lp_str_eq_c(w, s->items[i]))
+            return true;
+    return false;
+}
+
+/* How well the words of a group are covered by a set: 1 when every stem of the literal is
+ * in it, the synonym weight when one synonym is, else 0. */
+static double group_cover(const stem_set *s, const char *stems, const char *syns, float synw)
+{
+    lp_str all = lp_str_c(stems);
+    bool every = all.len > 0;
+    size_t i = 0;
+    while (i < all.len && every) {
+        size_t j = lp_str_find_char(all, ' ', i);
+        if (j == SIZE_MAX)
+            j = all.len;
+        every = stem_set_has(s, lp_str_sub(all, i, j));
+        i = j + 1;
+    }
+    if (every)
+        return 1.0;
+    lp_str sy = lp_str_c(syns);
+    i = 0;
+    while (i < sy.len) {
+        size_t j = lp_str_find_char(sy, ' ', i);
+        if (j == SIZE_MAX)
+            j = sy.len;
+        if (stem_set_has(s, lp_str_sub(sy, i, j)))
+            return synw;
+        i = j + 1;
+    }
+    return 0.0;
+}
+
+static double coverage(lp_text_tokenizer *tk, const lp_lex_query *lq, const char *text)
+{
+    if (!text || !*text || lq->ngroups == 0)
+        return 0.0;
+    stem_set s;
+    s.n = 0;
+    lp_text_tokenize(tk, lp_str_c(text), stem_into, &s);
+    double sum = 0;
+    for (size_t g = 0; g < lq->ngroups; g++)
+        sum += group_cover(&s, lq->stems[g], lq->syn_stems[g], lq->syn_weight[g]);
+    return sum / (double)lq->ngroups;
+}
+
+/* A type that holds other definitions: its chunks carry its whole doc comment, so it
+ * matches many words of a behaviour question without being the code that does it. */
+static bool is_container(int kind)
+{
+    switch (kind) {
+    case LP_SYM_CLASS:
+    case LP_SYM_STRUCT:
+    case LP_SYM_INTERFACE:
+    case LP_SYM_TRAIT:
+    case LP_SYM_ENUM:
+    case LP_SYM_MODULE:
+    case LP_SYM_NAMESPACE:
+    case LP_SYM_PACKAGE:
+    case LP_SYM_OBJECT:
+    case LP_SYM_RECORD:
+    case LP_SYM_UNION:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void rerank(owner *o, const lp_search_query *q, const lp_lex_query *lq,
+                   lp_text_tokenizer *tk, double lex_max)
+{
+    const lp_search_tuning *t = lp_search_tuning_get();
+    (void)q;
+    double f = 0;
+    const lp_cand *c = &o->c;
+    if (lex_max > 0)
+        f += t->lex * o->lex / lex_max;
+    if (c->name)
+        f += t->name * coverage(tk, lq, c->name);
+    if (c->qname && c->name && strcmp(c->qname, c->name) != 0)
+        f += t->qname * coverage(tk, lq, c->qname);
+    f += t->path * coverage(tk, lq, c->path);
+    if (lq->ngroups) {
+        unsigned docs = 0;
+        for (size_t g = 0; g < lq->ngroups; g++)
+            docs += (o->cover >> g) & 1u;
+        f += t->doc * (double)docs / (double)lq->ngroups;
+    }
+    if (o->exact_tier <= 1)
+        f += t->exact;
+    if (c->owner >= 0)
+        f += t->def;
+    o->score = o->fused + f;
+    if (is_container(c->kind))
+        o->score *= 1.0 - t->container;
+}
+
+static double scope_factor(const owner *o, lp_search_scope scope, bool about_tests)
+{
+    const lp_search_tuning *t = lp_search_tuning_get();
+    if (scope != LP_SCOPE_RUNTIME)
+        return 1.0;
+    double m = 1.0;
+    if (!about_tests && is_test(&o->c))
+        m *= t->demote_test;
+    if (o->c.lang == LP_LANG_TEXT)
+        m *= t->demote_text;
+    return m;
+}
+
+static int cmp_str(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : ""); }
+
+static int owner_cmp(const void *a, const void *b)
+{
+    const owner *x = a, *y = b;
     if (x->score != y->score)
         return x->score > y->score ? -1 : 1;
-    int c = strcmp(x->owner.file, y->owner.file);
+    int c = strcmp(x->c.path, y->c.path);
     if (c)
         return c;
-    if (x->owner.start_line != y->owner.start_line)
-        return x->owner.start_line < y->owner.start_line ? -1 : 1;
-    c = strcmp(x->owner.qname ? x->owner.qname : "", y->owner.qname ? y->owner.qname : "");
-    if (c)
+    if (x->c.ostart != y->c.ostart)
+        return x->c.ostart < y->c.ostart ? -1 : 1;
+    if ((c = cmp_str(x->c.qname, y->c.qname)))
         return c;
-    return strcmp(x->owner.id, y->owner.id);
+    if (x->c.owner != y->c.owner)
+        return x->c.owner < y->c.owner ? -1 : 1;
+    return x->c.cstart < y->c.cstart ? -1 : x->c.cstart > y->c.cstart;
 }
 
-static const char *make_snippet(lp_store *st, int64_t bid, uint32_t from, uint32_t to,
-                                uint32_t max_lines, lp_arena *arena)
+static int fused_cmp(const void *a, const void *b)
 {
+    const owner *x = a, *y = b;
+    if (x->fused != y->fused)
+        return x->fused > y->fused ? -1 : 1;
+    return owner_cmp(a, b);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Snippets. */
+
+typedef struct content_cache {
+    int64_t bid;
     lp_buf content;
-    lp_buf_init(&content, 0);
-    const char *result = "";
-    if (lp_store_content_get(st, bid, &content, NULL) == LP_OK) {
-        const char *p = content.ptr;
-        size_t n = content.len;
-        lp_buf b;
-        lp_buf_init(&b, 4096);
-        uint32_t line = 1;
-        size_t i = 0;
-        while (i < n && line < from) {
-            const char *nl = memchr(p + i, '\n', n - i);
-            if (!nl)
-                break;
-            i = (size_t)(nl - p) + 1;
-            line++;
-        }
-        uint32_t shown = 0;
-        while (i < n && line <= to && shown < max_lines) {
-            const char *nl = memchr(p + i, '\n', n - i);
-            size_t e = nl ? (size_t)(nl - p) : n;
-            size_t len = LP_MIN(e - i, (size_t)200); /* long lines are cut */
-            lp_buf_printf(&b, "%u| ", line);
-            lp_buf_append(&b, p + i, len);
-            lp_buf_putc(&b, '\n');
-            shown++;
-            line++;
-            i = nl ? e + 1 : n;
-        }
-        result = lp_arena_strndup(arena, b.ptr, b.len);
-        lp_buf_release(&b);
+    bool ok;
+} content_cache;
+
+static const char *make_snippet(lp_store *st, content_cache *cc, int64_t bid, uint32_t from,
+                                uint32_t to, uint32_t max_lines, lp_arena *arena)
+{
+    if (cc->bid != bid) {
+        cc->bid = bid;
+        cc->ok = lp_store_content_get(st, bid, &cc->content, NULL) == LP_OK;
     }
-    lp_buf_release(&content);
-    return result;
+    if (!cc->ok)
+        return "";
+    const char *p = cc->content.ptr;
+    size_t n = cc->content.len;
+    lp_buf b;
+    lp_buf_init(&b, 1024);
+    uint32_t line = 1;
+    size_t i = 0;
+    while (i < n && line < from) {
+        const char *nl = memchr(p + i, '\n', n - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - p) + 1;
+        line++;
+    }
+    uint32_t shown = 0;
+    while (i < n && line <= to && shown < max_lines) {
+        const char *nl = memchr(p + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - p) : n;
+        size_t len = LP_MIN(e - i, (size_t)200); /* long lines are cut */
+        lp_buf_printf(&b, "%u| ", line);
+        lp_buf_append(&b, p + i, len);
+        lp_buf_putc(&b, '\n');
+        shown++;
+        line++;
+        i = nl ? e + 1 : n;
+    }
+    const char *r = lp_arena_strndup(arena, b.ptr, b.len);
+    lp_buf_release(&b);
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The run. */
+
+/* The text the dense channel embeds: the free words and phrases, without operators. */
+static void dense_text(const lp_search_query *q, lp_buf *out)
+{
+    for (size_t i = 0; i < q->nphrases; i++)
+        lp_buf_printf(out, "%s%s", out->len ? " " : "", q->phrases[i]);
+    for (size_t i = 0; i < q->nwords; i++)
+        lp_buf_printf(out, "%s%s", out->len ? " " : "", q->words[i]);
+    for (size_t i = 0; i < q->nsyms; i++)
+        lp_buf_printf(out, "%s%s", out->len ? " " : "", q->syms[i]);
+}
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static lp_status run_dense(lp_store *st, int64_t pub_id, const lp_search_query *q,
+                           lp_arena *arena, lp_cand_vec *out, const char **warning)
+{
+    lp_buf text;
+    lp_buf_init(&text, 256);
+    dense_text(q, &text);
+    lp_dense_hit hits[DENSE_CANDIDATES];
+    size_t n = 0;
+    lp_error derr = {0};
+    lp_status rc = LP_OK;
+    if (lp_dense_search(st, pub_id, lp_buf_str(&text), DENSE_CANDIDATES, hits, &n, &derr)) {
+        *warning = lp_arena_printf(arena, "dense_channel_absent: %s", derr.msg);
+    } else if (n) {
+        int64_t cids[DENSE_CANDIDATES];
+        float scores[DENSE_CANDIDATES];
+        for (size_t i = 0; i < n; i++) {
+            cids[i] = hits[i].cid;
+            scores[i] = hits[i].score;
+        }
+        lp_error cerr = {0};
+        if (lp_channel_chunks(st, cids, scores, n, arena, out, &cerr))
+            *warning = lp_arena_printf(arena, "dense_channel_absent: %s", cerr.msg);
+    }
+    lp_buf_release(&text);
+    return rc;
 }
 
 lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *arena,
                         lp_search_result *out, lp_error *err)
 {
+    uint64_t t0 = lp_now_ns();
     memset(out, 0, sizeof *out);
-    lp_buf match;
-    lp_buf_init(&match, 64 * 1024);
-    LP_VEC(cand) cands = {0};
-    LP_VEC(group_tmp) groups = {0};
-    lp_status rc = LP_OK;
+    lp_search_query q;
+    lp_lex_query lq;
+    memset(&lq, 0, sizeof lq);
+    lp_cand_vec lex = {0}, exact = {0}, dense = {0};
+    owner_set os = {0};
+    lp_text_tokenizer *tk = NULL;
+    content_cache cc = {.bid = -1};
+    lp_buf_init(&cc.content, 0);
     uint32_t limit = req->limit ? LP_MIN(req->limit, 200u) : 50;
     uint32_t snippet_lines = req->snippet_lines ? req->snippet_lines : 6;
+    const char **warnings = lp_arena_zalloc(arena, 4 * sizeof *warnings);
+    lp_status rc;
 
-    if (!req->query || strlen(req->query) > 4096) {
+    if (!req->query || !*req->query) {
         rc = lp_error_set(err, LP_EINVAL, "the query must be 1 to 4096 bytes of text");
         goto done;
     }
-    if (build_match(req->query, &match) == 0) {
+    if ((rc = lp_search_query_parse(req->query, arena, &q, err)))
+        goto done;
+    lp_lex_query_build(&q, arena, &lq);
+    if (!lp_search_query_has_terms(&q) || (lq.nphrases == 0 && q.nidents == 0)) {
         rc = lp_error_set(err, LP_EINVAL,
                           "the query has no words to search for; ask with words or identifiers, "
                           "e.g. 'where is the token refreshed'");
@@ -151,111 +564,106 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     if ((rc = lp_store_current(st, &pub, err)))
         goto done;
     out->publication_id = pub.id;
+    unsigned sw = channel_switches();
+    bool filtered = q.npaths || q.nnot_paths || q.nlangs || q.nkinds ||
+                    req->scope == LP_SCOPE_TESTS || req->scope == LP_SCOPE_DOCS;
 
-    sqlite3_stmt *s;
-    if ((rc = lp_store_prepare(st,
-                               "SELECT c.bid, c.owner, c.start_line, c.end_line,"
-                               " bm25(chunk_fts, 8.0, 4.0, 2.0, 1.0)"
-                               " FROM chunk_fts JOIN chunks c ON c.cid = chunk_fts.rowid"
-                               " WHERE chunk_fts MATCH ?1 ORDER BY rank LIMIT 400",
-                               &s, err)))
+    uint64_t t_start = lp_now_ns();
+    double cpu0 = cpu_ms();
+    if ((sw & LP_SW_LEXICAL) &&
+        (rc = lp_channel_lexical(st, &lq,
+                                 filtered ? LEXICAL_CANDIDATES_FILTERED : LEXICAL_CANDIDATES, arena,
+                                 &lex, err)))
         goto done;
-    sqlite3_bind_text(s, 1, match.ptr, (int)match.len, SQLITE_STATIC);
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        cand c = {sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1),
-                  (uint32_t)sqlite3_column_int(s, 2), (uint32_t)sqlite3_column_int(s, 3),
-                  -sqlite3_column_double(s, 4)};
-        lp_vec_push(&cands, c);
+    uint64_t t_lex = lp_now_ns();
+    double cpu_lex = cpu_ms() - cpu0;
+    if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
+        goto done;
+    uint64_t t_exact = lp_now_ns();
+    if (sw & LP_SW_DENSE) {
+        const char *w = NULL;
+        run_dense(st, pub.id, &q, arena, &dense, &w);
+        if (w)
+            warnings[out->nwarnings++] = w;
+    } else {
+        warnings[out->nwarnings++] =
+            "dense_channel_absent: the dense channel is off by default; results come from "
+            "exact and lexical matching";
     }
-    if (step != SQLITE_DONE)
-        rc = lp_store_sql_error(st, "searching", err);
-    sqlite3_reset(s);
-    if (rc)
-        goto done;
+    uint64_t t_channels = lp_now_ns();
+    const lp_search_tuning *tune = lp_search_tuning_get();
+    fuse_channel(&os, &exact, CH_EXACT, &q, req->scope);
+    fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);
+    fuse_channel(&os, &dense, CH_DENSE, &q, req->scope);
 
-    /* Expand each chunk to its files and owner; keep the best chunk per (file, owner). */
-    for (size_t i = 0; i < cands.len; i++) {
-        const cand *c = &cands.items[i];
-        const char *sym_name = NULL, *sym_qname = NULL, *kind = "file";
-        uint32_t os = c->start_line, oe = c->end_line;
-        int okind = -1;
-        uint64_t skey = 0;
-        if (c->owner >= 0) {
-            if ((rc = lp_store_prepare(st,
-                                       "SELECT name, qname, kind, skey, start_line, end_line"
-                                       " FROM symbols WHERE bid = ?1 AND ord = ?2",
-                                       &s, err)))
-                goto done;
-            sqlite3_bind_int64(s, 1, c->bid);
-            sqlite3_bind_int(s, 2, c->owner);
-            if (sqlite3_step(s) == SQLITE_ROW) {
-                sym_name = lp_arena_strdup(arena, (const char *)sqlite3_column_text(s, 0));
-                sym_qname = lp_arena_strdup(arena, (const char *)sqlite3_column_text(s, 1));
-                okind = sqlite3_column_int(s, 2);
-                kind = lp_symkind_name((lp_symkind)okind);
-                skey = (uint64_t)sqlite3_column_int64(s, 3); /* evidence.c computed it */
-                os = (uint32_t)sqlite3_column_int(s, 4);
-                oe = (uint32_t)sqlite3_column_int(s, 5);
-            }
-            sqlite3_reset(s);
-        }
-        if ((rc = lp_store_prepare(st, "SELECT path FROM files WHERE bid = ?1 ORDER BY path", &s,
-                                   err)))
-            goto done;
-        sqlite3_bind_int64(s, 1, c->bid);
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            const char *path = (const char *)sqlite3_column_text(s, 0);
-            bool merged = false;
-            for (size_t g = 0; g < groups.len && !merged; g++) {
-                group_tmp *gt = &groups.items[g];
-                if (gt->bid == c->bid && gt->g.owner.start_line == os &&
-                    (c->owner >= 0 ? gt->g.owner.symbol != NULL : gt->chunk_line == c->start_line) &&
-                    !strcmp(gt->g.owner.file, path)) {
-                    merged = true; /* one owner, one vote: keep the best chunk (first seen) */
-                }
-            }
-            if (merged)
-                continue;
-            group_tmp *gt = lp_vec_push_zero(&groups);
-            gt->bid = c->bid;
-            gt->chunk_line = c->start_line;
-            gt->chunk_end = c->end_line;
-            gt->g.score = c->score;
-            gt->g.channels = LP_CH_LEXICAL;
-            gt->g.owner.file = lp_arena_strdup(arena, path);
-            gt->g.owner.symbol = sym_name;
-            gt->g.owner.qname = sym_qname;
-            gt->g.owner.kind = kind;
-            gt->g.owner.start_line = c->owner >= 0 ? os : c->start_line;
-            gt->g.owner.end_line = c->owner >= 0 ? oe : c->end_line;
-            if (c->owner >= 0 && sym_qname)
-                lp_symbol_id_format(lp_symbol_path_hash(lp_str_c(path)), skey,
-                                    gt->g.owner.id);
-        }
-        sqlite3_reset(s);
+    for (size_t i = 0; i < os.v.len; i++) {
+        owner *o = &os.v.items[i];
+        double f = 0;
+        if (o->rank[CH_EXACT])
+            f += tune->w_exact / (RRF_K + o->rank[CH_EXACT]);
+        if (o->rank[CH_LEXICAL])
+            f += tune->w_lexical / (RRF_K + o->rank[CH_LEXICAL]);
+        if (o->rank[CH_DENSE])
+            f += tune->w_dense / (RRF_K + o->rank[CH_DENSE]);
+        o->fused = f * RRF_K;
+        o->score = o->fused;
     }
-    if (groups.len)
-        qsort(groups.items, groups.len, sizeof groups.items[0], group_cmp);
-    size_t n = LP_MIN(groups.len, (size_t)limit);
+    if (os.v.len > 1)
+        qsort(os.v.items, os.v.len, sizeof os.v.items[0], fused_cmp);
+    size_t nre = LP_MIN(os.v.len, (size_t)RERANK_N);
+    if (sw & LP_SW_RERANK) {
+        tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+        double lex_max = 0;
+        for (size_t i = 0; i < os.v.len; i++)
+            lex_max = LP_MAX(lex_max, os.v.items[i].lex);
+        for (size_t i = 0; i < nre; i++)
+            rerank(&os.v.items[i], &q, &lq, tk, lex_max);
+    }
+    for (size_t i = 0; i < os.v.len; i++)
+        os.v.items[i].score *= scope_factor(&os.v.items[i], req->scope, lq.about_tests);
+    if (os.v.len > 1)
+        qsort(os.v.items, os.v.len, sizeof os.v.items[0], owner_cmp);
+
+    uint64_t t_fused = lp_now_ns();
+    size_t n = LP_MIN(os.v.len, (size_t)limit);
     out->groups = lp_arena_zalloc(arena, (n ? n : 1) * sizeof *out->groups);
     for (size_t i = 0; i < n; i++) {
-        group_tmp *gt = &groups.items[i];
-        gt->g.rank = (uint32_t)i + 1;
-        gt->g.snippet_start_line = gt->chunk_line;
-        gt->g.snippet = make_snippet(st, gt->bid, gt->chunk_line, gt->chunk_end, snippet_lines,
-                                     arena);
-        out->groups[i] = gt->g;
+        const owner *o = &os.v.items[i];
+        lp_search_group *g = &out->groups[i];
+        g->rank = (uint32_t)i + 1;
+        g->score = o->score;
+        g->channels = o->channels;
+        g->owner.file = o->c.path;
+        g->owner.symbol = o->c.name;
+        g->owner.qname = o->c.qname;
+        g->owner.kind = o->c.kind >= 0 ? lp_symkind_name((lp_symkind)o->c.kind) : "file";
+        g->owner.start_line = o->c.ostart;
+        g->owner.end_line = o->c.oend;
+        if (o->c.owner >= 0 && o->c.qname)
+            lp_symbol_id_format(lp_symbol_path_hash(lp_str_c(o->c.path)), o->c.skey,
+                                g->owner.id);
+        g->snippet_start_line = o->c.cstart;
+        g->snippet =
+            make_snippet(st, &cc, o->c.bid, o->c.cstart, o->c.cend, snippet_lines, arena);
     }
     out->ngroups = n;
-    static const char *const warn_dense[] = {
-        "dense_channel_absent: semantic search is not available in this build; results come "
-        "from lexical matching only"};
-    out->warnings = warn_dense;
-    out->nwarnings = 1;
+    out->warnings = warnings;
+    lp_log(LP_LOG_DEBUG, "search.timing",
+           "phrases=%zu lexical=%zu/%.1fms exact=%zu/%.1fms dense=%zu/%.1fms fuse=%.1fms "
+           "snippets=%.1fms cpu_lexical=%.1fms cpu_total=%.1fms",
+           lq.nphrases, lex.len, (double)(t_lex - t_start) / 1e6, exact.len,
+           (double)(t_exact - t_lex) / 1e6, dense.len, (double)(t_channels - t_exact) / 1e6,
+           (double)(t_fused - t_channels) / 1e6, (double)(lp_now_ns() - t_fused) / 1e6, cpu_lex,
+           cpu_ms() - cpu0);
 done:
-    lp_buf_release(&match);
-    lp_vec_free(&cands);
-    lp_vec_free(&groups);
+    lp_lex_query_release(&lq);
+    lp_text_tokenizer_free(tk);
+    lp_buf_release(&cc.content);
+    lp_vec_free(&lex);
+    lp_vec_free(&exact);
+    lp_vec_free(&dense);
+    lp_vec_free(&os.v);
+    free(os.slots);
+    out->timing_ms = (double)(lp_now_ns() - t0) / 1e6;
     return rc;
 }

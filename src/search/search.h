@@ -31,6 +31,71 @@ size_t lp_search_channel_names(uint32_t channels, const char *out[4]);
 /* The bit of a channel name, 0 when unknown. */
 uint32_t lp_search_channel_bit(const char *name);
 
+/* ------------------------------------------------------------------------------------------
+ * Query language (src/search/query.c).
+ *
+ * A query is free text plus operators, separated by white space:
+ *   path:GLOB    keep only files matching GLOB (several path: are OR-ed)
+ *   -path:GLOB   drop files matching GLOB (any of them)
+ *   lang:L[,L]   keep only these languages (names and aliases of lp_lang_from_name)
+ *   kind:K[,K]   keep only owners of these symbol kinds (lp_symkind_name, plus fn, func,
+ *                const, var, type)
+ *   sym:NAME     a symbol name or qualified name (Foo.bar, a::b) for the exact channel
+ *   "a phrase"   an exact phrase (also “curly quotes”); an operator value may be quoted too:
+ *                path:"my dir/x.go"
+ * Operator names are lowercase ASCII. A word like `file:x` or `language:go` (a misspelt
+ * operator) is an error that names the valid operators; any other `a:b` word is text.
+ * Every other word is free text. A free word that looks like an identifier (camelCase,
+ * snake_case, SCREAMING_CASE, dotted a.b, qualified a::b or Foo#bar; trailing "()" and
+ * surrounding punctuation removed) is also copied to idents for the exact channel.
+ *
+ * Path globs (lp_wildmatch, pathname mode): a glob without '/' matches any one path
+ * segment ("*_test.go", "vendor", "http"); a glob with '/' is anchored at the root (a
+ * leading '/' or "./" is dropped) and matches the path or any of its folders, so
+ * "net/http" keeps everything below net/http. "**" spans folders.
+ *
+ * Errors (LP_EINVAL, with a message saying what to write instead): an empty operator value,
+ * an unknown language or kind, an unterminated quote, a negated operator other than -path:,
+ * a misspelt operator, and the limits: query at most 4096 bytes, at most 64 words, 16
+ * phrases, 16 globs, 16 syms, each value at most 256 bytes.
+ * Every string is NUL-terminated and lives in the arena given to lp_search_query_parse. */
+#define LP_QUERY_MAX_BYTES 4096
+#define LP_QUERY_MAX_WORDS 64
+#define LP_QUERY_MAX_ITEMS 16
+#define LP_QUERY_MAX_VALUE 256
+
+typedef struct lp_search_query {
+    const char **words; /* free-text words as written (operators and phrases removed) */
+    size_t nwords;
+    const char **phrases; /* contents of "..." (never empty) */
+    size_t nphrases;
+    const char **paths; /* path: globs (normalized: no leading '/' or "./") */
+    size_t npaths;
+    const char **not_paths; /* -path: globs */
+    size_t nnot_paths;
+    int *langs; /* lp_lang values, no duplicates */
+    size_t nlangs;
+    int *kinds; /* lp_symkind values, no duplicates */
+    size_t nkinds;
+    const char **syms; /* sym: values */
+    size_t nsyms;
+    const char **idents; /* identifier-looking free words (cleaned), then syms; no duplicates */
+    size_t nidents;
+} lp_search_query;
+
+/* Parse text into out (zeroed first). LP_EINVAL with an actionable message on a bad
+ * query; an empty or operator-only query parses fine (see lp_search_query_has_terms). */
+lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_query *out,
+                                lp_error *err);
+/* True when q has something to search for: a word, a phrase or a sym. */
+bool lp_search_query_has_terms(const lp_search_query *q);
+/* True when a repository-relative path passes q's path: and -path: globs. */
+bool lp_search_query_path_ok(const lp_search_query *q, lp_str path);
+/* One glob against one path, as path: matches it. */
+bool lp_search_glob_match(const char *glob, lp_str path);
+/* True when word looks like an identifier (as described above); word is already cleaned. */
+bool lp_search_is_identifier(lp_str word);
+
 typedef struct lp_search_request {
     const char *query;
     lp_search_scope scope;
@@ -62,6 +127,7 @@ typedef struct lp_search_result {
     int64_t publication_id;
     const char *const *warnings; /* stable codes with text: "dense_channel_absent: ..." */
     size_t nwarnings;
+    double timing_ms; /* wall time of lp_search_run (retrieval, fusion, rerank, snippets) */
 } lp_search_result;
 
 /* Run a search in st's pinned publication. Bad queries fail with LP_EINVAL and a message

@@ -1,0 +1,452 @@
+/*
+ * channels.c: the candidate generators of a search: lexical (FTS5 + loupe_rank), exact
+ * (symbol names) and the chunk lookup the dense channel needs.
+ *
+ * Every channel returns candidates already joined with their owner symbol, file path and
+ * language in ONE statement (no per-candidate lookups). A blob shared by several paths
+ * gives one candidate per path. Order inside a channel is deterministic: score desc, then
+ * path, chunk start line.
+ */
+#include "search/search_int.h"
+
+#include "text/text.h"
+
+#include <math.h>
+
+/* Columns shared by the chunk-based channels, after the channel's own first columns:
+ * c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,
+ * s.skey, s.start_line, s.end_line, s.flags. */
+#define CHUNK_COLS                                                                             \
+    " c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,"     \
+    " s.skey, s.start_line, s.end_line, s.flags"
+#define CHUNK_JOINS                                                                            \
+    " JOIN blobs b ON b.bid = c.bid JOIN files fl ON fl.bid = c.bid"                           \
+    " LEFT JOIN symbols s ON s.bid = c.bid AND s.ord = c.owner"
+
+static const char *col_dup(lp_arena *a, sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? lp_arena_strndup(a, (const char *)t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
+}
+
+/* Read CHUNK_COLS starting at column i into c. */
+static void read_chunk_cols(sqlite3_stmt *s, int i, lp_arena *a, lp_cand *c)
+{
+    c->bid = sqlite3_column_int64(s, i);
+    c->owner = sqlite3_column_int(s, i + 1);
+    c->cstart = (uint32_t)sqlite3_column_int(s, i + 2);
+    c->cend = (uint32_t)sqlite3_column_int(s, i + 3);
+    c->lang = sqlite3_column_int(s, i + 4);
+    c->path = col_dup(a, s, i + 5);
+    if (sqlite3_column_type(s, i + 6) != SQLITE_NULL) {
+        c->name = col_dup(a, s, i + 6);
+        c->qname = col_dup(a, s, i + 7);
+        c->kind = sqlite3_column_int(s, i + 8);
+        c->skey = (uint64_t)sqlite3_column_int64(s, i + 9);
+        c->ostart = (uint32_t)sqlite3_column_int(s, i + 10);
+        c->oend = (uint32_t)sqlite3_column_int(s, i + 11);
+        c->flags = (uint32_t)sqlite3_column_int(s, i + 12);
+    } else {
+        c->owner = -1;
+        c->kind = -1;
+        c->ostart = c->cstart;
+        c->oend = c->cend;
+    }
+}
+
+static const char SQL_LEXICAL[] =
+    "SELECT f.r," CHUNK_COLS
+    " FROM (SELECT rowid AS cid, loupe_rank(chunk_fts, ?2, 1) AS r"
+    "       FROM chunk_fts WHERE chunk_fts MATCH ?1 ORDER BY r DESC, rowid LIMIT ?3) f"
+    " JOIN chunks c ON c.cid = f.cid" CHUNK_JOINS " ORDER BY f.r DESC, fl.path, c.start_line";
+
+/* ------------------------------------------------------------------------------------------
+ * Synonym budget: an OR query costs one ranking call per matching row, and a synonym of a
+ * query word can be a very common word ("make" for "new") that adds thousands of rows and
+ * little signal. Literal words are always searched; synonyms are taken rarest first while
+ * the rows they can match stay within a budget. Row counts come from the index's vocabulary
+ * (fts5vocab). Pruning literal words too was measured and cost quality on the largest
+ * corpus (docs/decisions/0003-search-fusion.md). */
+
+typedef struct df_ctx {
+    lp_store *st;
+    sqlite3_stmt *s;
+    int64_t phrase_df; /* min over positions */
+    int64_t pos_df;    /* max over the alternatives at the current position */
+    uint32_t pos;
+    bool any;
+} df_ctx;
+
+static int64_t term_df(sqlite3_stmt *s, const char *t, size_t n)
+{
+    sqlite3_bind_text(s, 1, t, (int)n, SQLITE_TRANSIENT);
+    int64_t df = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return df;
+}
+
+static void df_close_pos(df_ctx *c)
+{
+    if (c->any && c->pos_df < c->phrase_df)
+        c->phrase_df = c->pos_df;
+}
+
+static int df_token(void *ctx, const lp_text_token *t)
+{
+    df_ctx *c = ctx;
+    if (!c->any || t->position != c->pos) {
+        df_close_pos(c);
+        c->pos = t->position;
+        c->pos_df = 0;
+        c->any = true;
+    }
+    int64_t d = term_df(c->s, t->text, t->len);
+    if (d > c->pos_df)
+        c->pos_df = d;
+    if (!(t->flags & (LP_TEXT_TOK_WHOLE | LP_TEXT_TOK_NUMBER | LP_TEXT_TOK_CJK))) {
+        char stem[LP_TEXT_TOKEN_MAX + 1];
+        size_t n = lp_text_stem((lp_str){t->text, t->len}, stem);
+        if (n && (n != t->len || memcmp(stem, t->text, n))) {
+            d = term_df(c->s, stem, n);
+            if (d > c->pos_df)
+                c->pos_df = d;
+        }
+    }
+    return 0;
+}
+
+static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
+{
+    bool any_syn = false;
+    for (size_t i = 0; i < lq->nphrases; i++)
+        any_syn |= lq->phrase_weight[i] < 1.0f;
+    if (budget <= 0 || !any_syn)
+        return;
+    sqlite3_stmt *s;
+    lp_error e = {0};
+    if (lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
+        /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own
+         * vocabulary; read connections are query_only, which also refuses temp DDL, so
+         * lift it for this one statement. Nothing is written to the database. */
+        int was = 1;
+        sqlite3_stmt *qo;
+        if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
+            if (sqlite3_step(qo) == SQLITE_ROW)
+                was = sqlite3_column_int(qo, 0);
+            sqlite3_finalize(qo);
+        }
+        lp_status vrc = lp_store_exec(st, "PRAGMA query_only=0", &e);
+        if (!vrc)
+            vrc = lp_store_exec(st,
+                                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
+                                " USING fts5vocab(main, 'chunk_fts', 'row')",
+                                &e);
+        if (was)
+            lp_store_exec(st, "PRAGMA query_only=1", NULL);
+        if (vrc ||
+            lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
+            lp_log(LP_LOG_DEBUG, "search.prune_off", "reason=%s", e.msg);
+            return; /* no pruning: slower, same answers */
+        }
+    }
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+    int64_t df[LP_LEX_MAX_PHRASES];
+    size_t order[LP_LEX_MAX_PHRASES];
+    for (size_t i = 0; i < lq->nphrases; i++) {
+        order[i] = i;
+        df[i] = 0;
+        if (lq->phrase_weight[i] >= 1.0f)
+            continue; /* literal words are always searched; only synonyms are budgeted */
+        df_ctx c = {st, s, INT64_MAX, 0, 0, false};
+        lp_text_tokenize(tk, lp_str_c(lq->phrase_text[i]), df_token, &c);
+        df_close_pos(&c);
+        df[i] = c.any ? c.phrase_df : 0;
+    }
+    lp_text_tokenizer_free(tk);
+    /* Rarest first (insertion sort: at most 128), ties in query order. */
+    for (size_t i = 1; i < lq->nphrases; i++)
+        for (size_t j = i; j > 0 && df[order[j]] < df[order[j - 1]]; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    bool keep[LP_LEX_MAX_PHRASES] = {false};
+    double rows = 0;
+    for (size_t k = 0; k < lq->nphrases; k++) {
+        size_t i = order[k];
+        bool literal = lq->phrase_weight[i] >= 1.0f;
+        if (!literal && (df[i] == 0 || rows + (double)df[i] > budget))
+            continue;
+        keep[i] = true;
+        rows += (double)df[i];
+    }
+    lp_lex_query_keep(lq, keep);
+}
+
+lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_arena *arena,
+                             lp_cand_vec *out, lp_error *err)
+{
+    prune_phrases(st, lq, lp_search_tuning_get()->budget);
+    if (lq->nphrases == 0)
+        return LP_OK;
+    sqlite3_stmt *s;
+    lp_error perr = {0};
+    lp_status rc = lp_store_prepare(st, SQL_LEXICAL, &s, &perr);
+    if (rc) {
+        /* First use on this connection: register loupe_rank and try again. */
+        if (lp_search_rank_register(lp_store_db(st)) != SQLITE_OK)
+            return lp_store_sql_error(st, "registering the search ranking", err);
+        if ((rc = lp_store_prepare(st, SQL_LEXICAL, &s, err)))
+            return rc;
+    }
+    sqlite3_bind_text(s, 1, lq->match.ptr, (int)lq->match.len, SQLITE_STATIC);
+    sqlite3_bind_blob(s, 2, lq->spec.ptr, (int)lq->spec.len, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)limit);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        lp_cand *c = lp_vec_push_zero(out);
+        double r = sqlite3_column_double(s, 0);
+        double q = floor(r / 65536.0);
+        c->score = q / 1e4;
+        c->cover = (uint64_t)(r - q * 65536.0);
+        read_chunk_cols(s, 1, arena, c);
+    }
+    rc = step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "searching the text index", err);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc;
+}
+
+static int input_order_cmp(const void *a, const void *b)
+{
+    const lp_cand *x = a, *y = b;
+    if (x->tier != y->tier)
+        return x->tier < y->tier ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
+                            lp_arena *arena, lp_cand_vec *out, lp_error *err)
+{
+    if (n == 0)
+        return LP_OK;
+    /* The ids are integers we produced: safe to inline; one statement for the batch. */
+    lp_buf sql;
+    lp_buf_init(&sql, 256 + n * 12);
+    lp_buf_puts(&sql, "SELECT c.cid," CHUNK_COLS " FROM chunks c" CHUNK_JOINS " WHERE c.cid IN (");
+    for (size_t i = 0; i < n; i++)
+        lp_buf_printf(&sql, "%s%lld", i ? "," : "", (long long)cids[i]);
+    lp_buf_puts(&sql, ") ORDER BY c.cid, fl.path");
+    sqlite3_stmt *s = NULL;
+    lp_status rc = LP_OK;
+    size_t first = out->len;
+    if (sqlite3_prepare_v2(lp_store_db(st), sql.ptr, (int)sql.len, &s, NULL) != SQLITE_OK) {
+        rc = lp_store_sql_error(st, "reading chunks", err);
+        goto done;
+    }
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t cid = sqlite3_column_int64(s, 0);
+        lp_cand *c = lp_vec_push_zero(out);
+        read_chunk_cols(s, 1, arena, c);
+        c->score = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cids[i] == cid) {
+                c->score = scores[i];
+                c->tier = (int)i; /* input order, for the sort below */
+                break;
+            }
+    }
+    if (step != SQLITE_DONE)
+        rc = lp_store_sql_error(st, "reading chunks", err);
+    /* Back to the order given (the statement returns them by cid). */
+    if (out->len - first > 1)
+        qsort(out->items + first, out->len - first, sizeof out->items[0], input_order_cmp);
+    for (size_t i = first; i < out->len; i++)
+        out->items[i].tier = 0;
+done:
+    sqlite3_finalize(s);
+    lp_buf_release(&sql);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Exact channel. */
+
+static const char SQL_EXACT_NAME[] =
+    "SELECT s.bid, s.ord, s.kind, s.name, s.qname, s.skey, s.start_line, s.end_line, s.flags,"
+    " b.lang, fl.path FROM symbols s JOIN blobs b ON b.bid = s.bid"
+    " JOIN files fl ON fl.bid = s.bid WHERE s.name = ?1 ORDER BY fl.path, s.start_line LIMIT 200";
+
+/* Folded: the FTS name column holds the whole identifier folded ("parseargs"), so one
+ * lookup finds ParseArgs, parse_args, PARSE_ARGS; the caller checks the squashed name. */
+static const char SQL_EXACT_FOLDED[] =
+    "SELECT DISTINCT s.bid, s.ord, s.kind, s.name, s.qname, s.skey, s.start_line, s.end_line,"
+    " s.flags, b.lang, fl.path FROM chunk_fts JOIN chunks c ON c.cid = chunk_fts.rowid"
+    " JOIN symbols s ON s.bid = c.bid AND s.ord = c.owner JOIN blobs b ON b.bid = s.bid"
+    " JOIN files fl ON fl.bid = s.bid WHERE chunk_fts MATCH ?1"
+    " ORDER BY fl.path, s.start_line LIMIT 400";
+
+/* Normalize separators (::, #, ->, /) to '.' for qualified comparisons. */
+static void norm_qname(lp_str in, lp_buf *out)
+{
+    lp_buf_reset(out);
+    for (size_t i = 0; i < in.len; i++) {
+        char ch = in.ptr[i];
+        if ((ch == ':' || ch == '-') && i + 1 < in.len &&
+            (in.ptr[i + 1] == ':' || in.ptr[i + 1] == '>')) {
+            lp_buf_putc(out, '.');
+            i++;
+        } else {
+            lp_buf_putc(out, ch == '#' || ch == '/' ? '.' : ch);
+        }
+    }
+}
+
+/* The last part of a qualified identifier. */
+static lp_str last_part(lp_str id)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < id.len; i++) {
+        char ch = id.ptr[i];
+        if (ch == '.' || ch == '#' || ch == ':' || ch == '>')
+            from = i + 1;
+    }
+    return lp_str_sub(id, from, id.len);
+}
+
+static void read_sym_row(sqlite3_stmt *s, lp_arena *a, lp_cand *c)
+{
+    c->bid = sqlite3_column_int64(s, 0);
+    c->owner = sqlite3_column_int(s, 1);
+    c->kind = sqlite3_column_int(s, 2);
+    c->name = col_dup(a, s, 3);
+    c->qname = col_dup(a, s, 4);
+    c->skey = (uint64_t)sqlite3_column_int64(s, 5);
+    c->ostart = c->cstart = (uint32_t)sqlite3_column_int(s, 6);
+    c->oend = c->cend = (uint32_t)sqlite3_column_int(s, 7);
+    c->flags = (uint32_t)sqlite3_column_int(s, 8);
+    c->lang = sqlite3_column_int(s, 9);
+    c->path = col_dup(a, s, 10);
+}
+
+/* Definitions that answer "where is X" before fields and variables. */
+static int kind_rank(int kind)
+{
+    switch (kind) {
+    case LP_SYM_FUNCTION:
+    case LP_SYM_METHOD:
+    case LP_SYM_CONSTRUCTOR:
+    case LP_SYM_CLASS:
+    case LP_SYM_STRUCT:
+    case LP_SYM_INTERFACE:
+    case LP_SYM_TRAIT:
+    case LP_SYM_ENUM:
+    case LP_SYM_TYPE_ALIAS:
+    case LP_SYM_MACRO:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static int exact_cmp(const void *a, const void *b)
+{
+    const lp_cand *x = a, *y = b;
+    if (x->tier != y->tier)
+        return x->tier < y->tier ? -1 : 1;
+    int kx = kind_rank(x->kind), ky = kind_rank(y->kind);
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    int c = strcmp(x->path, y->path);
+    if (c)
+        return c;
+    return x->ostart < y->ostart ? -1 : x->ostart > y->ostart;
+}
+
+static lp_status exact_one(lp_store *st, lp_str ident, lp_arena *arena, lp_cand_vec *out,
+                           lp_buf *a, lp_buf *b, lp_error *err)
+{
+    lp_str name = last_part(ident);
+    bool qualified = name.len != ident.len;
+    size_t first = out->len;
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st, SQL_EXACT_NAME, &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(s, 1, name.ptr, (int)name.len, SQLITE_STATIC);
+    norm_qname(ident, a);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        lp_cand c = {0};
+        read_sym_row(s, arena, &c);
+        norm_qname(lp_str_c(c.qname), b);
+        bool qmatch = lp_str_ends_with(lp_buf_str(b), lp_buf_str(a)) &&
+                      (b->len == a->len || b->ptr[b->len - a->len - 1] == '.');
+        if (qualified && !qmatch)
+            continue;
+        c.tier = qualified ? 0 : 1;
+        c.score = 1.0;
+        lp_vec_push(out, c);
+    }
+    rc = step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "looking up symbols", err);
+    sqlite3_reset(s);
+    if (rc || out->len > first)
+        return rc;
+    /* Nothing case-sensitive: fold. */
+    lp_buf squash;
+    lp_buf_init(&squash, 64);
+    lp_text_squash(name, &squash);
+    if (squash.len == 0 || squash.len > LP_TEXT_TOKEN_MAX) {
+        lp_buf_release(&squash);
+        return LP_OK;
+    }
+    /* The name as a phrase: the query tokenizer splits it as the index did, so parseArgs
+     * meets parse_args and ParseArgs. */
+    lp_buf m;
+    lp_buf_init(&m, 96);
+    lp_buf_puts(&m, "name : \"");
+    for (size_t i = 0; i < name.len; i++)
+        if (name.ptr[i] != '"')
+            lp_buf_putc(&m, name.ptr[i]);
+    lp_buf_putc(&m, '"');
+    if ((rc = lp_store_prepare(st, SQL_EXACT_FOLDED, &s, err)))
+        goto done;
+    sqlite3_bind_text(s, 1, m.ptr, (int)m.len, SQLITE_STATIC);
+    lp_buf sq2;
+    lp_buf_init(&sq2, 64);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        lp_cand c = {0};
+        read_sym_row(s, arena, &c);
+        lp_buf_reset(&sq2);
+        lp_text_squash(lp_str_c(c.name), &sq2);
+        if (!lp_str_eq(lp_buf_str(&sq2), lp_buf_str(&squash)))
+            continue;
+        c.tier = 2;
+        c.score = 0.5;
+        lp_vec_push(out, c);
+    }
+    rc = step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "looking up symbols", err);
+    sqlite3_reset(s);
+    lp_buf_release(&sq2);
+done:
+    lp_buf_release(&m);
+    lp_buf_release(&squash);
+    return rc;
+}
+
+lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *arena,
+                           lp_cand_vec *out, lp_error *err)
+{
+    lp_buf a, b;
+    lp_buf_init(&a, 128);
+    lp_buf_init(&b, 128);
+    lp_status rc = LP_OK;
+    for (size_t i = 0; i < q->nidents && !rc; i++)
+        rc = exact_one(st, lp_str_c(q->idents[i]), arena, out, &a, &b, err);
+    if (!rc && out->len > 1)
+        qsort(out->items, out->len, sizeof out->items[0], exact_cmp);
+    lp_buf_release(&a);
+    lp_buf_release(&b);
+    return rc;
+}

@@ -1,0 +1,551 @@
+/*
+ * query.c: the search query language (contract in search.h).
+ *
+ * One left-to-right pass over the bytes: white space separates items, a double quote (ASCII
+ * or curly) opens a phrase, `op:value` is an operator when op is a known operator name. The
+ * parser never interprets text it does not understand as an operator: an unknown `a:b` is a
+ * word, except a handful of misspellings of the real operators, which fail with a message
+ * naming them (an agent that wrote file:x wants a filter, not the word). Every limit is
+ * checked before anything is stored, so a parse is linear in the input and bounded.
+ */
+#include "search/search.h"
+
+#include "lang/lang.h"
+#include "scan/scan.h"
+
+#include <ctype.h>
+
+#define OP_NAME_MAX 12
+
+typedef LP_VEC(const char *) str_vec;
+typedef LP_VEC(int) int_vec;
+
+typedef struct parse_state {
+    lp_arena *arena;
+    lp_error *err;
+    str_vec words, phrases, paths, not_paths, syms, idents;
+    int_vec langs, kinds;
+} parse_state;
+
+static bool is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/* Length of a quote character at p (", “ or ”), 0 when none. */
+static size_t quote_len(const char *p, const char *end)
+{
+    if (p < end && *p == '"')
+        return 1;
+    if (end - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+        ((unsigned char)p[2] == 0x9C || (unsigned char)p[2] == 0x9D))
+        return 3;
+    return 0;
+}
+
+/* Find the closing quote from p; returns its position or NULL. */
+static const char *find_close_quote(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (quote_len(p, end))
+            return p;
+    return NULL;
+}
+
+/* what: the items in plural ("path globs"), one: one of them ("path glob"). */
+static bool push_str(parse_state *ps, str_vec *v, lp_str s, const char *what, const char *one)
+{
+    if (v->len >= LP_QUERY_MAX_ITEMS) {
+        lp_error_set(ps->err, LP_EINVAL, "the query has more than %d %s; use fewer",
+                     LP_QUERY_MAX_ITEMS, what);
+        return false;
+    }
+    if (s.len > LP_QUERY_MAX_VALUE) {
+        lp_error_set(ps->err, LP_EINVAL, "a %s is longer than %d bytes; shorten it", one,
+                     LP_QUERY_MAX_VALUE);
+        return false;
+    }
+    lp_vec_push(v, lp_arena_strndup(ps->arena, s.ptr, s.len));
+    return true;
+}
+
+static void push_unique_int(int_vec *v, int x)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == x)
+            return;
+    lp_vec_push(v, x);
+}
+
+static void push_unique_str(parse_state *ps, str_vec *v, lp_str s)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (lp_str_eq_c(s, v->items[i]))
+            return;
+    lp_vec_push(v, lp_arena_strndup(ps->arena, s.ptr, s.len));
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Identifiers. */
+
+static bool ident_start(unsigned char c) { return isalpha(c) || c == '_' || c == '$'; }
+static bool ident_char(unsigned char c) { return isalnum(c) || c == '_' || c == '$'; }
+
+/* Strip surrounding punctuation (backticks, commas, a final '?', brackets) and a trailing
+ * "()" from a free word. */
+static lp_str clean_word(lp_str w)
+{
+    size_t a = 0, b = w.len;
+    while (a < b && !ident_char((unsigned char)w.ptr[a]) && (unsigned char)w.ptr[a] < 0x80)
+        a++;
+    for (;;) {
+        if (b - a >= 2 && w.ptr[b - 2] == '(' && w.ptr[b - 1] == ')') {
+            b -= 2;
+            continue;
+        }
+        if (b > a && !ident_char((unsigned char)w.ptr[b - 1]) &&
+            (unsigned char)w.ptr[b - 1] < 0x80) {
+            b--;
+            continue;
+        }
+        break;
+    }
+    return lp_str_sub(w, a, b);
+}
+
+/* One identifier part: [A-Za-z_$][A-Za-z0-9_$]*. */
+static bool ident_part(lp_str p)
+{
+    if (p.len == 0 || !ident_start((unsigned char)p.ptr[0]))
+        return false;
+    for (size_t i = 1; i < p.len; i++)
+        if (!ident_char((unsigned char)p.ptr[i]))
+            return false;
+    return true;
+}
+
+/* camelCase, PascalCase with two humps, snake_case or SCREAMING_CASE. */
+static bool compound_part(lp_str p)
+{
+    const unsigned char *s = (const unsigned char *)p.ptr;
+    bool letters = false;
+    for (size_t i = 0; i < p.len; i++)
+        letters |= isalpha(s[i]) != 0;
+    if (!letters)
+        return false;
+    for (size_t i = 0; i + 1 < p.len; i++) {
+        if (s[i] == '_' && i > 0 && isalnum(s[i + 1]))
+            return true; /* snake_case, SCREAMING_CASE */
+        if (islower(s[i]) && isupper(s[i + 1]))
+            return true; /* camelCase, getURL */
+        if (i > 0 && isupper(s[i - 1]) && isupper(s[i]) && islower(s[i + 1]))
+            return true; /* HTTPServer */
+    }
+    /* __init__, _private: a leading underscore before letters. */
+    return p.len > 1 && s[0] == '_' && isalpha(s[p.len - 1]);
+}
+
+bool lp_search_is_identifier(lp_str w)
+{
+    if (w.len == 0 || w.len > LP_QUERY_MAX_VALUE)
+        return false;
+    size_t parts = 0, long_parts = 0;
+    bool compound = false;
+    size_t i = 0;
+    while (i <= w.len) {
+        size_t j = i;
+        while (j < w.len && ident_char((unsigned char)w.ptr[j]))
+            j++;
+        lp_str part = lp_str_sub(w, i, j);
+        if (!ident_part(part))
+            return false;
+        parts++;
+        long_parts += part.len > 1;
+        compound |= compound_part(part);
+        if (j == w.len)
+            break;
+        /* Separators: '.', '::', '#', '->'. */
+        if (w.ptr[j] == '.' || w.ptr[j] == '#')
+            i = j + 1;
+        else if (j + 1 < w.len && ((w.ptr[j] == ':' && w.ptr[j + 1] == ':') ||
+                                   (w.ptr[j] == '-' && w.ptr[j + 1] == '>')))
+            i = j + 2;
+        else
+            return false;
+        if (i >= w.len)
+            return false;
+    }
+    if (parts > 1)
+        return long_parts > 0 && !(parts == 2 && long_parts < 2 && !compound);
+    return compound;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Operators. */
+
+typedef enum op_kind { OP_NONE, OP_PATH, OP_LANG, OP_KIND, OP_SYM, OP_MISSPELT } op_kind;
+
+static op_kind op_lookup(lp_str name)
+{
+    static const char *const misspelt[] = {
+        "file",   "files",     "filename", "filepath", "dir",      "directory", "folder",
+        "in",     "language",  "languages", "langs",   "ext",      "extension", "kinds",
+        "symbol", "symbols",   "paths",    "def",      "scope",    "glob",      "type"};
+    if (lp_str_eq_c(name, "path"))
+        return OP_PATH;
+    if (lp_str_eq_c(name, "lang"))
+        return OP_LANG;
+    if (lp_str_eq_c(name, "kind"))
+        return OP_KIND;
+    if (lp_str_eq_c(name, "sym"))
+        return OP_SYM;
+    for (size_t i = 0; i < LP_ARRAY_LEN(misspelt); i++)
+        if (lp_str_eq_c(name, misspelt[i]))
+            return OP_MISSPELT;
+    return OP_NONE;
+}
+
+/* Lowercase copy of s into out (bounded by LP_QUERY_MAX_VALUE). */
+static lp_str lower_copy(lp_str s, char out[LP_QUERY_MAX_VALUE + 1])
+{
+    size_t n = LP_MIN(s.len, (size_t)LP_QUERY_MAX_VALUE);
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)tolower((unsigned char)s.ptr[i]);
+    out[n] = 0;
+    return (lp_str){out, n};
+}
+
+static bool add_langs(parse_state *ps, lp_str value)
+{
+    size_t i = 0;
+    while (i <= value.len) {
+        size_t j = lp_str_find_char(value, ',', i);
+        if (j == SIZE_MAX)
+            j = value.len;
+        lp_str item = lp_str_trim(lp_str_sub(value, i, j));
+        if (item.len) {
+            char low[LP_QUERY_MAX_VALUE + 1];
+            lp_lang l = lp_lang_from_name(lower_copy(item, low));
+            if (l == LP_LANG_COUNT) {
+                lp_error_set(ps->err, LP_EINVAL,
+                             "unknown language '%.*s' in lang:; use python, javascript, "
+                             "typescript, tsx, go, rust, java, c, cpp, c-sharp, scala, "
+                             "markdown, rst or text",
+                             (int)LP_MIN(item.len, (size_t)40), item.ptr);
+                return false;
+            }
+            push_unique_int(&ps->langs, (int)l);
+        }
+        i = j + 1;
+    }
+    return true;
+}
+
+static lp_symkind kind_alias(lp_str k)
+{
+    static const struct {
+        const char *alias;
+        lp_symkind kind;
+    } aliases[] = {
+        {"fn", LP_SYM_FUNCTION},        {"func", LP_SYM_FUNCTION},  {"def", LP_SYM_FUNCTION},
+        {"const", LP_SYM_CONSTANT},     {"var", LP_SYM_VARIABLE},   {"ctor", LP_SYM_CONSTRUCTOR},
+        {"type", LP_SYM_TYPE_ALIAS},    {"typedef", LP_SYM_TYPE_ALIAS},
+        {"heading", LP_SYM_SECTION},    {"enum-member", LP_SYM_ENUM_MEMBER},
+        {"type-alias", LP_SYM_TYPE_ALIAS},
+    };
+    lp_symkind s = lp_symkind_from_name(k);
+    if (s != LP_SYM_KIND_COUNT)
+        return s;
+    for (size_t i = 0; i < LP_ARRAY_LEN(aliases); i++)
+        if (lp_str_eq_c(k, aliases[i].alias))
+            return aliases[i].kind;
+    return LP_SYM_KIND_COUNT;
+}
+
+static bool add_kinds(parse_state *ps, lp_str value)
+{
+    size_t i = 0;
+    while (i <= value.len) {
+        size_t j = lp_str_find_char(value, ',', i);
+        if (j == SIZE_MAX)
+            j = value.len;
+        lp_str item = lp_str_trim(lp_str_sub(value, i, j));
+        if (item.len) {
+            char low[LP_QUERY_MAX_VALUE + 1];
+            lp_symkind k = kind_alias(lower_copy(item, low));
+            if (k == LP_SYM_KIND_COUNT) {
+                lp_error_set(ps->err, LP_EINVAL,
+                             "unknown kind '%.*s' in kind:; use function, method, class, "
+                             "struct, interface, trait, enum, constant, variable, field, "
+                             "property, macro, type_alias, module or section",
+                             (int)LP_MIN(item.len, (size_t)40), item.ptr);
+                return false;
+            }
+            push_unique_int(&ps->kinds, (int)k);
+        }
+        i = j + 1;
+    }
+    return true;
+}
+
+/* Drop leading "/" and "./" and a trailing '/'. */
+static lp_str normalize_glob(lp_str g)
+{
+    for (;;) {
+        if (g.len && g.ptr[0] == '/')
+            g = lp_str_sub(g, 1, g.len);
+        else if (g.len >= 2 && g.ptr[0] == '.' && g.ptr[1] == '/')
+            g = lp_str_sub(g, 2, g.len);
+        else
+            break;
+    }
+    while (g.len && g.ptr[g.len - 1] == '/')
+        g.len--;
+    return g;
+}
+
+static bool apply_op(parse_state *ps, op_kind op, bool neg, lp_str name, lp_str value)
+{
+    if (op == OP_MISSPELT) {
+        lp_error_set(ps->err, LP_EINVAL,
+                     "unknown operator '%.*s:'; the operators are path:GLOB, -path:GLOB, "
+                     "lang:, kind:, sym:NAME (put the word in quotes to search for it)",
+                     (int)name.len, name.ptr);
+        return false;
+    }
+    if (neg && op != OP_PATH) {
+        lp_error_set(ps->err, LP_EINVAL,
+                     "only path: can be negated (-path:GLOB); remove the '-' before %.*s:",
+                     (int)name.len, name.ptr);
+        return false;
+    }
+    value = lp_str_trim(value);
+    if (value.len == 0) {
+        static const char *const examples[] = {"", "path:src/**", "lang:go", "kind:function",
+                                               "sym:parseArgs"};
+        lp_error_set(ps->err, LP_EINVAL, "%s%.*s: needs a value, e.g. %s%s", neg ? "-" : "",
+                     (int)name.len, name.ptr, neg ? "-" : "", examples[op]);
+        return false;
+    }
+    switch (op) {
+    case OP_PATH: {
+        lp_str g = normalize_glob(value);
+        if (g.len == 0) {
+            lp_error_set(ps->err, LP_EINVAL,
+                         "path: needs a glob below the root, e.g. path:src/** or path:*.go");
+            return false;
+        }
+        return push_str(ps, neg ? &ps->not_paths : &ps->paths, g, "path globs", "path glob");
+    }
+    case OP_LANG:
+        if (value.len > LP_QUERY_MAX_VALUE)
+            break;
+        return add_langs(ps, value);
+    case OP_KIND:
+        if (value.len > LP_QUERY_MAX_VALUE)
+            break;
+        return add_kinds(ps, value);
+    case OP_SYM:
+        if (!push_str(ps, &ps->syms, value, "sym: names", "sym: name"))
+            return false;
+        return true;
+    default:
+        break;
+    }
+    lp_error_set(ps->err, LP_EINVAL, "the value of %.*s: is longer than %d bytes; shorten it",
+                 (int)name.len, name.ptr, LP_QUERY_MAX_VALUE);
+    return false;
+}
+
+/* If the item at [p, end) starts with `-?name:` of a known (or misspelt) operator, return
+ * it and set *neg, *name and *vstart (first byte after ':'). */
+static op_kind op_prefix(const char *p, const char *end, bool *neg, lp_str *name,
+                         const char **vstart)
+{
+    const char *s = p;
+    *neg = false;
+    if (s < end && *s == '-') {
+        *neg = true;
+        s++;
+    }
+    const char *n = s;
+    while (s < end && s - n <= OP_NAME_MAX && *s >= 'a' && *s <= 'z')
+        s++;
+    if (s == n || s >= end || *s != ':' || s - n > OP_NAME_MAX)
+        return OP_NONE;
+    if (s + 1 < end && s[1] == ':')
+        return OP_NONE; /* a::b is a qualified name */
+    *name = (lp_str){n, (size_t)(s - n)};
+    op_kind op = op_lookup(*name);
+    if (op == OP_MISSPELT && (s + 1 >= end || is_space((unsigned char)s[1])))
+        return OP_NONE; /* "type:" alone (end of a sentence) is text */
+    *vstart = s + 1;
+    return op;
+}
+
+static bool add_word(parse_state *ps, lp_str w)
+{
+    if (ps->words.len >= LP_QUERY_MAX_WORDS) {
+        lp_error_set(ps->err, LP_EINVAL,
+                     "the query has more than %d words; ask a shorter question",
+                     LP_QUERY_MAX_WORDS);
+        return false;
+    }
+    if (w.len > LP_QUERY_MAX_VALUE) {
+        lp_error_set(ps->err, LP_EINVAL, "a word of the query is longer than %d bytes",
+                     LP_QUERY_MAX_VALUE);
+        return false;
+    }
+    lp_vec_push(&ps->words, lp_arena_strndup(ps->arena, w.ptr, w.len));
+    lp_str c = clean_word(w);
+    if (lp_search_is_identifier(c))
+        push_unique_str(ps, &ps->idents, c);
+    return true;
+}
+
+/* One item starting at *pp (not white space); advances *pp past it. */
+static bool parse_item(parse_state *ps, const char **pp, const char *end)
+{
+    const char *p = *pp;
+    size_t q = quote_len(p, end);
+    if (q) {
+        const char *close = find_close_quote(p + q, end);
+        if (!close) {
+            lp_error_set(ps->err, LP_EINVAL,
+                         "the query has an unterminated quote; close the phrase with '\"' or "
+                         "remove the quote");
+            return false;
+        }
+        lp_str phrase = lp_str_trim((lp_str){p + q, (size_t)(close - p - q)});
+        *pp = close + quote_len(close, end);
+        return phrase.len == 0 || push_str(ps, &ps->phrases, phrase, "phrases", "phrase");
+    }
+    bool neg;
+    lp_str name = {0};
+    const char *v = NULL;
+    op_kind op = op_prefix(p, end, &neg, &name, &v);
+    if (op != OP_NONE) {
+        size_t vq = quote_len(v, end);
+        if (vq) {
+            const char *close = find_close_quote(v + vq, end);
+            if (!close) {
+                lp_error_set(ps->err, LP_EINVAL,
+                             "the value of %.*s: has an unterminated quote; close it with '\"'",
+                             (int)name.len, name.ptr);
+                return false;
+            }
+            *pp = close + quote_len(close, end);
+            return apply_op(ps, op, neg, name, (lp_str){v + vq, (size_t)(close - v - vq)});
+        }
+        const char *e = v;
+        while (e < end && !is_space((unsigned char)*e))
+            e++;
+        *pp = e;
+        return apply_op(ps, op, neg, name, (lp_str){v, (size_t)(e - v)});
+    }
+    /* A free word: up to white space or a quote (which opens a phrase next). */
+    const char *e = p;
+    while (e < end && !is_space((unsigned char)*e) && !quote_len(e, end))
+        e++;
+    *pp = e;
+    return add_word(ps, (lp_str){p, (size_t)(e - p)});
+}
+
+#define TAKE(field, vec)                                                                       \
+    do {                                                                                       \
+        out->n##field = ps.vec.len;                                                            \
+        out->field = lp_arena_alloc(arena, (ps.vec.len ? ps.vec.len : 1) * sizeof *out->field); \
+        if (ps.vec.len)                                                                        \
+            memcpy(out->field, ps.vec.items, ps.vec.len * sizeof *out->field);                 \
+    } while (0)
+
+lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_query *out,
+                                lp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!text)
+        text = "";
+    size_t n = strlen(text);
+    if (n > LP_QUERY_MAX_BYTES)
+        return lp_error_set(err, LP_EINVAL, "the query is longer than %d bytes; shorten it",
+                            LP_QUERY_MAX_BYTES);
+    parse_state ps = {.arena = arena, .err = err};
+    const char *p = text, *end = text + n;
+    bool ok = true;
+    while (ok) {
+        while (p < end && is_space((unsigned char)*p))
+            p++;
+        if (p >= end)
+            break;
+        ok = parse_item(&ps, &p, end);
+    }
+    if (ok) {
+        for (size_t i = 0; i < ps.syms.len; i++)
+            push_unique_str(&ps, &ps.idents, lp_str_c(ps.syms.items[i]));
+        TAKE(words, words);
+        TAKE(phrases, phrases);
+        TAKE(paths, paths);
+        TAKE(not_paths, not_paths);
+        TAKE(langs, langs);
+        TAKE(kinds, kinds);
+        TAKE(syms, syms);
+        TAKE(idents, idents);
+    }
+    lp_vec_free(&ps.words);
+    lp_vec_free(&ps.phrases);
+    lp_vec_free(&ps.paths);
+    lp_vec_free(&ps.not_paths);
+    lp_vec_free(&ps.syms);
+    lp_vec_free(&ps.idents);
+    lp_vec_free(&ps.langs);
+    lp_vec_free(&ps.kinds);
+    if (!ok) {
+        memset(out, 0, sizeof *out);
+        return err ? err->code : LP_EINVAL;
+    }
+    return LP_OK;
+}
+
+bool lp_search_query_has_terms(const lp_search_query *q)
+{
+    return q->nwords || q->nphrases || q->nsyms;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Path globs. */
+
+bool lp_search_glob_match(const char *glob, lp_str path)
+{
+    lp_str g = lp_str_c(glob);
+    if (lp_str_find_char(g, '/', 0) == SIZE_MAX) {
+        /* No '/': any one segment. */
+        size_t i = 0;
+        while (i < path.len) {
+            size_t j = i;
+            while (j < path.len && path.ptr[j] != '/')
+                j++;
+            if (lp_wildmatch(g, lp_str_sub(path, i, j), LP_WILDMATCH_PATHNAME))
+                return true;
+            i = j + 1;
+        }
+        return false;
+    }
+    /* Anchored: the path or one of its folders. */
+    for (size_t j = 0; j <= path.len; j++) {
+        if (j == path.len || path.ptr[j] == '/') {
+            if (lp_wildmatch(g, lp_str_sub(path, 0, j), LP_WILDMATCH_PATHNAME))
+                return true;
+        }
+    }
+    return false;
+}
+
+bool lp_search_query_path_ok(const lp_search_query *q, lp_str path)
+{
+    for (size_t i = 0; i < q->nnot_paths; i++)
+        if (lp_search_glob_match(q->not_paths[i], path))
+            return false;
+    if (q->npaths == 0)
+        return true;
+    for (size_t i = 0; i < q->npaths; i++)
+        if (lp_search_glob_match(q->paths[i], path))
+            return true;
+    return false;
+}

@@ -1,0 +1,410 @@
+/*
+ * rank.c: the lexical channel's scoring (BM25F with grouped synonyms) and query building.
+ *
+ * loupe_rank(chunk_fts, spec, mode) is an FTS5 auxiliary function. spec is a blob made by
+ * lp_lex_query_build: BM25F parameters (k1, b, one weight per column) and, per phrase of the
+ * MATCH expression in order, the group it belongs to and its weight (1 for the literal word,
+ * < 1 for a synonym). mode 0 returns the score; mode 1 the score quantized to 1e-4 times
+ * 65536 plus the doc-column coverage mask (bit g: group g occurs in the doc comment), so one
+ * call per row serves ranking and the reranker.
+ *
+ * Score (BM25F, Robertson & Zaragoza): per phrase p, a pseudo term frequency over the
+ * columns, tf_p = sum_c w_c * tf_pc / (1 - b + b * len_c / avglen_c); then
+ * s_p = idf_p * tf_p * (k1 + 1) / (k1 + tf_p). A group scores max_p(weight_p * s_p) over its
+ * phrases, so a synonym can stand in for a missing word but never adds a second vote; the
+ * row's score is the sum over groups. idf and average lengths are computed once per query
+ * (auxdata), as FTS5's own bm25() does.
+ */
+#include "search/search_int.h"
+
+#include "text/text.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#define NCOL 4
+#define MAX_PHRASES LP_LEX_MAX_PHRASES
+
+typedef struct rank_spec {
+    float k1, b;
+    float w[NCOL];
+    int32_t nphrases;
+    int32_t group[MAX_PHRASES];
+    float weight[MAX_PHRASES];
+} rank_spec;
+
+typedef struct rank_cache {
+    rank_spec spec;
+    double idf[MAX_PHRASES];
+    double avglen[NCOL];
+} rank_cache;
+
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
+{
+    (void)api;
+    (void)fts;
+    (*(int64_t *)ud)++;
+    return SQLITE_OK;
+}
+
+static rank_cache *cache_get(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value *v,
+                             int *rc)
+{
+    rank_cache *c = api->xGetAuxdata(fts, 0);
+    if (c)
+        return c;
+    c = sqlite3_malloc(sizeof *c);
+    if (!c) {
+        *rc = SQLITE_NOMEM;
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    int n = sqlite3_value_bytes(v);
+    const void *p = sqlite3_value_blob(v);
+    if (p && n > 0)
+        memcpy(&c->spec, p, LP_MIN((size_t)n, sizeof c->spec));
+    int nph = api->xPhraseCount(fts);
+    if (c->spec.nphrases > nph)
+        c->spec.nphrases = nph;
+    if (c->spec.nphrases < 0 || c->spec.nphrases > MAX_PHRASES)
+        c->spec.nphrases = 0;
+    sqlite3_int64 rows = 0;
+    *rc = api->xRowCount(fts, &rows);
+    for (int col = 0; col < NCOL && *rc == SQLITE_OK; col++) {
+        sqlite3_int64 total = 0;
+        *rc = api->xColumnTotalSize(fts, col, &total);
+        c->avglen[col] = rows > 0 ? (double)total / (double)rows : 1.0;
+        if (c->avglen[col] <= 0)
+            c->avglen[col] = 1.0;
+    }
+    for (int i = 0; i < c->spec.nphrases && *rc == SQLITE_OK; i++) {
+        int64_t hits = 0;
+        *rc = api->xQueryPhrase(fts, i, &hits, count_row);
+        double nn = (double)rows, h = (double)hits;
+        c->idf[i] = log(1.0 + (nn - h + 0.5) / (h + 0.5));
+    }
+    if (*rc != SQLITE_OK) {
+        sqlite3_free(c);
+        return NULL;
+    }
+    *rc = api->xSetAuxdata(fts, c, sqlite3_free);
+    return *rc == SQLITE_OK ? c : NULL;
+}
+
+static void rank_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                    int nval, sqlite3_value **vals)
+{
+    if (nval < 2) {
+        sqlite3_result_error(ctx, "loupe_rank(fts, spec, mode)", -1);
+        return;
+    }
+    int rc = SQLITE_OK;
+    rank_cache *c = cache_get(api, fts, vals[0], &rc);
+    if (!c) {
+        sqlite3_result_error_code(ctx, rc ? rc : SQLITE_ERROR);
+        return;
+    }
+    int mode = sqlite3_value_int(vals[1]);
+    int np = c->spec.nphrases;
+    float tf[MAX_PHRASES][NCOL];
+    memset(tf, 0, sizeof(float) * (size_t)(np ? np : 1) * NCOL);
+    int ninst = 0;
+    if ((rc = api->xInstCount(fts, &ninst)) != SQLITE_OK) {
+        sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    for (int i = 0; i < ninst; i++) {
+        int ph, col, off;
+        if (api->xInst(fts, i, &ph, &col, &off) == SQLITE_OK && ph >= 0 && ph < np && col >= 0 &&
+            col < NCOL)
+            tf[ph][col] += 1.0f;
+    }
+    unsigned docmask = 0;
+    for (int p = 0; p < np; p++)
+        if (tf[p][2] > 0 && c->spec.group[p] >= 0 && c->spec.group[p] < LP_LEX_MAX_GROUPS)
+            docmask |= 1u << c->spec.group[p];
+    double lennorm[NCOL];
+    for (int col = 0; col < NCOL; col++) {
+        int len = 0;
+        api->xColumnSize(fts, col, &len);
+        lennorm[col] = 1.0 - c->spec.b + c->spec.b * (double)len / c->avglen[col];
+        if (lennorm[col] <= 0)
+            lennorm[col] = 1e-3;
+    }
+    double best[LP_LEX_MAX_GROUPS] = {0};
+    for (int p = 0; p < np; p++) {
+        double t = 0;
+        for (int col = 0; col < NCOL; col++)
+            t += c->spec.w[col] * tf[p][col] / lennorm[col];
+        if (t <= 0)
+            continue;
+        double s = c->idf[p] * t * (c->spec.k1 + 1.0) / (c->spec.k1 + t) * c->spec.weight[p];
+        int g = c->spec.group[p];
+        if (g >= 0 && g < LP_LEX_MAX_GROUPS && s > best[g])
+            best[g] = s;
+    }
+    double total = 0;
+    for (int g = 0; g < LP_LEX_MAX_GROUPS; g++)
+        total += best[g];
+    if (mode == 1) {
+        /* Score and doc coverage in one value (one call per row): the score quantized to
+         * 1e-4 above 16 bits of mask. Exact in a double while score < 2^33 / 1e4. */
+        double q = floor(LP_MIN(total, 1e5) * 1e4);
+        sqlite3_result_double(ctx, q * 65536.0 + (double)docmask);
+        return;
+    }
+    sqlite3_result_double(ctx, total);
+}
+
+int lp_search_rank_register(sqlite3 *db)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(s);
+    rc = sqlite3_finalize(s);
+    if (rc != SQLITE_OK || !api)
+        return rc ? rc : SQLITE_ERROR;
+    return api->xCreateFunction(api, "loupe_rank", NULL, rank_fn, NULL);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Building the lexical query. */
+
+/* Defaults, tuned on the hand-written development tasks (docs/decisions/0003-search-fusion.md). */
+static lp_search_tuning tuning = {
+    .col = {8.0, 4.0, 2.0, 1.0},
+    .k1 = 0.8,
+    .b = 0.75,
+    .w_exact = 1.0,
+    .w_lexical = 1.0,
+    .w_dense = 0.5,
+    .lex = 0.5,
+    .name = 0.2,
+    .qname = 0.05,
+    .path = 0.1,
+    .doc = 0.2,
+    .exact = 0.5,
+    .def = 0.05,
+    .demote_test = 0.5,
+    .demote_text = 0.6,
+    .syn = 1.0,
+    .container = 0.3,
+    .budget = 2000,
+};
+static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
+
+static void tuning_load(void)
+{
+    const char *v = getenv("LOUPE_SEARCH_TUNE");
+    if (!v)
+        return;
+    static const struct {
+        const char *name;
+        size_t off;
+    } fields[] = {
+        {"name_col", offsetof(lp_search_tuning, col[0])},
+        {"crumbs_col", offsetof(lp_search_tuning, col[1])},
+        {"doc_col", offsetof(lp_search_tuning, col[2])},
+        {"body_col", offsetof(lp_search_tuning, col[3])},
+        {"k1", offsetof(lp_search_tuning, k1)},
+        {"b", offsetof(lp_search_tuning, b)},
+        {"w_exact", offsetof(lp_search_tuning, w_exact)},
+        {"w_lexical", offsetof(lp_search_tuning, w_lexical)},
+        {"w_dense", offsetof(lp_search_tuning, w_dense)},
+        {"lex", offsetof(lp_search_tuning, lex)},
+        {"name", offsetof(lp_search_tuning, name)},
+        {"qname", offsetof(lp_search_tuning, qname)},
+        {"path", offsetof(lp_search_tuning, path)},
+        {"doc", offsetof(lp_search_tuning, doc)},
+        {"exact", offsetof(lp_search_tuning, exact)},
+        {"def", offsetof(lp_search_tuning, def)},
+        {"demote_test", offsetof(lp_search_tuning, demote_test)},
+        {"demote_text", offsetof(lp_search_tuning, demote_text)},
+        {"syn", offsetof(lp_search_tuning, syn)},
+        {"container", offsetof(lp_search_tuning, container)},
+        {"budget", offsetof(lp_search_tuning, budget)},
+    };
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        for (size_t i = 0; i < LP_ARRAY_LEN(fields); i++)
+            if (!strcmp(item, fields[i].name))
+                *(double *)((char *)&tuning + fields[i].off) = atof(eq + 1);
+    }
+}
+
+const lp_search_tuning *lp_search_tuning_get(void)
+{
+    pthread_once(&tuning_once, tuning_load);
+    return &tuning;
+}
+
+static const char *const test_words[] = {"test",  "tests", "testing", "unittest", "spec",
+                                         "specs", "mock",  "mocks",   "fixture",  "fixtures"};
+
+typedef struct stem_ctx {
+    lp_buf *out;
+    size_t n;
+    bool all_stop;
+} stem_ctx;
+
+/* Collect the folded, stemmed parts (no WHOLE tokens) of a word, space separated. */
+static int on_part(void *ctx, const lp_text_token *t)
+{
+    stem_ctx *c = ctx;
+    if (t->flags & LP_TEXT_TOK_WHOLE)
+        return 0;
+    lp_str w = {t->text, t->len};
+    if (!lp_text_is_stopword(w))
+        c->all_stop = false;
+    char st[LP_TEXT_TOKEN_MAX + 1];
+    size_t n = lp_text_stem(w, st);
+    if (c->n++)
+        lp_buf_putc(c->out, ' ');
+    lp_buf_append(c->out, st, n);
+    return 0;
+}
+
+static void put_phrase(lp_buf *match, lp_str text)
+{
+    if (match->len)
+        lp_buf_puts(match, " OR ");
+    lp_buf_putc(match, '"');
+    for (size_t i = 0; i < text.len; i++) {
+        if (text.ptr[i] == '"')
+            lp_buf_putc(match, '"');
+        lp_buf_putc(match, text.ptr[i]);
+    }
+    lp_buf_putc(match, '"');
+}
+
+static void add_phrase(lp_lex_query *lq, rank_spec *spec, lp_arena *arena, lp_str text,
+                       int group, float weight)
+{
+    if (lq->nphrases >= MAX_PHRASES)
+        return;
+    put_phrase(&lq->match, text);
+    spec->group[lq->nphrases] = group;
+    spec->weight[lq->nphrases] = weight;
+    lq->phrase_text[lq->nphrases] = lp_arena_strndup(arena, text.ptr, text.len);
+    lq->phrase_group[lq->nphrases] = group;
+    lq->phrase_weight[lq->nphrases] = weight;
+    lq->nphrases++;
+}
+
+void lp_lex_query_keep(lp_lex_query *lq, const bool *keep)
+{
+    rank_spec spec;
+    memcpy(&spec, lq->spec.ptr, sizeof spec);
+    lp_buf_reset(&lq->match);
+    size_t n = 0;
+    for (size_t i = 0; i < lq->nphrases; i++) {
+        if (!keep[i])
+            continue;
+        put_phrase(&lq->match, lp_str_c(lq->phrase_text[i]));
+        lq->phrase_text[n] = lq->phrase_text[i];
+        spec.group[n] = lq->phrase_group[n] = lq->phrase_group[i];
+        spec.weight[n] = lq->phrase_weight[n] = lq->phrase_weight[i];
+        n++;
+    }
+    lq->nphrases = n;
+    spec.nphrases = (int32_t)n;
+    lp_buf_reset(&lq->spec);
+    lp_buf_append(&lq->spec, &spec, sizeof spec);
+}
+
+/* One group for a word or phrase: the literal text and its synonyms (single words only). */
+static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, lp_arena *arena,
+                      lp_str text, bool phrase)
+{
+    if (lq->ngroups >= LP_LEX_MAX_GROUPS)
+        return;
+    lp_buf stems;
+    lp_buf_init(&stems, 64);
+    stem_ctx sc = {&stems, 0, true};
+    lp_text_tokenize(tk, text, on_part, &sc);
+    if (sc.n == 0 || (sc.all_stop && !phrase)) {
+        lp_buf_release(&stems);
+        return;
+    }
+    int g = (int)lq->ngroups++;
+    lq->stems[g] = lp_arena_strndup(arena, stems.ptr, stems.len);
+    lq->syn_stems[g] = "";
+    add_phrase(lq, spec, arena, text, g, 1.0f);
+    if (!phrase && sc.n == 1 && lp_search_tuning_get()->syn > 0) {
+        lp_buf folded;
+        lp_buf_init(&folded, 32);
+        lp_text_fold(text, &folded);
+        lp_code_syn syn[6];
+        size_t ns = lp_code_synonyms(lp_buf_str(&folded), syn, LP_ARRAY_LEN(syn));
+        lp_buf_reset(&stems);
+        for (size_t i = 0; i < ns; i++) {
+            add_phrase(lq, spec, arena, lp_str_c(syn[i].word), g,
+                       syn[i].weight * (float)lp_search_tuning_get()->syn);
+            char st[LP_TEXT_TOKEN_MAX + 1];
+            size_t n = lp_text_stem(lp_str_c(syn[i].word), st);
+            if (i)
+                lp_buf_putc(&stems, ' ');
+            lp_buf_append(&stems, st, n);
+            if (syn[i].weight > lq->syn_weight[g])
+                lq->syn_weight[g] = syn[i].weight;
+        }
+        lq->syn_stems[g] = lp_arena_strndup(arena, stems.ptr, stems.len);
+        lp_buf_release(&folded);
+    }
+    lp_buf_release(&stems);
+}
+
+void lp_lex_query_build(const lp_search_query *q, lp_arena *arena, lp_lex_query *out)
+{
+    memset(out, 0, sizeof *out);
+    lp_buf_init(&out->match, 1024);
+    lp_buf_init(&out->spec, sizeof(rank_spec));
+    rank_spec spec;
+    memset(&spec, 0, sizeof spec);
+    const lp_search_tuning *t = lp_search_tuning_get();
+    spec.k1 = (float)t->k1;
+    spec.b = (float)t->b;
+    for (int c = 0; c < NCOL; c++)
+        spec.w[c] = (float)t->col[c];
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+    /* Phrases first (they are the most specific), then words in order, each once. */
+    for (size_t i = 0; i < q->nphrases; i++)
+        add_group(out, &spec, tk, arena, lp_str_c(q->phrases[i]), true);
+    for (size_t i = 0; i < q->nsyms; i++)
+        add_group(out, &spec, tk, arena, lp_str_c(q->syms[i]), false);
+    for (size_t i = 0; i < q->nwords; i++) {
+        lp_str w = lp_str_c(q->words[i]);
+        bool dup = false;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = lp_str_eq_c(w, q->words[j]);
+        lp_buf f;
+        lp_buf_init(&f, 32);
+        lp_text_fold(w, &f);
+        for (size_t k = 0; k < LP_ARRAY_LEN(test_words); k++)
+            if (lp_str_eq_c(lp_buf_str(&f), test_words[k]))
+                out->about_tests = true;
+        lp_buf_release(&f);
+        if (!dup)
+            add_group(out, &spec, tk, arena, w, false);
+    }
+    lp_text_tokenizer_free(tk);
+    spec.nphrases = (int32_t)out->nphrases;
+    lp_buf_append(&out->spec, &spec, sizeof spec);
+}
+
+void lp_lex_query_release(lp_lex_query *lq)
+{
+    lp_buf_release(&lq->match);
+    lp_buf_release(&lq->spec);
+}

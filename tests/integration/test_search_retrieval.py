@@ -1,0 +1,164 @@
+"""Search behaviour: channels, synonyms, operators, scopes, determinism (src/search)."""
+
+FILES = {
+    "src/users.py": '''class UserStore:
+    """Keeps user records."""
+
+    def load_user(self, user_id):
+        """Read one user record from the database."""
+        return self.db.get(user_id)
+
+    def delete_user(self, user_id):
+        self.db.pop(user_id)
+
+
+def parse_args(argv):
+    """Turn command line words into options."""
+    return argv
+''',
+    "src/session.go": '''package session
+
+// RefreshToken asks the server for a new access token.
+func RefreshToken(old string) string {
+	return old
+}
+
+// Login checks a password.
+func Login(user, pass string) bool { return user != "" }
+
+// Settings holds the knobs of a session.
+type Settings struct {
+	Timeout int
+}
+''',
+    "tests/test_users.py": '''def test_load_user_record():
+    store = UserStore()
+    assert store.load_user(1)
+''',
+    "docs/guide.md": '''# Users
+
+How to load a user record from the store.
+''',
+}
+
+
+def make_repo(ctx):
+    root = ctx.path("repo")
+    for rel, text in FILES.items():
+        ctx.write(rel, text, root=root)
+    ctx.ok("index", root)
+    return root
+
+
+def search(ctx, root, *words, scope=None, limit=10, env=None):
+    args = ["search", "--json", "--limit", str(limit), "--path", root]
+    if scope:
+        args += ["--scope", scope]
+    return ctx.ok(*args, "--", *words, env=env).json()
+
+
+def owners(doc):
+    return [(r["owner"]["file"], r["owner"].get("symbol")) for r in doc["results"]]
+
+
+def test_synonym_query_finds_the_owner(ctx):
+    root = make_repo(ctx)
+    # "fetch" is not in the code; the synonym table maps it to load/get.
+    doc = search(ctx, root, "fetch", "user", "record")
+    assert owners(doc)[0] == ("src/users.py", "load_user"), doc
+    # "configuration" reaches Settings through the config group.
+    doc = search(ctx, root, "session", "configuration")
+    assert ("src/session.go", "Settings") in owners(doc)[:2], doc
+    # A literal word outranks a synonym: "delete" finds delete_user first.
+    doc = search(ctx, root, "delete", "user")
+    assert owners(doc)[0] == ("src/users.py", "delete_user"), doc
+    assert isinstance(doc["timingMs"], (int, float)) and doc["timingMs"] >= 0, doc
+
+
+def test_exact_channel_for_identifiers(ctx):
+    root = make_repo(ctx)
+    doc = search(ctx, root, "RefreshToken")
+    top = doc["results"][0]
+    assert top["owner"]["symbol"] == "RefreshToken" and "exact" in top["channels"], doc
+    # Folded: another naming convention still reaches the symbol through the exact channel.
+    doc = search(ctx, root, "parseArgs")
+    top = doc["results"][0]
+    assert top["owner"]["symbol"] == "parse_args" and "exact" in top["channels"], doc
+    # sym: feeds the exact channel with a qualified name.
+    doc = search(ctx, root, "sym:UserStore.load_user")
+    assert doc["results"][0]["owner"]["symbol"] == "load_user", doc
+    assert doc["results"][0]["channels"][0] == "exact", doc
+
+
+def test_operators_filter(ctx):
+    root = make_repo(ctx)
+    doc = search(ctx, root, "user", "lang:go")
+    assert doc["results"] and all(f.endswith(".go") for f, _ in owners(doc)), doc
+    doc = search(ctx, root, "user", "path:tests")
+    assert doc["results"] and all(f.startswith("tests/") for f, _ in owners(doc)), doc
+    doc = search(ctx, root, "user", "-path:tests", "-path:*.go")
+    assert doc["results"] and all(f == "src/users.py" for f, _ in owners(doc)), doc
+    doc = search(ctx, root, "user", "kind:method")
+    assert {s for _, s in owners(doc)} == {"load_user", "delete_user"}, doc
+    doc = search(ctx, root, "user", "path:src/*.rs")
+    assert doc["results"] == [], doc
+
+
+def test_bad_operators_are_errors(ctx):
+    root = make_repo(ctx)
+    for words, needle in ((["user", "lang:cobol"], "unknown language"),
+                          (["user", "kind:gizmo"], "unknown kind"),
+                          (["user", "file:x.py"], "unknown operator"),
+                          (["user", "path:"], "needs a value"),
+                          (["\"user"], "unterminated quote"),
+                          (["-lang:go", "user"], "only path: can be negated"),
+                          (["lang:go"], "no words")):
+        r = ctx.run("search", "--json", "--path", root, "--", *words)
+        assert r.rc != 0, (words, r)
+        assert needle in r.out + r.err, (words, r)
+
+
+def test_scopes(ctx):
+    root = make_repo(ctx)
+    # runtime (default): implementation first, the test demoted, docs excluded.
+    doc = search(ctx, root, "load", "user", "record")
+    files = [f for f, _ in owners(doc)]
+    assert files[0] == "src/users.py", doc
+    assert "docs/guide.md" not in files, doc
+    assert files.index("tests/test_users.py") > files.index("src/users.py"), doc
+    # A question about tests does not demote them.
+    doc = search(ctx, root, "test", "load", "user", "record")
+    assert owners(doc)[0] == ("tests/test_users.py", "test_load_user_record"), doc
+    doc = search(ctx, root, "load", "user", scope="tests")
+    assert doc["results"] and all(f.startswith("tests/") for f, _ in owners(doc)), doc
+    doc = search(ctx, root, "load", "user", scope="docs")
+    assert doc["results"] and all(f.startswith("docs/") for f, _ in owners(doc)), doc
+    doc = search(ctx, root, "load", "user", "record", scope="mixed")
+    assert "docs/guide.md" in [f for f, _ in owners(doc)], doc
+
+
+def test_one_owner_one_group_and_determinism(ctx):
+    root = make_repo(ctx)
+    first = search(ctx, root, "user", "record", "store", "load", limit=50)
+    keys = [(r["owner"]["file"], r["owner"]["startLine"], r["owner"].get("symbol"))
+            for r in first["results"]]
+    assert len(keys) == len(set(keys)), first
+    scores = [r["score"] for r in first["results"]]
+    assert scores == sorted(scores, reverse=True), first
+    for _ in range(3):
+        again = search(ctx, root, "user", "record", "store", "load", limit=50)
+        assert again["results"] == first["results"], again
+
+
+def test_channel_switches(ctx):
+    root = make_repo(ctx)
+    doc = search(ctx, root, "RefreshToken", env={"LOUPE_SEARCH_CHANNELS": "lexical"})
+    assert all(r["channels"] == ["lexical"] for r in doc["results"]), doc
+    doc = search(ctx, root, "RefreshToken", env={"LOUPE_SEARCH_CHANNELS": "exact"})
+    assert [r["channels"] for r in doc["results"]] == [["exact"]], doc
+    # The dense channel, when asked for, never fails a search.
+    doc = search(ctx, root, "new access token", env={
+        "LOUPE_SEARCH_CHANNELS": "lexical,exact,rerank,dense"})
+    assert doc["results"], doc
+    assert (any("dense" in r["channels"] for r in doc["results"])
+            or any(w.startswith("dense_channel_absent") for w in doc["warnings"])), doc

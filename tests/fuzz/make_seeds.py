@@ -218,6 +218,23 @@ def lang_seeds():
     write("lang", "shebang", bytes([LANGS["text"], 8]) + b"tool\n#!/usr/bin/env node\nf()\n")
 
 
+def query_seeds():
+    paths = b"\0src/net/http/server.go\nvendor/x/y.go\na_test.go\nREADME.md\n\n/abs\n../up\n"
+    for name, q in [
+        ("plain", "how does the server parse headers"),
+        ("operators", 'path:src/** -path:vendor lang:go,py kind:fn,class sym:Server.Serve '
+                      '"exact phrase" parseHeader snake_case SCREAMING_CASE a::b Foo#bar f()'),
+        ("quoted-values", 'path:"my dir/x.go" \u201ccurly quotes\u201d "unterminated'),
+        ("errors", "file:x language:go lang: -lang:go kind:nope lang:klingon"),
+        ("globs", "path:*_test.go path:./net/http path:/abs path:**/x/** path:[a-z]?.go"),
+        ("unicode", "caf\u00e9 \u00fcber.na\u00efve \U0001f600 \u00a0nbsp"),
+        ("empty", ""),
+        ("only-ops", "lang:go path:x"),
+    ]:
+        write("query", name, q.encode("utf-8") + paths)
+    write("query", "invalid-utf8", b"\xff\xfe path:\xc0\xaf \"\xed\xa0\x80\"" + paths)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--loupe", default=os.path.join(ROOT, "build/loupe"))
@@ -229,6 +246,7 @@ def main():
     validate_seeds(tools)
     ignore_seeds()
     lang_seeds()
+    query_seeds()
 
 
 if __name__ == "__main__":

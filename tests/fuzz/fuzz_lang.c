@@ -156,13 +156,16 @@ void lp_fuzz_synthesize(lp_fuzz_emit emit)
           [LP_LANG_MARKDOWN] = {"> ", ""},
           [LP_LANG_RST] = {"  ", ""},
       };
-    const size_t depth = 100000;
+    /* 100k levels of the language's own construct, 20k of each bracket (the replay runs in
+     * make test, so the bracket cases stay shorter). */
+    const size_t own_depth = 100000, common_depth = 20000;
     lp_buf b;
     lp_buf_init(&b, 0);
     for (int l = 0; l < LP_LANG_COUNT; l++) {
         for (size_t k = 0; k <= LP_ARRAY_LEN(common); k++) {
             const char *open = k < LP_ARRAY_LEN(common) ? common[k].open : own[l].open;
             const char *close = k < LP_ARRAY_LEN(common) ? common[k].close : own[l].close;
+            size_t depth = k < LP_ARRAY_LEN(common) ? common_depth : own_depth;
             lp_buf_putc(&b, (char)l);
             lp_buf_putc(&b, 0);
             /* One construct per line, so a grammar with a long-line budget still parses. */

@@ -137,7 +137,8 @@ static void run_queries(query *q, size_t n, bool defaults)
         size_t len = strlen(s[i].path);
         for (size_t j = 0; j < n; j++)
             if (strlen(s[j].path) > len && s[j].path[len] == '/' &&
-                !memcmp(s[j].path, s[i].path, len))
+                !memcmp(s[j].path, s[i].path, len) &&
+                lp_path_is_clean_relative(lp_str_c(s[j].path)))
                 LP_FUZZ_CHECK(lp_ignore_check(ig, s[j].path, s[j].is_dir));
     }
     lp_ignore_free(ig);

@@ -5,6 +5,7 @@
 #   make test       -Werror builds (gcc and clang+ASan/UBSan), unit, integration, MCP tests
 #   make asan       the sanitizer build only (build/asan/loupe)
 #   make tsan       the ThreadSanitizer build (build/tsan/loupe; not part of make test)
+#   make fuzz       libFuzzer runs of tests/fuzz (FUZZ_SECONDS per target, default 300)
 #   make format     clang-format the sources in place
 #   make lint       clang-tidy over the sources
 #   make bench      benchmarks (never part of make test); QUICK=1 for the short run
@@ -184,6 +185,46 @@ $(eval $(call VARIANT_RULES,rel,$(CC),$(REL_CFLAGS),))
 $(eval $(call VARIANT_RULES,asan,$(CLANG),$(ASAN_CFLAGS),$(ASAN_LDFLAGS)))
 $(eval $(call VARIANT_RULES,tsan,$(CLANG),$(TSAN_CFLAGS),-fsanitize=thread))
 
+# ---------------------------------------------------------------------------
+# Fuzzing (tests/fuzz). Each tests/fuzz/fuzz_<name>.c is linked two ways:
+#   build/asan/fuzz-replay-<name>  with tests/fuzz/replay.c, ASan+UBSan, no libFuzzer: replays
+#                                  the committed corpus in `make test` (part of `make asan`);
+#   build/fuzz/fuzz_<name>         with libFuzzer over a coverage-instrumented library
+#                                  (`make fuzz`, never part of make test).
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_CFLAGS  := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer \
+                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+                -DLP_ARENA_DEBUG=1
+FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined
+# libFuzzer's runtime (libclang_rt.fuzzer*.a) comes with libclang-rt-14-dev.
+FUZZ_DEPS_STAMP := $(B)/.deps-apt-fuzz
+$(FUZZ_DEPS_STAMP): $(DEPS_STAMP)
+	@tools/apt-ensure clang libclang-rt-14-dev
+	@touch $@
+
+$(eval $(call VARIANT_RULES,fuzz,$(CLANG),$(FUZZ_CFLAGS),$(FUZZ_LDFLAGS)))
+
+$(B)/asan/obj/fuzz/%.o: tests/fuzz/%.c $(NPM_STAMP) $(asan_FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "CC[asan] $<"
+	@$(CLANG) $(ASAN_CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+$(B)/fuzz/obj/fuzz/%.o: tests/fuzz/%.c $(NPM_STAMP) $(fuzz_FLAGS_STAMP) | $(FUZZ_DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "CC[fuzz] $<"
+	@$(CLANG) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+$(B)/asan/fuzz-replay-%: $(B)/asan/obj/fuzz/fuzz_%.o $(B)/asan/obj/fuzz/replay.o \
+                        $(filter-out $(B)/asan/obj/main.o,$(asan_OBJ)) $(TS_LIB)
+	@echo "LD[asan] $@"
+	@$(CLANG) $(ASAN_CFLAGS) $^ $(ASAN_LDFLAGS) $(LDLIBS_ALL) -o $@
+$(B)/fuzz/fuzz_%: $(B)/fuzz/obj/fuzz/fuzz_%.o $(filter-out $(B)/fuzz/obj/main.o,$(fuzz_OBJ)) \
+                  $(TS_LIB)
+	@echo "LD[fuzz] $@"
+	@$(CLANG) $(FUZZ_CFLAGS) $^ $(FUZZ_LDFLAGS) $(LDLIBS_ALL) -o $@
+-include $(wildcard $(B)/asan/obj/fuzz/*.d $(B)/fuzz/obj/fuzz/*.d)
+.PRECIOUS: $(B)/asan/obj/fuzz/%.o $(B)/fuzz/obj/fuzz/%.o
+
+FUZZ_REPLAY := $(patsubst %,$(B)/asan/fuzz-replay-%,$(FUZZ_TARGETS))
+FUZZ_BINS   := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # Copy then rename: replacing a binary that is running fails with "text file busy".
 $(B)/loupe: $(B)/rel/loupe
 	@cp $< $@.tmp && mv -f $@.tmp $@
@@ -201,7 +242,7 @@ $(B)/loupe-train: $(filter-out %/main.o %/model_blob.o,$(rel_OBJ)) $(TRAIN_OBJ) 
 
 .PHONY: all asan tsan unit
 all: $(B)/loupe
-asan: $(B)/asan/loupe $(B)/asan/unit-tests
+asan: $(B)/asan/loupe $(B)/asan/unit-tests $(FUZZ_REPLAY)
 # ThreadSanitizer build for the concurrent parts (not in `make test`): run the MCP tests with
 # tests/integration/runner.py --loupe build/tsan/loupe -k mcp
 tsan: $(B)/tsan/loupe
@@ -210,7 +251,7 @@ unit: $(B)/rel/unit-tests
 # ---------------------------------------------------------------------------
 # Everyday targets.
 
-.PHONY: run test format lint bench install clean distclean model
+.PHONY: run test format lint bench install clean distclean model fuzz fuzz-build
 run: $(B)/loupe
 	@tools/run-demo $(B)/loupe
 
@@ -218,6 +259,13 @@ test: $(TEST_DEPS_STAMP) $(NPM_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 $(B)/loupe $(B)/rel/unit-tests
 	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 asan
 	@python3 tests/run.py --build $(B)
+
+# Long fuzzing runs (never part of make test): FUZZ_SECONDS per target (default 300),
+# FUZZ_TARGETS="jsonrpc lang" to choose; bench/fuzz.sh reports executions and crashes.
+fuzz-build: $(FUZZ_DEPS_STAMP) $(NPM_STAMP)
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 $(FUZZ_BINS)
+fuzz: fuzz-build
+	@bench/fuzz.sh $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),) $(FUZZ_TARGETS)
 
 format:
 	clang-format -i $(SRC_ALL) $(wildcard src/*/*.h) $(UNIT_SRC) $(wildcard tests/unit/*.h)
@@ -241,7 +289,7 @@ model: $(B)/loupe-train
 	@tools/train/make-model.sh $(B)/loupe-train
 
 clean:
-	rm -rf $(B)/rel $(B)/asan $(B)/tsan $(B)/loupe
+	rm -rf $(B)/rel $(B)/asan $(B)/tsan $(B)/fuzz $(B)/loupe
 
 distclean:
 	rm -rf $(B) $(NM)

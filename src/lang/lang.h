@@ -234,7 +234,9 @@ typedef struct lp_parse_opts {
 
 typedef struct lp_parse_result {
     lp_lang lang;
-    bool partial_parse; /* the tree had syntax errors; symbols are what could be parsed */
+    bool partial_parse; /* the tree had syntax errors; symbols are what could be parsed
+                           (none, and text chunks, for a Scala file whose lines are too
+                           long for its grammar's scanner: see parse.c) */
     lp_symbol *symbols; /* in source order of span.start_byte; a symbol's enclosing symbols
                            precede it (see lp_symbol.parent for by-name parents); symbols
                            nested more than 64 deep are not emitted (their text stays in

@@ -21,10 +21,52 @@ static void opts_resolve(const lp_parse_opts *in, lx_chunk_opts *o)
         o->overlap_lines = o->max_lines / 2;
 }
 
+/*
+ * Long lines and column-tracking scanners. Scala's external scanner asks tree-sitter for
+ * the current column on every token (its indentation rules), and tree-sitter finds a column
+ * by reading the line again from its start: a line of L bytes costs O(L^2) (a single 72 KB
+ * line takes 30 s, 110 KB a minute; other grammars parse it in under a second). For such
+ * grammars the lines longer than LONG_LINE bytes are charged their squared length against
+ * LONG_LINE_BUDGET (one 16 KiB line, or sixteen 4 KiB ones, about a second); past it the
+ * file is not given to tree-sitter and is kept as plain text with partial_parse set, like a
+ * file that does not parse. Hand-written code never comes near; generated code can.
+ */
+#define LONG_LINE ((size_t)4096)
+#define LONG_LINE_BUDGET ((uint64_t)16384 * 16384)
+
+static bool scanner_tracks_columns(lp_lang lang) { return lang == LP_LANG_SCALA; }
+
+static bool too_costly_lines(lp_lang lang, lp_str content)
+{
+    if (!scanner_tracks_columns(lang))
+        return false;
+    uint64_t cost = 0;
+    for (size_t i = 0; i < content.len;) {
+        const char *nl = memchr(content.ptr + i, '\n', content.len - i);
+        size_t end = nl ? (size_t)(nl - content.ptr) : content.len;
+        uint64_t len = end - i;
+        if (len > LONG_LINE) {
+            cost += len * len;
+            if (cost > LONG_LINE_BUDGET)
+                return true;
+        }
+        i = end + 1;
+    }
+    return false;
+}
+
 static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o,
                             bool want_refs, lp_arena *arena, lp_parse_result *out,
                             lp_error *err)
 {
+    if (too_costly_lines(lang, content)) {
+        lp_log(LP_LOG_INFO, "lang.long_lines_as_text", "lang=%s bytes=%zu", lp_lang_name(lang),
+               content.len);
+        lx_chunk_text(content, o, arena, &out->chunks, &out->nchunks);
+        out->symbols = lp_arena_zalloc(arena, sizeof(lp_symbol));
+        out->partial_parse = true;
+        return LP_OK;
+    }
     const lx_lang_rt *rt = lp_lang_rt_get(lang, err);
     if (!rt)
         return err ? err->code : LP_ERROR;

@@ -386,6 +386,48 @@ done:
     lp_lang_thread_release();
 }
 
+/* Scala's scanner costs O(column) per token, so a long line is quadratic (found by
+ * tests/fuzz/fuzz_lang: a 110 KB line took a minute): past the long-line budget the file is
+ * kept as text, partial; a file with one 4 KB line is still parsed. */
+T_TEST(lang_scala_long_lines_kept_as_text)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_parse_result r;
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    lp_buf_puts(&b, "object O {\n  def f(x: Int) = x\n}\n");
+    for (int i = 0; i < 10000; i++)
+        lp_buf_printf(&b, "val a%d = %d; ", i, i);
+    lp_buf_puts(&b, "\n");
+    uint64_t t0 = lp_now_ns();
+    T_CHECK_OK(lp_parse(LP_LANG_SCALA, lp_buf_str(&b), NULL, &a, &r, &err), &err);
+    double secs = (double)(lp_now_ns() - t0) / 1e9;
+    T_CHECK_MSG(secs < 20.0, "parse took %.2fs", secs);
+    T_CHECK(r.partial_parse);
+    T_CHECK_INT(r.nsymbols, 0);
+    T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
+    bool found = false;
+    for (size_t i = 0; i < r.nchunks; i++)
+        found = found || strstr(r.chunks[i].text, "val a9999 = 9999;") != NULL;
+    T_CHECK(found);
+
+    lp_buf_reset(&b);
+    lp_buf_puts(&b, "object O {\n  val s = \"");
+    for (int i = 0; i < 4000; i++)
+        lp_buf_putc(&b, 'x');
+    lp_buf_puts(&b, "\"\n  def f(x: Int) = x\n}\n");
+    T_CHECK_OK(lp_parse(LP_LANG_SCALA, lp_buf_str(&b), NULL, &a, &r, &err), &err);
+    T_CHECK(!r.partial_parse);
+    T_CHECK(r.nsymbols >= 2);
+    T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));
+done:
+    lp_buf_release(&b);
+    lp_arena_release(&a);
+    lp_lang_thread_release();
+}
+
 typedef struct par_job {
     lp_lang lang;
     const char *src;

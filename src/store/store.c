@@ -131,7 +131,12 @@ lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp
     }
     sqlite3_busy_timeout(st->db, 10000);
     sqlite3_extended_result_codes(st->db, 1);
-    if ((rc = lp_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+    /* Only the writer sets WAL (persistent in the file): a reader asking for it while a
+     * create is making the file would need the exclusive lock the writer holds, and one of
+     * the two would get SQLITE_BUSY at once (no busy wait can resolve that). */
+    if ((rc = lp_store_exec(st, mode == LP_STORE_WRITE ? "PRAGMA journal_mode=WAL;" : "", err)))
+        goto done;
+    if ((rc = lp_store_exec(st, "PRAGMA synchronous=NORMAL;"
                                 "PRAGMA temp_store=MEMORY; PRAGMA foreign_keys=OFF;",
                             err)))
         goto done;

@@ -401,10 +401,10 @@ T_TEST(lang_scala_long_lines_kept_as_text)
     for (int i = 0; i < 10000; i++)
         lp_buf_printf(&b, "val a%d = %d; ", i, i);
     lp_buf_puts(&b, "\n");
-    uint64_t t0 = lp_now_ns();
+    uint64_t t0 = t_cpu_ns();
     T_CHECK_OK(lp_parse(LP_LANG_SCALA, lp_buf_str(&b), NULL, &a, &r, &err), &err);
-    double secs = (double)(lp_now_ns() - t0) / 1e9;
-    T_CHECK_MSG(secs < 20.0, "parse took %.2fs", secs);
+    double secs = (double)(t_cpu_ns() - t0) / 1e9;
+    T_CHECK_MSG(secs < 60.0, "parse took (CPU) %.2fs", secs);
     T_CHECK(r.partial_parse);
     T_CHECK_INT(r.nsymbols, 0);
     T_CHECK(check_result(t, lp_buf_str(&b), &r, NULL));

@@ -271,6 +271,10 @@ class Loupe:
             self.env["LOUPE_SEARCH_CHANNELS"] = channels
         else:
             self.env.pop("LOUPE_SEARCH_CHANNELS", None)
+        # The dense channel needs vectors, which builds store only with LOUPE_DENSE=1 (the
+        # fingerprint records it: switching reindexes; give such runs their own --home).
+        if channels and "dense" in channels.split(","):
+            self.env["LOUPE_DENSE"] = "1"
 
     def run(self, args, timeout=3600):
         return subprocess.run([self.binary] + args, capture_output=True, text=True,

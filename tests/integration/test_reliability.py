@@ -349,12 +349,13 @@ def test_parser_out_of_memory_exits_cleanly(ctx):
     root = ctx.path("repo")
     ctx.write("big.py", "def fn_0(a, b):\n    return a + b\n", root=root)
     ctx.ok("index", root)
-    before = ctx.ok("search", "fn_0", "--path", root, "--json").json()
     # 20,000 functions: tree-sitter's tree needs more than the cap leaves (about 84 MiB RSS
     # uncapped); tree-sitter allocates through lp_xmalloc, so this is a clean exit 9, not
     # tree-sitter's abort()
     ctx.write("big.py", "".join(f"def fn_{i}(a, b):\n    return a + b * {i}\n"
                                 for i in range(20000)), root=root)
+    # taken after the edit: answers say when a file changed on disk since the publication
+    before = ctx.ok("search", "fn_0", "--path", root, "--json").json()
     rc, out, err = _run_limited(ctx, resource.RLIMIT_AS, 96 << 20, "sync", root, "--threads", "1")
     assert rc == 9, (rc, err[-600:])
     assert "out of memory" in err and "previous publication stays current" in err, err

@@ -136,8 +136,10 @@ static bool gtest(lx_ctx *cx, TSNode def, lx_sym *s)
         !lp_str_eq_c(s->name, "TEST_P") && !lp_str_eq_c(s->name, "TYPED_TEST"))
         return false;
     TSNode decl = ts_node_child_by_field_name(def, "declarator", 10);
+    if (ts_node_is_null(decl))
+        return false; /* a damaged definition (fuzz finding: a NULL node crashed here) */
     TSNode params = ts_node_child_by_field_name(decl, "parameters", 10);
-    if (ts_node_named_child_count(params) != 2)
+    if (ts_node_is_null(params) || ts_node_named_child_count(params) != 2)
         return false;
     s->qualifier = lp_str_trim(lx_text(cx, ts_node_named_child(params, 0)));
     s->name = lp_str_trim(lx_text(cx, ts_node_named_child(params, 1)));

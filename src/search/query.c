@@ -212,7 +212,10 @@ static lp_str lower_copy(lp_str s, char out[LP_QUERY_MAX_VALUE + 1])
     return (lp_str){out, n};
 }
 
-static bool add_langs(parse_state *ps, lp_str value)
+/* A comma list of names into dst, each through lookup (which returns `invalid` for an
+ * unknown name); an unknown one fails with "unknown WHAT 'x' in OP; use VALID". */
+static bool add_list(parse_state *ps, lp_str value, int (*lookup)(lp_str), int invalid,
+                     int_vec *dst, const char *what, const char *op, const char *valid)
 {
     size_t i = 0;
     while (i <= value.len) {
@@ -222,20 +225,26 @@ static bool add_langs(parse_state *ps, lp_str value)
         lp_str item = lp_str_trim(lp_str_sub(value, i, j));
         if (item.len) {
             char low[LP_QUERY_MAX_VALUE + 1];
-            lp_lang l = lp_lang_from_name(lower_copy(item, low));
-            if (l == LP_LANG_COUNT) {
-                lp_error_set(ps->err, LP_EINVAL,
-                             "unknown language '%.*s' in lang:; use python, javascript, "
-                             "typescript, tsx, go, rust, java, c, cpp, c-sharp, scala, "
-                             "markdown, rst or text",
-                             (int)LP_MIN(item.len, (size_t)40), item.ptr);
+            int x = lookup(lower_copy(item, low));
+            if (x == invalid) {
+                lp_error_set(ps->err, LP_EINVAL, "unknown %s '%.*s' in %s; use %s", what,
+                             (int)LP_MIN(item.len, (size_t)40), item.ptr, op, valid);
                 return false;
             }
-            push_unique_int(&ps->langs, (int)l);
+            push_unique_int(dst, x);
         }
         i = j + 1;
     }
     return true;
+}
+
+static int lang_lookup(lp_str name) { return (int)lp_lang_from_name(name); }
+
+static bool add_langs(parse_state *ps, lp_str value)
+{
+    return add_list(ps, value, lang_lookup, (int)LP_LANG_COUNT, &ps->langs, "language", "lang:",
+                    "python, javascript, typescript, tsx, go, rust, java, c, cpp, c-sharp, "
+                    "scala, markdown, rst or text");
 }
 
 static lp_symkind kind_alias(lp_str k)
@@ -259,30 +268,13 @@ static lp_symkind kind_alias(lp_str k)
     return LP_SYM_KIND_COUNT;
 }
 
+static int kind_lookup(lp_str name) { return (int)kind_alias(name); }
+
 static bool add_kinds(parse_state *ps, lp_str value)
 {
-    size_t i = 0;
-    while (i <= value.len) {
-        size_t j = lp_str_find_char(value, ',', i);
-        if (j == SIZE_MAX)
-            j = value.len;
-        lp_str item = lp_str_trim(lp_str_sub(value, i, j));
-        if (item.len) {
-            char low[LP_QUERY_MAX_VALUE + 1];
-            lp_symkind k = kind_alias(lower_copy(item, low));
-            if (k == LP_SYM_KIND_COUNT) {
-                lp_error_set(ps->err, LP_EINVAL,
-                             "unknown kind '%.*s' in kind:; use function, method, class, "
-                             "struct, interface, trait, enum, constant, variable, field, "
-                             "property, macro, type_alias, module or section",
-                             (int)LP_MIN(item.len, (size_t)40), item.ptr);
-                return false;
-            }
-            push_unique_int(&ps->kinds, (int)k);
-        }
-        i = j + 1;
-    }
-    return true;
+    return add_list(ps, value, kind_lookup, (int)LP_SYM_KIND_COUNT, &ps->kinds, "kind", "kind:",
+                    "function, method, class, struct, interface, trait, enum, constant, "
+                    "variable, field, property, macro, type_alias, module or section");
 }
 
 /* Drop leading "/" and "./" and a trailing '/'. */

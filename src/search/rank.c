@@ -159,16 +159,10 @@ static void rank_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
 
 int lp_search_rank_register(sqlite3 *db)
 {
-    fts5_api *api = NULL;
-    sqlite3_stmt *s = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &s, NULL);
+    fts5_api *api;
+    int rc = lp_text_fts5_api(db, &api);
     if (rc != SQLITE_OK)
         return rc;
-    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
-    sqlite3_step(s);
-    rc = sqlite3_finalize(s);
-    if (rc != SQLITE_OK || !api)
-        return rc ? rc : SQLITE_ERROR;
     return api->xCreateFunction(api, "loupe_rank", NULL, rank_fn, NULL);
 }
 

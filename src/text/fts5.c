@@ -76,10 +76,11 @@ static int x_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text, 
                             &c);
 }
 
-int lp_text_fts5_register(sqlite3 *db)
+int lp_text_fts5_api(sqlite3 *db, fts5_api **out)
 {
     fts5_api *api = NULL;
     sqlite3_stmt *s = NULL;
+    *out = NULL;
     int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &s, NULL);
     if (rc != SQLITE_OK)
         return rc;
@@ -88,6 +89,16 @@ int lp_text_fts5_register(sqlite3 *db)
     rc = sqlite3_finalize(s);
     if (rc != SQLITE_OK || !api)
         return rc ? rc : SQLITE_ERROR;
+    *out = api;
+    return SQLITE_OK;
+}
+
+int lp_text_fts5_register(sqlite3 *db)
+{
+    fts5_api *api;
+    int rc = lp_text_fts5_api(db, &api);
+    if (rc != SQLITE_OK)
+        return rc;
     static fts5_tokenizer tok = {x_create, x_delete, x_tokenize};
     return api->xCreateTokenizer(api, "loupe", NULL, &tok, NULL);
 }

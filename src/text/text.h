@@ -168,6 +168,10 @@ size_t lp_text_trigrams(lp_str term, uint32_t *out, size_t cap);
  * before touching an FTS5 table that uses it). Options: tokenize='loupe' or 'loupe stem'
  * (stemmed forms colocated with the literal ones). Returns an SQLite result code. */
 struct sqlite3;
+struct fts5_api;
 int lp_text_fts5_register(struct sqlite3 *db);
+/* The FTS5 extension API of db (borrowed, lives as long as db) into *out: SQLITE_OK, else the
+ * SQLite error code and *out = NULL. For registering FTS5 functions and tokenizers. */
+int lp_text_fts5_api(struct sqlite3 *db, struct fts5_api **out);
 
 #endif

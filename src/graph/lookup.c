@@ -59,13 +59,9 @@ bool gl_kind_ok(int kind, int want)
     return false;
 }
 
-/* Symbols named `name` in one file: the slice of the name's list for that file. */
-void gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out)
+/* The index of the first entry of `file` in a name's list l[0..n) (sorted by file), or n. */
+static size_t first_of_file(const gpair *l, size_t n, uint32_t file)
 {
-    const gpair *l = NULL;
-    size_t n = 0;
-    if (gv_lookup(rc->v, name, strlen(name), &l, &n, NULL) || !n)
-        return;
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -74,7 +70,17 @@ void gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out)
         else
             hi = mid;
     }
-    for (size_t i = lo; i < n && l[i].file == file; i++)
+    return lo;
+}
+
+/* Symbols named `name` in one file: the slice of the name's list for that file. */
+void gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out)
+{
+    const gpair *l = NULL;
+    size_t n = 0;
+    if (gv_lookup(rc->v, name, strlen(name), &l, &n, NULL) || !n)
+        return;
+    for (size_t i = first_of_file(l, n, file); i < n && l[i].file == file; i++)
         lp_vec_push(out, l[i]);
 }
 
@@ -1012,15 +1018,7 @@ static void go_package_named(rctx *rc, const char *name, int want, cset *out)
         uint32_t file = pk.items[k];
         if (file == rc->file)
             continue;
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (l[mid].file < file)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (size_t i = lo; i < n && l[i].file == file; i++)
+        for (size_t i = first_of_file(l, n, file); i < n && l[i].file == file; i++)
             go_package_top_level(rc, l[i], want, out);
     }
     lp_vec_free(&pk);

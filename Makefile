@@ -36,7 +36,7 @@ NM      := node_modules
 # ---------------------------------------------------------------------------
 # Dependencies: Debian packages and pinned npm sources.
 
-APT_BUILD := gcc make pkg-config git libsqlite3-dev libjansson-dev \
+APT_BUILD := gcc binutils make pkg-config git libsqlite3-dev libjansson-dev \
              libxxhash-dev libgit2-dev libutf8proc-dev libzstd-dev libcurl4-openssl-dev
 APT_TEST  := clang libclang-rt-14-dev python3 sqlite3
 
@@ -101,8 +101,15 @@ $(TS_LIB): $(TS_OBJS)
 # loupe itself.
 
 PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc libzstd libcurl
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SONAME_DEFS)
+# libgit2 and libcurl are compiled against but opened with dlopen on first use (core.h,
+# lp_dynlib_load): linked, their dependency trees cost every command ~40 mapped libraries.
+PKGS_LINKED := sqlite3 jansson libxxhash libutf8proc libzstd
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS_LINKED) 2>/dev/null)
+soname_of = $(shell objdump -p $$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(2) 2>/dev/null | \
+              awk '/SONAME/ {print $$2}')
+SONAME_DEFS = -DLP_SONAME_GIT2='"$(call soname_of,libgit2,libgit2.so)"' \
+              -DLP_SONAME_CURL='"$(call soname_of,libcurl,libcurl.so)"'
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla -Wno-unused-parameter

@@ -296,4 +296,17 @@ lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_err
 /* mkdir -p with mode 0700 for created folders. */
 lp_status lp_mkdir_p(const char *path, lp_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * Optional shared libraries, loaded on first use (libgit2 for `changes`, libcurl for a
+ * remote embedding provider): linking them would make the dynamic loader map about forty
+ * libraries at every start of every command.
+ *
+ * Tries each name of `sonames` (NULL-terminated) with dlopen, then resolves symbols[0..n)
+ * into fns[0..n) (cast each to its real type). On failure nothing is kept open and err says
+ * which library `needed_by` needs and which Debian `package` provides it (LP_EUNSUPPORTED).
+ * Not synchronized: callers load once (pthread_once) and keep the result. */
+typedef void (*lp_dynfn)(void);
+lp_status lp_dynlib_load(const char *const *sonames, const char *const *symbols, lp_dynfn *fns,
+                         size_t n, const char *needed_by, const char *package, lp_error *err);
+
 #endif

@@ -19,6 +19,8 @@
  */
 #include "embed/embed_int.h"
 
+/* Calls go through function pointers, so curl's type-checking macros must not wrap them. */
+#define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
@@ -35,6 +37,49 @@ struct lp_embed_remote {
     long timeout_ms;
     char identity[LP_EMBED_IDENTITY_MAX + 32];
 };
+
+/* libcurl is opened when a remote provider is configured (core.h, lp_dynlib_load), not
+ * linked: its dependency tree would be mapped at every start of every command. */
+#ifndef LP_SONAME_CURL
+#define LP_SONAME_CURL "libcurl.so"
+#endif
+#define CURL_FNS(X) \
+    X(curl_easy_cleanup) \
+    X(curl_easy_getinfo) \
+    X(curl_easy_init) \
+    X(curl_easy_perform) \
+    X(curl_easy_setopt) \
+    X(curl_easy_strerror) \
+    X(curl_global_init) \
+    X(curl_slist_append) \
+    X(curl_slist_free_all)
+
+static struct {
+#define X(fn) __typeof__(fn) *fn;
+    CURL_FNS(X)
+#undef X
+} C;
+
+static lp_status curl_load(lp_error *err)
+{
+    static const char *const sonames[] = {LP_SONAME_CURL, "libcurl.so.4", "libcurl.so", NULL};
+    static const char *const names[] = {
+#define X(fn) #fn,
+        CURL_FNS(X)
+#undef X
+    };
+    lp_dynfn f[LP_ARRAY_LEN(names)];
+    lp_status rc = lp_dynlib_load(sonames, names, f, LP_ARRAY_LEN(names),
+                                  "the remote embedding provider (LOUPE_EMBED_URL)",
+                                  "libcurl4", err);
+    if (rc)
+        return rc;
+    size_t i = 0;
+#define X(fn) C.fn = (__typeof__(C.fn))f[i++];
+    CURL_FNS(X)
+#undef X
+    return LP_OK;
+}
 
 static pthread_once_t remote_once = PTHREAD_ONCE_INIT;
 static lp_embed_remote *remote_cfg;
@@ -59,7 +104,9 @@ static void remote_load(void)
     const char *t = getenv("LOUPE_EMBED_TIMEOUT_MS");
     if (t && (!lp_parse_u64(lp_str_c(t), &to) || to == 0 || to > 600000))
         to = 15000;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (curl_load(&remote_err))
+        return;
+    C.curl_global_init(CURL_GLOBAL_DEFAULT);
     lp_embed_remote *r = lp_xcalloc(1, sizeof *r);
     r->url = lp_xstrdup(url);
     r->model = lp_xstrdup(model);
@@ -143,36 +190,36 @@ lp_status lp_embed_remote_batch(const lp_embed_remote *r, const lp_str *texts, s
         json_t *req = json_pack("{s:s,s:o}", "model", r->model, "input", input);
         char *payload = json_dumps(req, JSON_COMPACT);
         json_decref(req);
-        CURL *c = curl_easy_init();
-        struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+        CURL *c = C.curl_easy_init();
+        struct curl_slist *h = C.curl_slist_append(NULL, "Content-Type: application/json");
         if (r->key) {
             lp_buf_reset(&hdr);
             lp_buf_printf(&hdr, "Authorization: Bearer %s", r->key);
-            h = curl_slist_append(h, hdr.ptr);
+            h = C.curl_slist_append(h, hdr.ptr);
         }
         lp_buf_reset(&body);
         char cerr[CURL_ERROR_SIZE] = "";
-        curl_easy_setopt(c, CURLOPT_URL, r->url);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, to);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, LP_MIN(to, 5000L));
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-        CURLcode cc = curl_easy_perform(c);
+        C.curl_easy_setopt(c, CURLOPT_URL, r->url);
+        C.curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        C.curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
+        C.curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+        C.curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+        C.curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, to);
+        C.curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, LP_MIN(to, 5000L));
+        C.curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        C.curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+        C.curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+        CURLcode cc = C.curl_easy_perform(c);
         long status = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-        curl_slist_free_all(h);
-        curl_easy_cleanup(c);
+        C.curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        C.curl_slist_free_all(h);
+        C.curl_easy_cleanup(c);
         free(payload);
         if (cc != CURLE_OK) {
             rc = lp_error_set(err, LP_EIO, "embedding provider %s: %s", r->url,
                               cc == CURLE_OPERATION_TIMEDOUT ? "timed out"
                               : cerr[0]                      ? cerr
-                                                             : curl_easy_strerror(cc));
+                                                             : C.curl_easy_strerror(cc));
             break;
         }
         if (status != 200) {

@@ -12,6 +12,65 @@
 #include "graph/graph_int.h"
 
 #include <git2.h>
+#include <pthread.h>
+
+/* libgit2 is opened on the first detect_changes (core.h, lp_dynlib_load), not linked: its
+ * dependency tree is most of the libraries the loader would map at every start. */
+#ifndef LP_SONAME_GIT2
+#define LP_SONAME_GIT2 "libgit2.so"
+#endif
+#define GIT_FNS(X) \
+    X(git_blob_free) \
+    X(git_blob_lookup) \
+    X(git_blob_rawcontent) \
+    X(git_blob_rawsize) \
+    X(git_diff_find_options_init) \
+    X(git_diff_find_similar) \
+    X(git_diff_foreach) \
+    X(git_diff_free) \
+    X(git_diff_options_init) \
+    X(git_diff_tree_to_workdir_with_index) \
+    X(git_error_last) \
+    X(git_libgit2_init) \
+    X(git_libgit2_shutdown) \
+    X(git_object_free) \
+    X(git_object_id) \
+    X(git_object_peel) \
+    X(git_oid_tostr) \
+    X(git_repository_free) \
+    X(git_repository_is_bare) \
+    X(git_repository_open_ext) \
+    X(git_repository_workdir) \
+    X(git_revparse_single)
+
+static struct {
+#define X(fn) __typeof__(fn) *fn;
+    GIT_FNS(X)
+#undef X
+} G;
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+static lp_status git_rc;
+static lp_error git_err;
+
+static void git_load(void)
+{
+    static const char *const sonames[] = {LP_SONAME_GIT2, "libgit2.so", NULL};
+    static const char *const names[] = {
+#define X(fn) #fn,
+        GIT_FNS(X)
+#undef X
+    };
+    lp_dynfn f[LP_ARRAY_LEN(names)];
+    git_rc = lp_dynlib_load(sonames, names, f, LP_ARRAY_LEN(names),
+                            "detect_changes (loupe changes)", "libgit2-1.5", &git_err);
+    if (git_rc)
+        return;
+    size_t i = 0;
+#define X(fn) G.fn = (__typeof__(G.fn))f[i++];
+    GIT_FNS(X)
+#undef X
+}
 
 typedef struct hunk {
     int old_start, old_lines, new_start, new_lines;
@@ -110,7 +169,7 @@ static const char *status_name(git_delta_t s)
 
 static lp_status git_fail(lp_error *err, const char *what)
 {
-    const git_error *e = git_error_last();
+    const git_error *e = G.git_error_last();
     return lp_error_set(err, LP_ERROR, "%s: %s", what, e && e->message ? e->message : "git error");
 }
 
@@ -174,7 +233,13 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     int max_depth = (int)gq_arg_int(call->args, "maxDepth", 3, 1, 3);
     size_t max_callers = (size_t)gq_arg_int(call->args, "maxCallers", 200, 1, 5000);
     size_t max_files = (size_t)gq_arg_int(call->args, "maxFiles", 500, 1, 10000);
-    git_libgit2_init();
+    pthread_once(&git_once, git_load);
+    if (git_rc) {
+        if (err)
+            *err = git_err;
+        return git_rc;
+    }
+    G.git_libgit2_init();
     git_repository *repo = NULL;
     git_object *obj = NULL, *treeobj = NULL;
     git_diff *diff = NULL;
@@ -192,18 +257,18 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     LP_VEC(cnode) nodes = {0};
     lp_status rc = LP_OK;
     const char *root = lp_store_root(st);
-    if (git_repository_open_ext(&repo, root, 0, NULL) != 0) {
+    if (G.git_repository_open_ext(&repo, root, 0, NULL) != 0) {
         rc = lp_error_set(err, LP_EUNSUPPORTED,
                           "%s is not inside a git repository: detect_changes needs git history; "
                           "use find_references or call_graph on the symbols you edited",
                           root);
         goto done;
     }
-    if (git_repository_is_bare(repo)) {
+    if (G.git_repository_is_bare(repo)) {
         rc = lp_error_set(err, LP_EUNSUPPORTED, "the repository of %s is bare (no work tree)", root);
         goto done;
     }
-    if ((rc = lp_path_real(git_repository_workdir(repo), &work, err)))
+    if ((rc = lp_path_real(G.git_repository_workdir(repo), &work, err)))
         goto done;
     lp_str rel;
     if (!lp_path_under(lp_buf_str(&work), lp_str_c(root), &rel)) {
@@ -217,34 +282,34 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
         lp_buf_putc(&prefix, '/');
     }
     d.prefix = prefix.ptr;
-    if (git_revparse_single(&obj, repo, base) != 0) {
+    if (G.git_revparse_single(&obj, repo, base) != 0) {
         rc = lp_error_set(err, LP_EINVAL,
                           "baseRef '%s' names no commit in %s (%s); use a branch, tag or commit "
                           "that exists, or HEAD",
-                          base, work.ptr, git_error_last() ? git_error_last()->message : "");
+                          base, work.ptr, G.git_error_last() ? G.git_error_last()->message : "");
         goto done;
     }
-    if (git_object_peel(&treeobj, obj, GIT_OBJECT_TREE) != 0) {
+    if (G.git_object_peel(&treeobj, obj, GIT_OBJECT_TREE) != 0) {
         rc = git_fail(err, "reading the base tree");
         goto done;
     }
     git_diff_options opts;
-    git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+    G.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
     opts.context_lines = 0;
     char *pathspec = prefix.len ? prefix.ptr : NULL;
     if (pathspec) {
         opts.pathspec.strings = &pathspec;
         opts.pathspec.count = 1;
     }
-    if (git_diff_tree_to_workdir_with_index(&diff, repo, (git_tree *)treeobj, &opts) != 0) {
+    if (G.git_diff_tree_to_workdir_with_index(&diff, repo, (git_tree *)treeobj, &opts) != 0) {
         rc = git_fail(err, "computing the diff");
         goto done;
     }
     git_diff_find_options fo;
-    git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
+    G.git_diff_find_options_init(&fo, GIT_DIFF_FIND_OPTIONS_VERSION);
     fo.flags = GIT_DIFF_FIND_RENAMES;
-    git_diff_find_similar(diff, &fo);
-    if (git_diff_foreach(diff, on_file, NULL, on_hunk, NULL, &d) != 0) {
+    G.git_diff_find_similar(diff, &fo);
+    if (G.git_diff_foreach(diff, on_file, NULL, on_hunk, NULL, &d) != 0) {
         rc = git_fail(err, "reading the diff");
         goto done;
     }
@@ -325,8 +390,8 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
         /* deleted symbols: in the base version, absent from the publication */
         if (f->old_path && f->status != GIT_DELTA_ADDED) {
             git_blob *blob = NULL;
-            if (git_blob_lookup(&blob, repo, &f->old_id) == 0) {
-                lp_str content = {git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob)};
+            if (G.git_blob_lookup(&blob, repo, &f->old_id) == 0) {
+                lp_str content = {G.git_blob_rawcontent(blob), (size_t)G.git_blob_rawsize(blob)};
                 lp_lang lang = lp_lang_detect(lp_str_c(f->old_path),
                                               lp_str_sub(content, 0, LP_MIN(content.len, (size_t)4096)));
                 lp_arena pa;
@@ -353,7 +418,7 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                     }
                 }
                 lp_arena_release(&pa);
-                git_blob_free(blob);
+                G.git_blob_free(blob);
             }
         }
         lp_vec_free(&syms);
@@ -450,7 +515,7 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
         sqlite3_reset(s);
     }
     char oid[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(oid, sizeof oid, git_object_id(obj));
+    G.git_oid_tostr(oid, sizeof oid, G.git_object_id(obj));
     json_object_set_new(res, "baseRef", json_string(base));
     json_object_set_new(res, "baseCommit", json_string(oid));
     json_object_set_new(
@@ -485,11 +550,11 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
 done:
     lp_vec_free(&nodes);
     dctx_free(&d);
-    git_diff_free(diff);
-    git_object_free(treeobj);
-    git_object_free(obj);
-    git_repository_free(repo);
-    git_libgit2_shutdown();
+    G.git_diff_free(diff);
+    G.git_object_free(treeobj);
+    G.git_object_free(obj);
+    G.git_repository_free(repo);
+    G.git_libgit2_shutdown();
     lp_buf_release(&work);
     lp_buf_release(&prefix);
     lp_buf_release(&disk);

@@ -171,3 +171,27 @@ done:
     lp_buf_release(&path);
     lp_buf_release(&got);
 }
+
+T_TEST(core_dynlib_load)
+{
+    (void)t;
+    lp_error e = {0};
+    /* a real library and symbol: the pointer is the same function the linker gave us */
+    static const char *const libc[] = {"", "libc.so.6", NULL};
+    static const char *const names[] = {"strlen"};
+    lp_dynfn f[1] = {0};
+    T_CHECK_OK(lp_dynlib_load(libc, names, f, 1, "the test", "libc6", &e), &e);
+    size_t (*my_strlen)(const char *) = (size_t(*)(const char *))f[0];
+    T_CHECK_INT((int)my_strlen("loupe"), 5);
+    /* a library that is not installed: unsupported, naming what needs it and the package */
+    static const char *const missing[] = {"libloupe-missing.so.9", NULL};
+    T_CHECK_INT(lp_dynlib_load(missing, names, f, 1, "the test", "loupe-missing", &e),
+                LP_EUNSUPPORTED);
+    T_CHECK(strstr(e.msg, "libloupe-missing.so.9") && strstr(e.msg, "the test") &&
+            strstr(e.msg, "install the Debian package loupe-missing"));
+    /* a library without the symbol */
+    static const char *const absent[] = {"loupe_no_such_function"};
+    T_CHECK_INT(lp_dynlib_load(libc, absent, f, 1, "the test", "libc6", &e), LP_EUNSUPPORTED);
+    T_CHECK(strstr(e.msg, "loupe_no_such_function") != NULL);
+done:;
+}

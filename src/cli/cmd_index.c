@@ -51,7 +51,7 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
         if (r->skip_counts[i])
             json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)i),
                                 json_integer((json_int_t)r->skip_counts[i]));
-    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
                      " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I}}",
                      "root", root, "operation", lp_index_op_name(op), "publicationId",
                      (json_int_t)r->publication_id, "published", r->published, "partial",
@@ -59,7 +59,7 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
                      (json_int_t)r->added, "changed", (json_int_t)r->changed, "deleted",
                      (json_int_t)r->deleted, "unchanged", (json_int_t)r->unchanged, "touched",
                      (json_int_t)r->touched, "parsed", (json_int_t)r->parsed, "reused",
-                     (json_int_t)r->reused, "symbols", (json_int_t)r->symbols, "chunks",
+                     (json_int_t)r->reused, "read", (json_int_t)r->files_read, "symbols", (json_int_t)r->symbols, "chunks",
                      (json_int_t)r->chunks, "bytes", (json_int_t)r->bytes_total, "bytesRead",
                      (json_int_t)r->bytes_read, "merkleRoot", merkle, "skipped", skips,
                      "timingMs", "scan", (json_int_t)r->ms_scan, "total",

@@ -293,6 +293,9 @@ bool lp_parse_u64(lp_str s, uint64_t *out);
 lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err);
 /* Write a file atomically: temp file in the same folder, fsync, rename. */
 lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_error *err);
+/* The same without fsync: readers see the old or the new bytes, never a torn file, but a
+ * crash may lose the update. For notes such as a writer's progress, rewritten often. */
+lp_status lp_write_file_replace(const char *path, const void *p, size_t n, lp_error *err);
 /* mkdir -p with mode 0700 for created folders. */
 lp_status lp_mkdir_p(const char *path, lp_error *err);
 

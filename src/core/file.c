@@ -41,7 +41,8 @@ lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error
     return rc;
 }
 
-lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_error *err)
+static lp_status write_replace(const char *path, const void *p, size_t n, bool durable,
+                               lp_error *err)
 {
     lp_buf tmp;
     lp_buf_init(&tmp, LP_PATH_MAX + 64);
@@ -65,7 +66,7 @@ lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_err
         c += w;
         left -= (size_t)w;
     }
-    if (!rc && fsync(fd) != 0)
+    if (!rc && durable && fsync(fd) != 0)
         rc = lp_error_set(err, LP_EIO, "cannot sync %s: %s", tmp.ptr, strerror(errno));
     close(fd);
     if (!rc && rename(tmp.ptr, path) != 0)
@@ -75,6 +76,16 @@ lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_err
 done:
     lp_buf_release(&tmp);
     return rc;
+}
+
+lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_error *err)
+{
+    return write_replace(path, p, n, true, err);
+}
+
+lp_status lp_write_file_replace(const char *path, const void *p, size_t n, lp_error *err)
+{
+    return write_replace(path, p, n, false, err);
 }
 
 lp_status lp_mkdir_p(const char *path, lp_error *err)

@@ -332,8 +332,8 @@ void gl_by_qname(rctx *rc, const char *qname, int want, cset *out)
     for (size_t i = 0; i < n; i++) {
         if (!gl_same_family(rc->v->files[l[i].file].lang, rc->lang))
             continue;
-        const gsym *s = gl_sym_of(rc, l[i]);
-        if (s && !strcmp(s->qname, qname) && gl_kind_ok(s->kind, want))
+        int kind = 0;
+        if (gv_sym_qname_is(rc->v, l[i], qname, &kind) && gl_kind_ok(kind, want))
             lp_vec_push(out, l[i]);
     }
 }

@@ -490,6 +490,32 @@ const gsym *gv_sym(gview *v, gpair p)
     return &b->syms[p.ord];
 }
 
+bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
+{
+    gfile *f = &v->files[p.file];
+    if (f->blob >= 0) {
+        const gsym *s = gv_sym(v, p);
+        if (s)
+            *kind = s->kind;
+        return s && !strcmp(s->qname, qname);
+    }
+    sqlite3_stmt *s;
+    if (p.ord < 0 ||
+        lp_store_prepare(v->st, "SELECT qname, kind FROM symbols WHERE bid = ?1 AND ord = ?2",
+                         &s, NULL))
+        return false;
+    sqlite3_bind_int64(s, 1, f->bid);
+    sqlite3_bind_int(s, 2, p.ord);
+    bool same = false;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const char *q = (const char *)sqlite3_column_text(s, 0);
+        same = q && !strcmp(q, qname);
+        *kind = sqlite3_column_int(s, 1);
+    }
+    sqlite3_reset(s);
+    return same;
+}
+
 bool gv_is_type_kind(int k)
 {
     switch (k) {

@@ -296,6 +296,15 @@ static void stop_workers(build *b)
 
 /* ---------------------------------------------------------------------------------------
  * The writer side. */
+
+/* A skip as stored. A file skipped for its content (binary) keeps its stat data, so the
+ * next sync trusts the reason without reading the file again while the stat agrees. */
+typedef struct skip_rec {
+    const char *path;
+    lp_skip_reason reason;
+    const lp_scan_entry *stat; /* NULL when the reason was decided without reading */
+} skip_rec;
+
 typedef struct writer {
     lp_store *st;
     const lp_index_opts *opts;
@@ -303,7 +312,7 @@ typedef struct writer {
     lp_lease *lease;
     blob_map fresh; /* blobs inserted by this build */
     LP_VEC(int64_t) maybe_orphans;
-    LP_VEC(lp_scan_skip) skips;
+    LP_VEC(skip_rec) skips;
     LP_VEC(lp_graph_change) changes; /* files added, changed or deleted (for the graph) */
     lp_hash128 *final_hash; /* per scan entry; zero = not in the publication */
     bool *in_pub;
@@ -373,8 +382,10 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     const work_item *it = &b->items[r->item];
     const lp_scan_entry *e = it->entry;
     lp_index_report *rep = w->rep;
+    rep->files_read++;
     if (r->kind == RES_SKIP) {
-        lp_vec_push(&w->skips, ((lp_scan_skip){e->path, r->skip}));
+        lp_vec_push(&w->skips,
+                    ((skip_rec){e->path, r->skip, r->skip == LP_SKIP_BINARY ? e : NULL}));
         rep->skip_counts[r->skip]++;
         if (it->stored) {
             rep->deleted++;
@@ -447,20 +458,37 @@ static lp_status collect_orphans(writer *w, lp_error *err)
     return rc;
 }
 
-static lp_status skipped_changed(writer *w, bool *changed, lp_error *err)
+/* The stat columns of a stored skip agree with rec (NULL columns when rec has none). */
+static bool skip_stat_same(sqlite3_stmt *s, int col, const skip_rec *rec)
+{
+    if (!rec->stat)
+        return sqlite3_column_type(s, col) == SQLITE_NULL;
+    return sqlite3_column_type(s, col) != SQLITE_NULL &&
+           (uint64_t)sqlite3_column_int64(s, col) == rec->stat->size &&
+           sqlite3_column_int64(s, col + 1) == rec->stat->mtime_ns &&
+           (uint64_t)sqlite3_column_int64(s, col + 2) == rec->stat->ino &&
+           (uint32_t)sqlite3_column_int64(s, col + 3) == rec->stat->mode;
+}
+
+/* *changed: the skipped paths or reasons differ from the stored ones (evidence changed);
+ * *stats_changed: only the stat data kept for binary files differs. */
+static lp_status skipped_changed(writer *w, bool *changed, bool *stats_changed, lp_error *err)
 {
     sqlite3_stmt *s;
-    lp_status rc = lp_store_prepare(w->st, "SELECT path, reason FROM skipped ORDER BY path", &s,
-                                    err);
+    lp_status rc = lp_store_prepare(
+        w->st, "SELECT path, reason, size, mtime_ns, ino, mode FROM skipped ORDER BY path", &s,
+        err);
     if (rc)
         return rc;
     size_t i = 0;
-    *changed = false;
+    *changed = *stats_changed = false;
     while (!*changed && sqlite3_step(s) == SQLITE_ROW) {
         const char *p = (const char *)sqlite3_column_text(s, 0);
         if (i >= w->skips.len || strcmp(p, w->skips.items[i].path) != 0 ||
             sqlite3_column_int(s, 1) != (int)w->skips.items[i].reason)
             *changed = true;
+        else if (!skip_stat_same(s, 2, &w->skips.items[i]))
+            *stats_changed = true;
         i++;
     }
     if (i != w->skips.len)
@@ -471,7 +499,7 @@ static lp_status skipped_changed(writer *w, bool *changed, lp_error *err)
 
 static int skip_cmp(const void *a, const void *b)
 {
-    return strcmp(((const lp_scan_skip *)a)->path, ((const lp_scan_skip *)b)->path);
+    return strcmp(((const skip_rec *)a)->path, ((const skip_rec *)b)->path);
 }
 
 static lp_status write_skipped(writer *w, lp_error *err)
@@ -479,15 +507,61 @@ static lp_status write_skipped(writer *w, lp_error *err)
     lp_status rc = lp_store_exec(w->st, "DELETE FROM skipped", err);
     sqlite3_stmt *s;
     for (size_t i = 0; i < w->skips.len && !rc; i++) {
-        if ((rc = lp_store_prepare(w->st, "INSERT OR REPLACE INTO skipped(path, reason) VALUES(?1, ?2)",
+        const skip_rec *k = &w->skips.items[i];
+        if ((rc = lp_store_prepare(w->st,
+                                   "INSERT OR REPLACE INTO skipped(path, reason, size, mtime_ns,"
+                                   " ino, mode) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
                                    &s, err)))
             break;
-        sqlite3_bind_text(s, 1, w->skips.items[i].path, -1, SQLITE_STATIC);
-        sqlite3_bind_int(s, 2, (int)w->skips.items[i].reason);
+        sqlite3_bind_text(s, 1, k->path, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, (int)k->reason);
+        if (k->stat) {
+            sqlite3_bind_int64(s, 3, (sqlite3_int64)k->stat->size);
+            sqlite3_bind_int64(s, 4, k->stat->mtime_ns);
+            sqlite3_bind_int64(s, 5, (sqlite3_int64)k->stat->ino);
+            sqlite3_bind_int64(s, 6, (sqlite3_int64)k->stat->mode);
+        } /* unbound parameters are NULL */
         if (sqlite3_step(s) != SQLITE_DONE)
             rc = lp_store_sql_error(w->st, "recording skipped files", err);
         sqlite3_reset(s);
     }
+    return rc;
+}
+
+/* The files the current generation skipped as binary, with their stat data, sorted by
+ * path (rows from before schema 4 have none and are left out: they are read again). */
+static lp_status load_binary_skips(lp_store *st, lp_arena *arena, lp_stored_file **out,
+                                   size_t *n, lp_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st,
+                                    "SELECT path, size, mtime_ns, ino, mode FROM skipped"
+                                    " WHERE reason = ?1 AND size IS NOT NULL ORDER BY path",
+                                    &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int(s, 1, (int)LP_SKIP_BINARY);
+    LP_VEC(lp_stored_file) v = {0};
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        lp_stored_file *f = lp_vec_push_zero(&v);
+        f->path = lp_arena_strdup(arena, (const char *)sqlite3_column_text(s, 0));
+        f->size = (uint64_t)sqlite3_column_int64(s, 1);
+        f->mtime_ns = sqlite3_column_int64(s, 2);
+        f->ino = (uint64_t)sqlite3_column_int64(s, 3);
+        f->mode = (uint32_t)sqlite3_column_int64(s, 4);
+    }
+    if (step != SQLITE_DONE)
+        rc = lp_store_sql_error(st, "loading the skipped files", err);
+    sqlite3_reset(s);
+    if (!rc && v.len) {
+        *out = lp_arena_alloc(arena, lp_mul_size(v.len, sizeof *v.items));
+        memcpy(*out, v.items, v.len * sizeof *v.items);
+        *n = v.len;
+    }
+    lp_vec_free(&v);
     return rc;
 }
 
@@ -615,8 +689,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     unsigned nthreads = 0;
     bool in_txn = false;
     lp_scan_result scan = {0};
-    lp_stored_file *stored = NULL;
-    size_t nstored = 0;
+    lp_stored_file *stored = NULL, *binary = NULL;
+    size_t nstored = 0, nbinary = 0;
     LP_VEC(work_item) items = {0};
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.can_push, NULL);
@@ -666,6 +740,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     } else {
         if ((rc = lp_index_load_files(st, &arena, &stored, &nstored, err)))
             goto done;
+        if ((rc = load_binary_skips(st, &arena, &binary, &nbinary, err)))
+            goto done;
         if ((rc = blob_map_load(st, &known, err)))
             goto done;
     }
@@ -686,12 +762,12 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     for (int i = 0; i < LP_SKIP_COUNT; i++)
         rep->skip_counts[i] = scan.skip_counts[i];
     for (size_t i = 0; i < scan.nskipped; i++)
-        lp_vec_push(&w.skips, scan.skipped[i]);
+        lp_vec_push(&w.skips, ((skip_rec){scan.skipped[i].path, scan.skipped[i].reason, NULL}));
 
     /* Merge-join the walk with the stored generation (both sorted by path): decide what to
      * read, and apply the per-publication byte limit in path order (deterministic). */
     uint64_t limit = total_limit(opts), admitted = 0;
-    size_t si = 0;
+    size_t si = 0, bi = 0;
     for (size_t ei = 0; ei < scan.nentries; ei++) {
         const lp_scan_entry *e = &scan.entries[ei];
         while (si < nstored && strcmp(stored[si].path, e->path) < 0) {
@@ -703,7 +779,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         const lp_stored_file *f =
             si < nstored && strcmp(stored[si].path, e->path) == 0 ? &stored[si++] : NULL;
         if (admitted + e->size > limit) {
-            lp_vec_push(&w.skips, ((lp_scan_skip){e->path, LP_SKIP_LIMIT_REACHED}));
+            lp_vec_push(&w.skips, ((skip_rec){e->path, LP_SKIP_LIMIT_REACHED, NULL}));
             rep->skip_counts[LP_SKIP_LIMIT_REACHED]++;
             rep->partial = true;
             if (f) {
@@ -716,6 +792,14 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         admitted += e->size;
         if (f && lp_index_stat_same(f, e)) {
             rep->unchanged++;
+            continue;
+        }
+        while (bi < nbinary && strcmp(binary[bi].path, e->path) < 0)
+            bi++;
+        if (!f && bi < nbinary && strcmp(binary[bi].path, e->path) == 0 &&
+            lp_index_stat_same(&binary[bi], e)) {
+            lp_vec_push(&w.skips, ((skip_rec){e->path, LP_SKIP_BINARY, e}));
+            rep->skip_counts[LP_SKIP_BINARY]++;
             continue;
         }
         lp_vec_push(&items, ((work_item){e, f}));
@@ -812,8 +896,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         goto done;
     if (w.skips.len)
         qsort(w.skips.items, w.skips.len, sizeof w.skips.items[0], skip_cmp);
-    bool skips_changed = false;
-    if ((rc = skipped_changed(&w, &skips_changed, err)))
+    bool skips_changed = false, skip_stats_changed = false;
+    if ((rc = skipped_changed(&w, &skips_changed, &skip_stats_changed, err)))
         goto done;
 
     bool evidence_changed = rep->added || rep->changed || rep->deleted || skips_changed ||
@@ -847,6 +931,10 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
             goto done;
         rep->published = true;
     } else {
+        /* Only the stat data of binary files moved (a touch): kept for the next sync; the
+         * evidence and its publication are unchanged. */
+        if (skip_stats_changed && (rc = write_skipped(&w, err)))
+            goto done;
         rep->publication_id = cur.id;
         rep->files = (uint64_t)cur.files;
         rep->bytes_total = (uint64_t)cur.bytes;

@@ -50,6 +50,7 @@ typedef struct lp_index_report {
     uint64_t parsed;        /* new evidence built (content never seen before) */
     uint64_t reused;        /* content already indexed (renames, copies, reverts) */
     uint64_t collected;     /* evidence no longer referenced, removed */
+    uint64_t files_read;    /* files opened and read (a file whose stat agrees is not) */
     uint64_t bytes_read, bytes_total;
     uint64_t symbols, chunks; /* in the publication */
     uint64_t skip_counts[LP_SKIP_COUNT];

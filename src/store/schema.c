@@ -50,7 +50,11 @@ static const char *const schema_v1 =
     "  ino INTEGER NOT NULL, mode INTEGER NOT NULL, phash INTEGER NOT NULL);"
     "CREATE INDEX files_bid ON files(bid);"
     "CREATE INDEX files_phash ON files(phash);"
-    "CREATE TABLE skipped(path TEXT PRIMARY KEY, reason INTEGER NOT NULL) WITHOUT ROWID;";
+    /* size..mode: the stat data of a file skipped for its content (binary), so a sync can
+     * trust the reason without reading the file again while the stat agrees (NULL for skips
+     * decided without reading). */
+    "CREATE TABLE skipped(path TEXT PRIMARY KEY, reason INTEGER NOT NULL, size INTEGER,"
+    "  mtime_ns INTEGER, ino INTEGER, mode INTEGER) WITHOUT ROWID;";
 
 /* Version 2: the code graph (src/graph). refs: content-keyed reference evidence (one row
  * per lp_ref of a blob; key2/mkey are the extra names a reference's resolution depends on,
@@ -90,10 +94,19 @@ typedef struct migration {
  * corpus on the Linux kernel (docs/decisions/0005-index-size.md). */
 #define SCHEMA_V3_NO_QNAME_INDEX "DROP INDEX IF EXISTS symbols_qname;"
 
+/* Version 4 keeps the stat data of files skipped as binary (NULL in rows written before:
+ * those files are read once more by the next sync, as before). */
+#define SCHEMA_V4_SKIP_STAT                                                                    \
+    "ALTER TABLE skipped ADD COLUMN size INTEGER;"                                            \
+    "ALTER TABLE skipped ADD COLUMN mtime_ns INTEGER;"                                        \
+    "ALTER TABLE skipped ADD COLUMN ino INTEGER;"                                             \
+    "ALTER TABLE skipped ADD COLUMN mode INTEGER;"
+
 /* Forward migrations, in order. 1 -> 2 adds the graph tables; the relationship version
  * in the fingerprint changes with it, so old publications require a reindex. 2 -> 3 drops
- * an index (the evidence is unchanged). */
-static const migration migrations[] = {{1, SCHEMA_V2_GRAPH}, {2, SCHEMA_V3_NO_QNAME_INDEX}};
+ * an index, 3 -> 4 adds columns (the evidence is unchanged by both). */
+static const migration migrations[] = {
+    {1, SCHEMA_V2_GRAPH}, {2, SCHEMA_V3_NO_QNAME_INDEX}, {3, SCHEMA_V4_SKIP_STAT}};
 
 static lp_status read_version(lp_store *st, int *version, lp_error *err)
 {

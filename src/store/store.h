@@ -27,7 +27,7 @@
 
 #include <sqlite3.h>
 
-#define LP_SCHEMA_VERSION 3
+#define LP_SCHEMA_VERSION 4
 
 /* The state folder: $LOUPE_HOME, else $XDG_STATE_HOME/loupe, else ~/.local/state/loupe. */
 lp_status lp_store_state_dir(lp_buf *out, lp_error *err);

@@ -243,6 +243,30 @@ def test_fingerprint_mismatch_requires_reindex(ctx):
     assert ctx.ok("status", root, "--json", "--no-fresh").json()["state"] == "ready"
 
 
+def test_schema_3_database_is_migrated_by_reindex(ctx):
+    root = make_repo(ctx)
+    ctx.write("bin/blob.dat", b"\x00\x01" * 50, root=root)
+    ctx.ok("index", root)
+    con = sqlite3.connect(db_path(ctx, root))  # make it look like schema 3 wrote it
+    con.executescript(
+        "DROP TABLE skipped;"
+        "CREATE TABLE skipped(path TEXT PRIMARY KEY, reason INTEGER NOT NULL) WITHOUT ROWID;"
+        "INSERT INTO skipped VALUES('bin/blob.dat', 1);"
+        "UPDATE meta SET value = '3' WHERE key = 'schema_version';"
+        "UPDATE publications SET fingerprint = replace(fingerprint, 'schema=4', 'schema=3');")
+    con.close()
+    r = ctx.run("search", "refresh", "--path", root, "--json")
+    assert r.rc == 4 and "reindex" in r.json()["error"]["message"], r
+    r = index_json(ctx, "reindex", root)
+    assert r["published"] and r["skipped"].get("binary") == 1, r
+    con = sqlite3.connect(db_path(ctx, root))
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+    row = con.execute("SELECT reason, size FROM skipped WHERE path = 'bin/blob.dat'").fetchone()
+    con.close()
+    assert row == (1, 100), row
+    assert index_json(ctx, "sync", root)["files"]["read"] == 0
+
+
 def test_broad_roots_refused(ctx):
     r = ctx.run("index", "/", "--json")
     assert r.rc == 6 and r.json()["error"]["code"] == "broad_root_refused", r
@@ -263,6 +287,29 @@ def test_limits_binary_and_partial(ctx):
     assert r["partial"] and r["skipped"].get("limit_reached", 0) >= 1, r
     s = ctx.ok("status", root, "--json", "--no-fresh").json()
     assert s["publication"]["partial"] is True, s
+
+
+def test_binary_file_is_not_read_again_while_its_stat_agrees(ctx):
+    root = make_repo(ctx)
+    blob = os.path.join(root, "bin/blob.dat")
+    ctx.write("bin/blob.dat", b"\x00\x01\x02" * 100, root=root)
+    r = index_json(ctx, "index", root)
+    assert r["skipped"].get("binary") == 1 and r["files"]["read"] == 4, r
+    # nothing changed: the stored skip is trusted, no file is opened
+    r = index_json(ctx, "sync", root)
+    assert r["files"]["read"] == 0 and r["skipped"].get("binary") == 1 and not r["published"], r
+    # touched: read once more, still binary; the stat is recorded without a publication
+    os.utime(blob, (5, 5))
+    r = index_json(ctx, "sync", root)
+    assert r["files"]["read"] == 1 and r["skipped"].get("binary") == 1 and not r["published"], r
+    r = index_json(ctx, "sync", root)
+    assert r["files"]["read"] == 0, r
+    # the file becomes text: read, indexed, and no longer skipped
+    with open(blob, "w") as f:
+        f.write("now plain text about tokens\n")
+    r = index_json(ctx, "sync", root)
+    assert r["files"]["read"] == 1 and r["files"]["added"] == 1 and "binary" not in r["skipped"], r
+    assert r["published"], r
 
 
 def test_merkle_root_is_deterministic(ctx):

@@ -300,6 +300,14 @@ lp_status lp_write_file_replace(const char *path, const void *p, size_t n, lp_er
 lp_status lp_mkdir_p(const char *path, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * Memory. Called once at the start of main(), before any thread: reserves the heap (up to
+ * 256 MiB of address space, an eighth of RLIMIT_AS when one is set) advised for transparent
+ * huge pages, so memory is faulted in 2 MiB steps instead of 4 KiB ones. Returns the bytes
+ * advised (0: not done, e.g. under a sanitizer's allocator, a tight limit, or
+ * LOUPE_NO_HUGEPAGES=1). Nothing is touched up front: RSS grows only with use. */
+size_t lp_mem_tune(void);
+
+/* ------------------------------------------------------------------------------------------
  * Optional shared libraries, loaded on first use (libgit2 for `changes`, libcurl for a
  * remote embedding provider): linking them would make the dynamic loader map about forty
  * libraries at every start of every command.

@@ -144,7 +144,6 @@ typedef struct gview {
     size_t nfiles;
     int32_t *by_fid; /* fid -> file index, -1 */
     int64_t max_fid;
-    gmap by_path;    /* path -> file index */
     gmap by_stem;    /* base name without extension -> list index (stem_lists) */
     u32_lists stem_lists;
     gmap by_dir;     /* directory -> list index (dir_lists) */
@@ -154,7 +153,7 @@ typedef struct gview {
     gmap names;      /* symbol name -> list index (name_lists) */
     pair_lists name_lists;
     bool preloaded;  /* every name is in `names` (full builds) */
-    bool maps_built; /* by_path, by_stem, by_dir (built on first use) */
+    bool maps_built; /* by_stem, by_dir (built on first use) */
     /* Go modules: go.mod directories and module paths; Rust crates: Cargo.toml dirs. */
     LP_VEC(const char *) gomod_dirs;
     LP_VEC(const char *) gomod_paths;

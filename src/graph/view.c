@@ -200,7 +200,6 @@ void gv_close(gview *v)
 {
     free(v->files);
     free(v->by_fid);
-    gmap_free(&v->by_path);
     gmap_free(&v->by_stem);
     gmap_free(&v->by_dir);
     gmap_free(&v->blob_of);
@@ -241,7 +240,7 @@ int32_t gv_file_of_fid(const gview *v, int64_t fid)
     return v->by_fid[fid];
 }
 
-/* The path, folder and stem maps are built on first use (the tools often need none). */
+/* The folder and stem maps are built on first use (the tools often need none). */
 static void build_maps(gview *v)
 {
     if (v->maps_built)
@@ -249,7 +248,6 @@ static void build_maps(gview *v)
     v->maps_built = true;
     for (size_t i = 0; i < v->nfiles; i++) {
         gfile *f = &v->files[i];
-        *gmap_put(&v->by_path, &v->arena, f->path, strlen(f->path), NULL) = (uint32_t)i;
         lp_str base = lp_path_basename(lp_str_c(f->path));
         lp_str ext = lp_path_ext(base);
         u32_list_add(&v->by_stem, &v->arena, &v->stem_lists, base.ptr, base.len - ext.len,
@@ -259,11 +257,26 @@ static void build_maps(gview *v)
     }
 }
 
+/* v->files is in path order (gv_open: ORDER BY path, SQLite's bytewise order), so one
+ * binary search finds a path without building the maps (an incremental update needs only
+ * this lookup, for a handful of paths). */
 int32_t gv_file_of_path(gview *v, const char *path, size_t len)
 {
-    build_maps(v);
-    uint32_t *p = gmap_get(&v->by_path, path, len);
-    return p ? (int32_t)*p : -1;
+    size_t lo = 0, hi = v->nfiles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *fp = v->files[mid].path;
+        int c = strncmp(fp, path, len);
+        if (c == 0 && fp[len])
+            c = 1; /* fp extends path: it sorts after it */
+        if (c == 0)
+            return (int32_t)mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
 }
 
 const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len)

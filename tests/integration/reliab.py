@@ -104,7 +104,9 @@ def crash_run(ctx, kills_wanted, seed, nfiles=120, max_rounds=None, log=None):
                "by_op": {"create": 0, "sync": 0, "reindex": 0}, "integrity_checks": 0,
                "recoveries": 0, "after_commit": 0, "phases": {}}
     gen = 0
-    max_rounds = max_rounds or kills_wanted * 4
+    # builds of this small repository often finish before a random kill lands (a sync of
+    # a few edited files takes tens of milliseconds): allow rounds enough to land the kills
+    max_rounds = max_rounds or kills_wanted * 10
     t0 = time.time()
     while figures["kills"] < kills_wanted and figures["rounds"] < max_rounds:
         figures["rounds"] += 1

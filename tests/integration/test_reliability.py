@@ -331,8 +331,11 @@ def test_memory_cap_fails_cleanly(ctx):
     ctx.ok("index", root)
     for i in range(30):
         ctx.write(f"m{i}.py", f"def changed_{i}():\n    return {i}\n", root=root)
-    # far too little address space to build: a clear error, no crash, nothing committed
-    rc, out, err = _run_limited(ctx, resource.RLIMIT_AS, 64 << 20, "sync", root, "--threads", "1")
+    # far too little address space to build: a clear error, no crash, nothing committed.
+    # The cap is relative to the binary (its mapping alone is ~35 MB; a cap below it stops
+    # the exec itself), leaving too little for a worker's stack and the build.
+    cap = os.path.getsize(ctx.loupe) + (12 << 20)
+    rc, out, err = _run_limited(ctx, resource.RLIMIT_AS, cap, "sync", root, "--threads", "1")
     assert rc > 0, (rc, err)  # an exit status, not a signal
     assert "memory" in err.lower(), err
     assert reliab.integrity(ctx, root) == "ok"

@@ -24,8 +24,13 @@ typedef struct fresh_entry {
     int64_t used_ms;
 } fresh_entry;
 
+/* Idle read connections kept between requests: each worker's request reuses a connection
+ * whose SQLite page cache is warm (16 MiB bound each, so at most 64 MiB). */
+#define POOL_IDLE_MAX 4
+
 struct lp_tools {
     lp_ops *ops;
+    lp_store_pool *pool;
     pthread_mutex_t mu;
     pthread_cond_t walked;
     fresh_entry fresh[FRESH_SLOTS];
@@ -58,6 +63,7 @@ lp_tools *lp_tools_new(void)
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->walked, NULL);
     t->ops = lp_ops_new(op_done, t);
+    t->pool = lp_store_pool_new(POOL_IDLE_MAX);
     t->fresh_ttl_ms = env_ms("LOUPE_FRESHNESS_TTL_MS", DEFAULT_FRESH_TTL_MS, 3600000);
     const char *as = getenv("LOUPE_AUTO_SYNC");
     t->auto_sync = as && !strcmp(as, "1");
@@ -71,6 +77,7 @@ void lp_tools_free(void *tools)
     if (!t)
         return;
     lp_ops_free(t->ops); /* joins the builds: nothing calls op_done after this */
+    lp_store_pool_free(t->pool);
     for (size_t i = 0; i < FRESH_SLOTS; i++)
         free(t->fresh[i].root);
     pthread_cond_destroy(&t->walked);
@@ -327,11 +334,17 @@ done:
     return rc;
 }
 
+typedef struct pooled_pin {
+    lp_store_pool *pool;
+    lp_store *st;
+} pooled_pin;
+
 static void release_pin(void *pin)
 {
-    lp_store *st = pin;
-    lp_store_unpin(st);
-    lp_store_close(st);
+    pooled_pin *pp = pin;
+    lp_store_unpin(pp->st);
+    lp_store_pool_give(pp->pool, pp->st);
+    free(pp);
 }
 
 lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st_out, lp_publication *pub,
@@ -341,14 +354,16 @@ lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st_out, 
     memset(pub, 0, sizeof *pub);
     lp_tools *t = lp_tools_of(call);
     lp_store *st = NULL;
-    lp_status rc = lp_store_open(root, LP_STORE_READ, &st, err);
+    lp_status rc = lp_store_pool_take(t->pool, root, &st, err);
     if (!rc) {
         rc = lp_store_pin(st, err);
         if (rc) {
             lp_store_close(st);
             return rc;
         }
-        lp_mcp_call_set_pin(call, st, release_pin);
+        pooled_pin *pp = lp_xmalloc(sizeof *pp);
+        *pp = (pooled_pin){t->pool, st};
+        lp_mcp_call_set_pin(call, pp, release_pin);
         rc = lp_store_current(st, pub, err);
         if (rc)
             return rc;

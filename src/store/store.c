@@ -116,6 +116,7 @@ lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp
     }
     st = lp_xcalloc(1, sizeof *st);
     st->root = lp_xstrdup(root);
+    st->path = lp_xstrdup(path.ptr);
     st->mode = mode;
     int flags = mode == LP_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                                        : SQLITE_OPEN_READWRITE;
@@ -128,6 +129,11 @@ lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp
     if (lp_text_fts5_register(st->db) != SQLITE_OK) {
         rc = lp_store_sql_error(st, "registering the loupe tokenizer", err);
         goto done;
+    }
+    struct stat ident;
+    if (stat(path.ptr, &ident) == 0) {
+        st->dev = (uint64_t)ident.st_dev;
+        st->ino = (uint64_t)ident.st_ino;
     }
     sqlite3_busy_timeout(st->db, 10000);
     sqlite3_extended_result_codes(st->db, 1);
@@ -169,6 +175,7 @@ void lp_store_close(lp_store *st)
     if (st->db)
         sqlite3_close(st->db);
     free(st->root);
+    free(st->path);
     free(st);
 }
 

@@ -65,6 +65,21 @@ void lp_store_close(lp_store *st); /* NULL is a no-op */
 sqlite3 *lp_store_db(lp_store *st); /* borrowed */
 const char *lp_store_root(const lp_store *st); /* borrowed */
 
+/* A pool of idle read connections for a long-lived process (the MCP server): a request
+ * takes one for its root and gives it back when done, so SQLite's page cache and the
+ * prepared statements stay warm from one request to the next. A connection whose database
+ * file was removed or replaced since it was opened (clear, then a new create) is closed on
+ * reuse instead of served. At most max_idle connections are kept (the oldest is closed).
+ * Thread-safe; a connection is used by one thread at a time. */
+typedef struct lp_store_pool lp_store_pool;
+lp_store_pool *lp_store_pool_new(size_t max_idle);
+void lp_store_pool_free(lp_store_pool *p); /* closes the idle connections */
+/* An idle connection of root (checked), else lp_store_open(root, LP_STORE_READ). */
+lp_status lp_store_pool_take(lp_store_pool *p, const char *root, lp_store **out,
+                             lp_error *err);
+/* Back to the pool (st must be unpinned); closed instead when p is NULL. */
+void lp_store_pool_give(lp_store_pool *p, lp_store *st);
+
 /* Pin the current publication for a request: a read transaction until lp_store_unpin.
  * Every query between the two sees one generation. */
 lp_status lp_store_pin(lp_store *st, lp_error *err);

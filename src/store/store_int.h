@@ -11,6 +11,8 @@
 struct lp_store {
     sqlite3 *db;
     char *root;
+    char *path;         /* the database file */
+    uint64_t dev, ino;  /* its identity at open: a pooled connection checks it on reuse */
     lp_store_mode mode;
     int pinned;
     struct {

@@ -395,3 +395,24 @@ def test_doctor_reports_each_index(ctx):
     assert f"{gone}: the folder no longer exists" in out and f"'loupe clear {gone}'" in out, out
     assert f"FAIL  index          {old}: requires_reindex" in out, out
     assert f"fix: run 'loupe reindex {old}'" in out, out
+
+
+def test_mcp_pooled_connections_never_serve_a_cleared_index(ctx):
+    # searches reuse warm read connections; a clear (in this server or by another process)
+    # followed by a new create must be seen at once, never answered from the old file
+    root = make_files(ctx, 3, lambda i: f"def first_{i}():\n    return 'oldmarker'\n")
+    s = Session(ctx, env={"LOUPE_FRESHNESS_TTL_MS": "0"})
+    s.call("manage_index", {"action": "create", "path": root, "waitMs": 60000})
+    for _ in range(3):  # leave idle connections in the pool
+        a = s.call("search_codebase", {"path": root, "query": "oldmarker"})
+        assert a["results"], a
+    ctx.ok("clear", root)  # another process removes the database file
+    e = s.fail("search_codebase", {"path": root, "query": "oldmarker"})
+    assert e.code == "not_indexed", e.text
+    for i in range(3):
+        ctx.write(f"m{i}.py", f"def second_{i}():\n    return 'newmarker'\n", root=root)
+    ctx.ok("index", root)
+    a = s.call("search_codebase", {"path": root, "query": "newmarker"})
+    assert a["results"] and all("second_" in r["owner"]["symbol"] for r in a["results"]), a
+    assert a["publication"]["id"] == 1, a["publication"]
+    s.close()

@@ -12,6 +12,8 @@ Measures, in the same run and on the same machine:
              cost of the freshness walk itself (`loupe status` minus `loupe status
              --no-fresh`); RSS idle, after a warm-up of 100 searches and after 1,000
   continue   continue_search round trips (a page of a frozen set, no retrieval)
+  outline    file_outline round trips over 80 files (the 40 largest and 40 others), against
+             a `loupe outline` process per file
 Reports medians/percentiles and ratios against the baselines, and writes
 bench/RESULTS-mcp.md.
 
@@ -186,6 +188,24 @@ def bench_search(loupe, go, searches, home):
         ms, j = c.timed("tools/call", {"name": "continue_search", "arguments": {"continuation": h}})
         assert not j["result"].get("isError"), j
         cont.append(ms)
+    # file_outline on files of every size (the 40 largest and 40 others, fixed order), and
+    # the same outline from a `loupe outline` process (the CLI baseline)
+    gofiles = sorted(os.path.relpath(os.path.join(dp, f), go) for dp, _, fs in os.walk(go)
+                     for f in fs if f.endswith(".go") and "testdata" not in dp)
+    by_size = sorted(gofiles, key=lambda f: (-os.path.getsize(os.path.join(go, f)), f))
+    picks = by_size[:40] + gofiles[::max(1, len(gofiles) // 40)][:40]
+    outline, outline_cli = [], []
+    for f in picks * 3:
+        ms, j = c.timed("tools/call", {"name": "file_outline",
+                                       "arguments": {"path": os.path.join(go, f)}})
+        assert not j["result"].get("isError"), j
+        outline.append(ms)
+    for f in picks:
+        t0 = time.perf_counter()
+        subprocess.run([loupe, "outline", os.path.join(go, f), "--json"], env=env,
+                       stdout=subprocess.DEVNULL, check=True)
+        outline_cli.append((time.perf_counter() - t0) * 1000)
+    out.update(outline=outline, outline_cli=outline_cli)
     c.close()
     log.close()
     inner, surface = [], []
@@ -269,6 +289,13 @@ def main():
                 f"| continue_search (next page of a frozen set) | {c50:.2f} | {c95:.2f} | "
                 f"{c50 / cli50:.2f} |",
                 f"| ping (the protocol alone) | {pp50:.3f} | {pp95:.3f} | {pp50 / cli50:.3f} |", "",
+                "| file_outline (80 files: the 40 largest and 40 others, 3 rounds) | p50 ms | "
+                "p95 ms | p50 ratio to the CLI |", "|---|---:|---:|---:|",
+                f"| `loupe outline` process per file (baseline) | "
+                f"{statistics.median(r['outline_cli']):.2f} | {pct(r['outline_cli'], 95):.2f} | 1.00 |",
+                f"| file_outline through the protocol | {pct(r['outline'], 50):.2f} | "
+                f"{pct(r['outline'], 95):.2f} | "
+                f"{pct(r['outline'], 50) / statistics.median(r['outline_cli']):.2f} |", "",
                 f"Inside those search_codebase calls, lp_search_run itself took p50 "
                 f"{pct(r['inner'], 50):.2f} ms / p95 {pct(r['inner'], 95):.2f} ms: the rest "
                 f"of the round trip (open and pin, freshness, envelope, freezing the set, JSON "

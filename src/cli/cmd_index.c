@@ -197,7 +197,8 @@ static int run_reindex(int argc, char **argv)
     "  --quiet, -q            no output on success\n"                                          \
     "  --threads N            parser threads (default: one per CPU)\n"                         \
     "  --max-total-bytes N    searchable bytes per publication (default 536870912 = 512 MiB;\n" \
-    "                         past it the publication is partial, reported as limit_reached)\n" \
+    "                         past it the publication is partial, reported as limit_reached;\n" \
+    "                         remembered for the root: later syncs keep it until a new one)\n" \
     "  --allow-broad-root     allow /, $HOME or the state folder as a root\n"                  \
     "Ctrl-C cancels: nothing is published and the previous publication stays current.\n"
 

@@ -197,9 +197,9 @@ void gv_derive(gview *v, uint32_t file);
 lp_status gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err);
 /* Symbol helpers. */
 const gsym *gv_sym(gview *v, gpair p);
-/* Whether symbol p is named qname (its kind into *kind), without loading its file's blob
- * when it is not loaded yet: one primary-key row instead of every symbol and reference of
- * the file (most candidates of a qualified lookup fail this test). */
+/* Whether symbol p is named qname (its kind into *kind). In an incremental view (not
+ * preloaded) a file's blob is not loaded for this: one primary-key row instead of every
+ * symbol and reference of the file (most candidates of a qualified lookup fail the test). */
 bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind);
 bool gv_is_type_kind(int kind);
 bool gv_is_callable_kind(int kind);

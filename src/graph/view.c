@@ -506,7 +506,9 @@ const gsym *gv_sym(gview *v, gpair p)
 bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
 {
     gfile *f = &v->files[p.file];
-    if (f->blob >= 0) {
+    /* A full build resolves every file: nearly every blob gets loaded anyway, and then a
+     * check is a memory compare; one row per check would cost more in total. */
+    if (f->blob >= 0 || v->preloaded) {
         const gsym *s = gv_sym(v, p);
         if (s)
             *kind = s->kind;

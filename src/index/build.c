@@ -632,16 +632,53 @@ static unsigned worker_count(const lp_index_opts *opts)
     return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
 }
 
-static uint64_t total_limit(const lp_index_opts *opts)
+static uint64_t default_limit(void)
 {
-    if (opts->max_total_bytes)
-        return opts->max_total_bytes;
     const char *env = getenv("LOUPE_MAX_TOTAL_BYTES");
     uint64_t v;
     if (env && lp_parse_u64(lp_str_c(env), &v) && v > 0)
         return v;
     return LP_SCAN_MAX_TOTAL_BYTES;
 }
+
+/* The searchable-byte limit of this build: --max-total-bytes when given (and remembered
+ * for the root, in meta, so a later sync or reindex without it keeps the root whole), else
+ * the root's remembered limit, else LOUPE_MAX_TOTAL_BYTES, else the default. Runs inside
+ * the build's write transaction. */
+static lp_status total_limit(lp_store *st, const lp_index_opts *opts, uint64_t *out,
+                             lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc;
+    if (opts->max_total_bytes) {
+        *out = opts->max_total_bytes;
+        if ((rc = lp_store_prepare(st,
+                                   "INSERT OR REPLACE INTO meta(key, value)"
+                                   " VALUES('max_total_bytes', ?1)",
+                                   &s, err)))
+            return rc;
+        char v[24];
+        snprintf(v, sizeof v, "%llu", (unsigned long long)opts->max_total_bytes);
+        sqlite3_bind_text(s, 1, v, -1, SQLITE_TRANSIENT);
+        int step = sqlite3_step(s);
+        sqlite3_reset(s);
+        return step == SQLITE_DONE ? LP_OK
+                                   : lp_store_sql_error(st, "remembering the byte limit", err);
+    }
+    if ((rc = lp_store_prepare(st, "SELECT value FROM meta WHERE key = 'max_total_bytes'", &s,
+                               err)))
+        return rc;
+    uint64_t kept = 0;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        if (!t || !lp_parse_u64(lp_str_c(t), &kept))
+            kept = 0;
+    }
+    sqlite3_reset(s);
+    *out = kept ? kept : default_limit();
+    return LP_OK;
+}
+
 
 /* Open the writer connection; on reindex, an incompatible database is replaced. */
 static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_store **st,
@@ -766,7 +803,9 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
 
     /* Merge-join the walk with the stored generation (both sorted by path): decide what to
      * read, and apply the per-publication byte limit in path order (deterministic). */
-    uint64_t limit = total_limit(opts), admitted = 0;
+    uint64_t limit = 0, admitted = 0;
+    if ((rc = total_limit(st, opts, &limit, err)))
+        goto done;
     size_t si = 0, bi = 0;
     for (size_t ei = 0; ei < scan.nentries; ei++) {
         const lp_scan_entry *e = &scan.entries[ei];

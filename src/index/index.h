@@ -34,7 +34,8 @@ typedef void (*lp_index_progress_fn)(void *ctx, const lp_index_progress *p);
 typedef struct lp_index_opts {
     lp_index_op op;
     bool allow_broad_root;
-    uint64_t max_total_bytes; /* 0: LP_SCAN_MAX_TOTAL_BYTES (LOUPE_MAX_TOTAL_BYTES overrides) */
+    uint64_t max_total_bytes; /* 0: the limit the root was last given, else LOUPE_MAX_TOTAL_BYTES,
+                                 else LP_SCAN_MAX_TOTAL_BYTES; non-zero is remembered */
     uint64_t max_file_bytes;  /* 0: LP_SCAN_MAX_FILE_BYTES */
     unsigned threads;         /* parse workers; 0: online CPUs */
     lp_index_progress_fn progress; /* called from the building thread, a few times a second */

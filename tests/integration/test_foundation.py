@@ -312,6 +312,24 @@ def test_binary_file_is_not_read_again_while_its_stat_agrees(ctx):
     assert r["published"], r
 
 
+def test_byte_limit_is_remembered_by_later_syncs(ctx):
+    root = make_repo(ctx)
+    r = index_json(ctx, "index", root, "--max-total-bytes", "60")
+    assert r["partial"] and r["skipped"].get("limit_reached", 0) >= 1, r
+    kept = r["files"]["total"]
+    # a sync without the option keeps the root's limit: nothing is dropped or added
+    r = index_json(ctx, "sync", root)
+    assert not r["published"] and r["files"]["total"] == kept, r
+    ctx.write("src/util.py", "def helper():\n    return 44\n", root=root)
+    r = index_json(ctx, "sync", root)
+    assert r["partial"] and r["files"]["total"] == kept, r
+    # a new limit replaces it, and is kept in turn
+    r = index_json(ctx, "sync", root, "--max-total-bytes", "100000")
+    assert not r["partial"] and r["files"]["total"] == 3 and "limit_reached" not in r["skipped"], r
+    r = index_json(ctx, "reindex", root)
+    assert not r["partial"] and r["files"]["total"] == 3, r
+
+
 def test_merkle_root_is_deterministic(ctx):
     files = {f"a/{i}.txt": f"content {i}\n" for i in range(20)}
     a = make_repo(ctx, "one", files)

@@ -58,7 +58,17 @@ def query_table(rows):
 def quality_table(q):
     out = ["| corpus | set | tasks | owner@1 | owner@3 | owner@10 | MRR@10 | grep file-MRR@10 | ratio |",
            "|---|---|---|---|---|---|---|---|---|"]
-    for r in q["rows"] + ([q["mean"]] if isinstance(q.get("mean"), dict) else q.get("means", [])):
+    # one mean row per task set (macro average over corpora: the hand-written set is the
+    # one the target is stated on), then the run's overall mean
+    per_set = []
+    sets = sorted({r.get("set", "") for r in q["rows"]})
+    if len(sets) > 1:
+        for s in sets:
+            rs = [r for r in q["rows"] if r.get("set", "") == s]
+            avg = {k: {m: sum(r[k][m] for r in rs) / len(rs) for m in ("at1", "at3", "at10", "mrr10")}
+                   for k in ("loupe", "base")}
+            per_set.append(dict(avg, corpus=f"**mean, {s}**", set=s, n=sum(r["n"] for r in rs)))
+    for r in q["rows"] + per_set + ([q["mean"]] if isinstance(q.get("mean"), dict) else q.get("means", [])):
         lo, base = r["loupe"], r["base"]
         ratio = lo["mrr10"] / base["mrr10"] if base["mrr10"] else float("inf")
         out.append(f"| {r['corpus']} | {r.get('set', '')} | {r['n']} | {lo['at1']:.3f} | {lo['at3']:.3f} | {lo['at10']:.3f} |"

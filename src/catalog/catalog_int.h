@@ -207,8 +207,12 @@ void lp_cat_words_release(lp_catalog *cat);
 void lp_cat_words_put(lp_catalog *cat, lp_cat_doc *d);  /* index: d->wvec -> row d->slot */
 void lp_cat_words_take(lp_catalog *cat, lp_cat_doc *d); /* unindex: row d->slot -> d->wvec */
 size_t lp_cat_words_memory(const lp_catalog *cat);
-/* Embed a prepared doc (its pterms) into d->wvec (NULL when no term has a vector). */
-void lp_cat_words_embed_doc(const lp_cat_words *m, const lp_catalog_params *P, lp_cat_doc *d);
+/* Parse side: a per-parse term cache (NULL: no word channel). Embed a prepared doc (its
+ * pterms) into d->wvec (NULL when no term has a vector). */
+typedef struct lp_cat_words_prep lp_cat_words_prep;
+lp_cat_words_prep *lp_cat_words_prep_new(const lp_catalog *cat);
+void lp_cat_words_prep_free(lp_cat_words_prep *wp);
+void lp_cat_words_embed_doc(lp_cat_words_prep *wp, const lp_catalog_params *P, lp_cat_doc *d);
 /* Cosine of the query with every slot, as lp_cat_dense_scores (*why: word_channel_absent). */
 bool lp_cat_words_scores(const lp_catalog *cat, lp_str query, float *scores, const char **why);
 
@@ -254,7 +258,7 @@ typedef struct lp_cat_parse_ctx {
     void *scratch; /* parse.c's per-document scratch buffers */
     const lp_catalog_params *params;
     struct lp_cat_dense_prep *dense; /* NULL: the catalog has no dense channel */
-    const struct lp_cat_words *words; /* NULL: no word channel */
+    struct lp_cat_words_prep *words; /* NULL: no word channel */
 } lp_cat_parse_ctx;
 
 /* dense.c, parse side: a per-parse embedder and scratch. */

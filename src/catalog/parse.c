@@ -947,7 +947,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     c.scratch = &scratch;
     c.params = &cat->params;
     c.dense = lp_cat_dense_prep_new(cat);
-    c.words = cat->words;
+    c.words = lp_cat_words_prep_new(cat);
     b->group = lp_xstrdup(c.group);
     b->source = lp_xstrdup(source);
     if (sh.has_tools) {
@@ -962,6 +962,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     lp_text_tokenizer_free(c.prose_tk);
     lp_text_tokenizer_free(c.squash_tk);
     lp_cat_dense_prep_free(c.dense);
+    lp_cat_words_prep_free(c.words);
     lp_log(LP_LOG_DEBUG, "catalog.parse", "source=%s tools=%zu ms=%.1f", source, b->docs.len,
            (lp_now_ns() - t0) / 1e6);
     if (st)

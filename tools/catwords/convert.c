@@ -359,18 +359,30 @@ int main(int argc, char **argv)
     long bytes = ftell(f);
     if (fclose(f))
         fail("write failed");
+    /* The file's xxh3-128, for the manifest (the static model's manifest does the same). */
+    char hex[LP_HASH_HEX];
+    {
+        FILE *rf = fopen(argv[2], "rb");
+        char *all = lp_xmalloc((size_t)bytes);
+        if (!rf || fread(all, 1, (size_t)bytes, rf) != (size_t)bytes)
+            fail("cannot read the output back");
+        fclose(rf);
+        lp_hash128_hex(lp_hash128_of(all, (size_t)bytes), hex);
+        free(all);
+    }
     FILE *m = fopen(argv[3], "w");
     if (!m)
         fail("cannot write the manifest");
     fprintf(m,
             "{\n  \"file\": \"%s\",\n  \"format\": \"LPCWORD1\",\n  \"bytes\": %ld,\n"
+            "  \"file_xxh3_128\": \"%s\",\n"
             "  \"source\": \"%s\",\n  \"license\": \"MIT (package); vectors GloVe, PDDL\",\n"
             "  \"words_in_source\": %zu,\n  \"frequency_cut\": %ld,\n  \"rows\": %zu,\n"
             "  \"dim\": %d,\n  \"principal_directions_removed\": %ld,\n  \"sif_a\": %g,\n"
             "  \"keys\": \"terms of LP_TEXT_SPLIT_IDENT|LP_TEXT_STEM|LP_TEXT_STOPWORDS; most "
             "frequent word per term\",\n  \"quantization\": \"int8 per row, one float scale per "
             "row with the SIF weight folded in\"\n}\n",
-            argv[2], bytes, source, seen, cut, nrows, DIM, pcs, sif_a);
+            argv[2], bytes, hex, source, seen, cut, nrows, DIM, pcs, sif_a);
     fclose(m);
     fprintf(stderr, "loupe-catwords: %zu words read, %zu rows, %ld bytes -> %s\n", seen, nrows,
             bytes, argv[2]);

@@ -195,6 +195,8 @@ typedef struct lp_catalog_params {
     double words_weight;                    /* weight of the word channel; 0 = off */
     double words_min;                       /* cosine a tool needs to be a word match */
     double words_depth;                     /* word matches fused, best first */
+    double lexical_floor;                   /* score mix: lexical scores are divided by
+                                             * max(best lexical score, lexical_floor) */
     double words_request;                   /* exponent of the request-word weight of a
                                              * term in the word vectors (0 = unweighted) */
     /* Request words: a query word that requests for many tools use ("provide", "specific",

@@ -619,6 +619,7 @@ static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *
         double top = 0;
         for (size_t i = 0; i < *nrk; i++)
             top = LP_MAX(top, (*rk)[i].score);
+        top = LP_MAX(top, P->lexical_floor);
         for (size_t i = 0; i < *nrk; i++) {
             uint32_t s = (*rk)[i].doc->slot;
             fused[s] += mix ? wl * (*rk)[i].score / (top > 0 ? top : 1) : wl / (k + (double)i + 1);

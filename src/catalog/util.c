@@ -222,6 +222,7 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"words_min", offsetof(lp_catalog_params, words_min)},
         {"words_depth", offsetof(lp_catalog_params, words_depth)},
         {"words_request", offsetof(lp_catalog_params, words_request)},
+        {"lexical_floor", offsetof(lp_catalog_params, lexical_floor)},
         {"request_alpha", offsetof(lp_catalog_params, request_alpha)},
         {"request_floor", offsetof(lp_catalog_params, request_floor)},
     };

@@ -41,8 +41,10 @@
  *           word matches. A query of no word the vectors know (e.g. "zzqxv") matches nothing.
  *           No model: the channel is absent and searches say so (word_channel_absent).
  *   exact   the query is the tool's name (any naming convention): such a tool ranks first.
- *   Fusion (params.fusion): 1 (default) = score mix, lexical_weight * score / best lexical
- *           score + dense_weight * cosine + words_weight * word cosine; 0 = weighted
+ *   Fusion (params.fusion): 1 (default) = score mix, lexical_weight * score / max(best
+ *           lexical score, lexical_floor) + dense_weight * cosine + words_weight * word
+ *           cosine (the floor keeps a weak best lexical match from counting as a sure one,
+ *           so the other channels can outvote it); 0 = weighted
  *           reciprocal rank, w / (rrf_k + rank) per channel. Lexical only (no other
  *           channel), scores are the BM25F scores as before.
  *
@@ -212,7 +214,7 @@ lp_catalog_params lp_catalog_params_default(void);
  * "prefix=0.6", "fuzzy=0.5", "synonyms=1", "whole=1.2", "exact=8", "name_term=0.3",
  * "namespace=1", "coverage=0.5", "dense=1", "lexical=1", "d.description=1", "rrf_k=60",
  * "dense_min=0.3", "dense_depth=50", "fusion=0", "words=0.5", "words_min=0.3",
- * "words_depth=50", "words_request=1", "request_alpha=5",
+ * "words_depth=50", "words_request=1", "lexical_floor=12", "request_alpha=5",
  * "request_floor=0.05"); LP_EINVAL with the list of keys otherwise. */
 lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
 

@@ -181,6 +181,7 @@ lp_catalog_params lp_catalog_params_default(void)
         .words_min = 0.3,
         .words_depth = 50,
         .words_request = 1,
+        .lexical_floor = 12,
         .request_alpha = 5,
         .request_floor = 0.03,
     };
@@ -254,7 +255,7 @@ bad:
                        "bad ranking parameter '%s'; use key=number with key one of k1, "
                        "prefix, fuzzy, synonyms, whole, exact, name_term, namespace, "
                        "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
-                       "words, words_min, words_depth, words_request, "
+                       "words, words_min, words_depth, words_request, lexical_floor, "
                        "request_alpha, request_floor, w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",

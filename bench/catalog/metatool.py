@@ -16,7 +16,8 @@ b=0.75), on the same catalog text:
   loupe lexical  BM25F with expansions only (--param dense=0 --param words=0);
   loupe dense    the static-embedding (code model) channel only (every tool ranked);
   loupe words    the general-English word-vector channel only (every tool ranked);
-  loupe fused without words  lexical + dense (the default before the word channel);
+  loupe fused without words  lexical + dense, the default before the word channel
+                 (--param words=0 --param lexical_floor=0);
   loupe fused    the default: all channels fused (what `loupe tools` and search_tools do).
 
 Splits (fixed, deterministic):
@@ -201,7 +202,7 @@ def main():
     systems = [("lexical", ["dense=0", "words=0"]),
                ("dense", ["lexical=0", "words=0", "dense_min=0", "dense_depth=10"]),
                ("words", ["lexical=0", "dense=0", "words_min=0", "words_depth=10"]),
-               ("fused without words", ["words=0"]),
+               ("fused without words", ["words=0", "lexical_floor=0"]),
                ("fused", [])]
     if args.param:
         systems = [("custom", [])]

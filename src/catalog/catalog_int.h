@@ -7,6 +7,8 @@
  *   index.c   dictionary, postings, trigram index, transactional add/replace/remove
  *   search.c  BM25F ranking, expansions, filters, budgets, fusion, result JSON
  *   dense.c   the dense channel: tool vectors, the slot matrix, query scores
+ *   words.c   the word channel (general-English word vectors): model file, tool vectors,
+ *             the slot matrix, query scores; words_blob.c carries the built-in model
  *   mcp.c     the search_tools MCP tool
  */
 #ifndef LP_CATALOG_INT_H

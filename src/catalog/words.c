@@ -9,8 +9,10 @@
  * on general text know such topical neighbours.
  *
  * A tool's vector: the sum over its prepared terms (the terms the lexical index tokenized) of
- * the term's row times its field weight (params.dense_field, as the dense channel) times its
- * request-word weight raised to params.words_request, L2-normalized and quantized to int8. The
+ * the term's row times its field weight (params.dense_field, as the dense channel, but the
+ * schema field left out: parameter names say little about a tool's topic and cost most of the
+ * term uses) times its request-word weight raised to params.words_request, L2-normalized and
+ * quantized to int8. The
  * rows already carry a SIF weight (a / (a + p(word)), frequent words say little). A query:
  * its terms (the description tokenizer's options) weighted alike. Score: cosine.
  *

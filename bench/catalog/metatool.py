@@ -9,13 +9,16 @@ correct tool each. The bench writes two catalogs in the MCP tools/list shape:
   examples  (only with --catalog examples) des plus up to 32 example requests per tool in
         _meta.aliases, taken from the DEV split only: what a catalog that ships example
         requests gets. Report it on the test split (the examples are dev queries).
-Each query is run through `loupe tools bench` (one process, all queries) in three
+Each query is run through `loupe tools bench` (one process, all queries) in five
 configurations, and through a plain BM25 over name + description implemented here (lowercase
 alphanumeric tokens, the name also split on case and '_', English stopwords, k1=1.2,
 b=0.75), on the same catalog text:
-  loupe lexical  BM25F with expansions only (--param dense=0);
-  loupe dense    the static-embedding channel only (--param lexical=0, every tool ranked);
-  loupe fused    the default: both channels fused (what `loupe tools` and search_tools do).
+  loupe lexical  BM25F with expansions only (--param dense=0 --param words=0);
+  loupe dense    the static-embedding (code model) channel only (every tool ranked);
+  loupe words    the general-English word-vector channel only (every tool ranked);
+  loupe fused without words  lexical + dense, the default before the word channel
+                 (--param words=0 --param lexical_floor=0);
+  loupe fused    the default: all channels fused (what `loupe tools` and search_tools do).
 
 Splits (fixed, deterministic):
   dev      queries whose sha1 starts with an even hex digit (~50%): used for tuning;
@@ -196,7 +199,10 @@ def main():
     print()
     print("| catalog | system | split | queries | top-1 | top-5 | MRR@10 |")
     print("|---|---|---|---:|---:|---:|---:|")
-    systems = [("lexical", ["dense=0"]), ("dense", ["lexical=0", "dense_min=0", "dense_depth=10"]),
+    systems = [("lexical", ["dense=0", "words=0"]),
+               ("dense", ["lexical=0", "words=0", "dense_min=0", "dense_depth=10"]),
+               ("words", ["lexical=0", "dense=0", "words_min=0", "words_depth=10"]),
+               ("fused without words", ["words=0", "lexical_floor=0"]),
                ("fused", [])]
     if args.param:
         systems = [("custom", [])]

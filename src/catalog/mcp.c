@@ -59,8 +59,8 @@ json_t *lp_catalog_search_tools_tool(void)
         "matchedTerms", "type", "integer", "definition", "type", "object", "required", "rank",
         "id", "name", "namespace", "provider", "score", "tokens");
     /* Which retrieval channels found each tool, and which ran for the query. */
-    json_t *channels = json_pack("{s:s, s:{s:s, s:[s,s,s]}}", "type", "array", "items", "type",
-                                 "string", "enum", "lexical", "dense", "exact");
+    json_t *channels = json_pack("{s:s, s:{s:s, s:[s,s,s,s]}}", "type", "array", "items", "type",
+                                 "string", "enum", "lexical", "dense", "exact", "words");
     json_t *hprops = json_object_get(hit, "properties");
     json_object_set(hprops, "channels", channels);
     json_object_set_new(hprops, "similarity",

@@ -573,6 +573,8 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     finish_terms(&p, d);
     if (c->dense)
         lp_cat_dense_embed_doc(c->dense, c->params, d);
+    if (c->words)
+        lp_cat_words_embed_doc(c->words, c->params, d);
 #undef p
     d->mem += sizeof *d;
     *out = d;
@@ -598,6 +600,7 @@ void lp_cat_doc_free(lp_cat_doc *d)
     free(d->term_text);
     free(d->dterms);
     free(d->vec);
+    free(d->wvec);
     free(d);
 }
 
@@ -944,6 +947,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     c.scratch = &scratch;
     c.params = &cat->params;
     c.dense = lp_cat_dense_prep_new(cat);
+    c.words = lp_cat_words_prep_new(cat);
     b->group = lp_xstrdup(c.group);
     b->source = lp_xstrdup(source);
     if (sh.has_tools) {
@@ -958,6 +962,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     lp_text_tokenizer_free(c.prose_tk);
     lp_text_tokenizer_free(c.squash_tk);
     lp_cat_dense_prep_free(c.dense);
+    lp_cat_words_prep_free(c.words);
     lp_log(LP_LOG_DEBUG, "catalog.parse", "source=%s tools=%zu ms=%.1f", source, b->docs.len,
            (lp_now_ns() - t0) / 1e6);
     if (st)

@@ -571,8 +571,24 @@ static void add_hit(lp_catalog_result *r, const lp_cat_doc *d, double score, uin
  * rank, fusion 0) or by its normalized score (fusion 1); a tool whose name the query is
  * stays first. Dense candidates: the dense_depth best tools with cosine >= dense_min that
  * pass the filters. */
+/* The best `depth` tools with score >= min (and > 0) that pass the filters, into v. */
+static size_t channel_candidates(const lp_catalog *cat, const lp_catalog_query *q,
+                                 const float *score, double min, double depth, unsigned ch,
+                                 ranked *v)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < cat->slots.len; s++) {
+        const lp_cat_doc *d = cat->slots.items[s];
+        if (d && score[s] > 0 && score[s] >= min && passes_filters(d, q))
+            v[n++] = (ranked){d, score[s], 0, ch, score[s]};
+    }
+    return keep_best(v, n, depth >= 1 ? (size_t)depth : 0);
+}
+
+/* The word channel's candidates are added like the dense channel's (wscore may be NULL; so
+ * may dscore, when only the word channel ran). */
 static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *dscore,
-                 ranked **rk, size_t *nrk)
+                 const float *wscore, ranked **rk, size_t *nrk)
 {
     const lp_catalog_params *P = &cat->params;
     size_t nslots = cat->slots.len;
@@ -581,30 +597,36 @@ static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *
     double *fused = lp_xcalloc(nslots ? nslots : 1, sizeof *fused);
     uint8_t *ch = lp_xcalloc(nslots ? nslots : 1, 1);
     uint16_t *matched = lp_xcalloc(nslots ? nslots : 1, sizeof *matched);
-    /* Dense candidates. */
+    /* Dense and word candidates. */
     ranked *dn = lp_xmalloc((nslots ? nslots : 1) * sizeof *dn);
-    size_t ndn = 0;
-    for (size_t s = 0; s < nslots; s++) {
-        const lp_cat_doc *d = cat->slots.items[s];
-        if (d && dscore[s] > 0 && dscore[s] >= P->dense_min && passes_filters(d, q))
-            dn[ndn++] = (ranked){d, dscore[s], 0, LP_CATALOG_CH_DENSE, dscore[s]};
-    }
-    ndn = keep_best(dn, ndn, P->dense_depth >= 1 ? (size_t)P->dense_depth : 0);
-    if (!mix) /* ranks are needed */
+    ranked *wn = lp_xmalloc((nslots ? nslots : 1) * sizeof *wn);
+    size_t ndn = dscore ? channel_candidates(cat, q, dscore, P->dense_min, P->dense_depth,
+                                             LP_CATALOG_CH_DENSE, dn)
+                        : 0;
+    size_t nwn = wscore ? channel_candidates(cat, q, wscore, P->words_min, P->words_depth,
+                                             LP_CATALOG_CH_WORDS, wn)
+                        : 0;
+    double ww = wscore ? P->words_weight : 0;
+    if (!dscore)
+        wd = 0;
+    if (!mix) { /* ranks are needed */
         qsort(dn, ndn, sizeof *dn, ranked_cmp);
+        qsort(wn, nwn, sizeof *wn, ranked_cmp);
+    }
     if (wl > 0) {
         if (!mix)
             qsort(*rk, *nrk, sizeof **rk, ranked_cmp);
         double top = 0;
         for (size_t i = 0; i < *nrk; i++)
             top = LP_MAX(top, (*rk)[i].score);
+        top = LP_MAX(top, P->lexical_floor);
         for (size_t i = 0; i < *nrk; i++) {
             uint32_t s = (*rk)[i].doc->slot;
             fused[s] += mix ? wl * (*rk)[i].score / (top > 0 ? top : 1) : wl / (k + (double)i + 1);
             ch[s] |= (*rk)[i].channels;
             matched[s] = (*rk)[i].matched;
             if ((*rk)[i].channels & LP_CATALOG_CH_EXACT)
-                fused[s] += 2 * (wl + wd);
+                fused[s] += 2 * (wl + wd + ww);
         }
     }
     if (wd > 0)
@@ -613,16 +635,23 @@ static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *
             fused[s] += mix ? wd * dn[i].score : wd / (k + (double)i + 1);
             ch[s] |= LP_CATALOG_CH_DENSE;
         }
+    if (ww > 0)
+        for (size_t i = 0; i < nwn; i++) {
+            uint32_t s = wn[i].doc->slot;
+            fused[s] += mix ? ww * wn[i].score : ww / (k + (double)i + 1);
+            ch[s] |= LP_CATALOG_CH_WORDS;
+        }
     size_t n = 0;
     ranked *out = lp_xmalloc((nslots ? nslots : 1) * sizeof *out);
     for (size_t s = 0; s < nslots; s++)
         if (ch[s] && fused[s] > 0)
             out[n++] = (ranked){cat->slots.items[s], fused[s], matched[s], ch[s],
-                                dscore[s] > 0 ? dscore[s] : 0};
+                                dscore && dscore[s] > 0 ? dscore[s] : 0};
     free(*rk);
     *rk = out;
     *nrk = n;
     free(dn);
+    free(wn);
     free(fused);
     free(ch);
     free(matched);
@@ -657,7 +686,7 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
     qterm_vec terms = {0};
     cand_vec cands = {0};
     ranked *rk = NULL;
-    float *dscore = NULL;
+    float *dscore = NULL, *wscore = NULL;
     uint32_t *rank_of = NULL;
     lp_buf sq;
     lp_buf_init(&sq, 0);
@@ -730,16 +759,25 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
                                  LP_CATALOG_CH_LEXICAL | (exact ? LP_CATALOG_CH_EXACT : 0), 0};
     }
     out->channels = qtext.len ? LP_CATALOG_CH_LEXICAL : 0;
+    bool have_d = false, have_w = false;
     if (qtext.len && cat->params.dense_weight > 0) {
         dscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *dscore);
         const char *why = NULL;
-        if (lp_cat_dense_scores(cat, qtext, dscore, &why)) {
-            fuse(cat, q, dscore, &rk, &nrk);
-            out->channels = LP_CATALOG_CH_DENSE |
-                            (cat->params.lexical_weight > 0 ? LP_CATALOG_CH_LEXICAL : 0);
-        } else if (why) {
-            warn(out, why, "%s; tools were ranked by words only", cat->dense_note);
-        }
+        have_d = lp_cat_dense_scores(cat, qtext, dscore, &why);
+        if (!have_d && why)
+            warn(out, why, "%s; tools were ranked without the dense channel", cat->dense_note);
+    }
+    if (qtext.len && cat->params.words_weight > 0) {
+        wscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *wscore);
+        const char *why = NULL;
+        have_w = lp_cat_words_scores(cat, qtext, wscore, &why);
+        if (!have_w && why)
+            warn(out, why, "%s; tools were ranked without the word channel", cat->words_note);
+    }
+    if (have_d || have_w) {
+        fuse(cat, q, have_d ? dscore : NULL, have_w ? wscore : NULL, &rk, &nrk);
+        out->channels = (have_d ? LP_CATALOG_CH_DENSE : 0) | (have_w ? LP_CATALOG_CH_WORDS : 0) |
+                        (cat->params.lexical_weight > 0 ? LP_CATALOG_CH_LEXICAL : 0);
     }
     out->matched = nrk;
     out->hits = lp_xmalloc((max_tools + q->npinned + 1) * sizeof *out->hits);
@@ -814,6 +852,7 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
     }
     lp_buf_release(&sq);
     free(dscore);
+    free(wscore);
     free(rank_of);
     free(rk);
     free(counts);
@@ -845,7 +884,7 @@ void lp_catalog_result_release(lp_catalog_result *r)
  * JSON output. */
 static void write_channels(lp_buf *out, unsigned ch)
 {
-    static const char *const names[] = {"lexical", "dense", "exact"};
+    static const char *const names[] = {"lexical", "dense", "exact", "words"};
     lp_buf_putc(out, '[');
     bool first = true;
     for (unsigned i = 0; i < LP_ARRAY_LEN(names); i++)

@@ -177,6 +177,11 @@ lp_catalog_params lp_catalog_params_default(void)
         .dense_min = 0.25,
         .dense_depth = 50,
         .fusion = 1,
+        .words_weight = 0.5,
+        .words_min = 0.3,
+        .words_depth = 50,
+        .words_request = 1,
+        .lexical_floor = 12,
         .request_alpha = 5,
         .request_floor = 0.03,
     };
@@ -214,6 +219,11 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"dense_min", offsetof(lp_catalog_params, dense_min)},
         {"dense_depth", offsetof(lp_catalog_params, dense_depth)},
         {"fusion", offsetof(lp_catalog_params, fusion)},
+        {"words", offsetof(lp_catalog_params, words_weight)},
+        {"words_min", offsetof(lp_catalog_params, words_min)},
+        {"words_depth", offsetof(lp_catalog_params, words_depth)},
+        {"words_request", offsetof(lp_catalog_params, words_request)},
+        {"lexical_floor", offsetof(lp_catalog_params, lexical_floor)},
         {"request_alpha", offsetof(lp_catalog_params, request_alpha)},
         {"request_floor", offsetof(lp_catalog_params, request_floor)},
     };
@@ -245,6 +255,7 @@ bad:
                        "bad ranking parameter '%s'; use key=number with key one of k1, "
                        "prefix, fuzzy, synonyms, whole, exact, name_term, namespace, "
                        "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
+                       "words, words_min, words_depth, words_request, lexical_floor, "
                        "request_alpha, request_floor, w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",

@@ -390,6 +390,12 @@ float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim)
     return s;
 }
 
+void lp_embed_add_i8(float *acc, float s, const int8_t *q, uint32_t dim)
+{
+    if (s != 0.0f)
+        pick_axpy()(acc, s, q, dim);
+}
+
 void lp_embed_add_stored(float *acc, float s, const uint8_t *stored, uint32_t dim)
 {
     float sc = s * lp_embed_vec_scale(stored, dim);

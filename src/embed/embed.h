@@ -176,6 +176,8 @@ float lp_embed_vec_scale(const uint8_t *stored, uint32_t dim);
 /* acc[dim] += s * (the float values of a stored vector), with the SIMD level of
  * lp_embed_simd_best (every level gives the same floats). */
 void lp_embed_add_stored(float *acc, float s, const uint8_t *stored, uint32_t dim);
+/* acc[dim] += s * q[dim] (int8 components without a stored scale), the same way. */
+void lp_embed_add_i8(float *acc, float s, const int8_t *q, uint32_t dim);
 
 /* ------------------------------------------------------------------------------------------
  * Exact dense search over a contiguous int8 matrix. */

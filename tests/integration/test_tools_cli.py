@@ -142,17 +142,45 @@ def test_dense_channel_in_results_and_absent_without_model(ctx):
     r = ctx.ok("tools", "search", "regex", "pattern", "--json", "--no-definitions",
                *cat("semantic.json", "github_mcp.json"))
     doc = r.json()
-    assert doc["channels"] == ["lexical", "dense"], doc
+    assert doc["channels"] == ["lexical", "dense", "words"], doc
     assert doc["tools"][0]["id"] == "util/match_text", doc
     assert doc["tools"][0]["channels"] == ["dense"], doc
     r = ctx.ok("tools", "search", "send", "an", "email", "--json", "--no-definitions",
-               *cat("semantic.json"), env={"LOUPE_EMBED_MODEL": "none"})
+               *cat("semantic.json"),
+               env={"LOUPE_EMBED_MODEL": "none", "LOUPE_CATALOG_WORDS": "none"})
     doc = r.json()
     assert doc["channels"] == ["lexical"], doc
     assert doc["tools"][0]["id"] == "util/send_email", doc
     assert doc["tools"][0]["channels"] == ["lexical"], doc  # words only, not the exact name
-    assert [w["code"] for w in doc["warnings"]] == ["dense_channel_absent"], doc
+    assert [w["code"] for w in doc["warnings"]] == ["dense_channel_absent",
+                                                     "word_channel_absent"], doc
     assert "LOUPE_EMBED_MODEL=none" in doc["warnings"][0]["message"], doc
+
+
+def test_word_channel_in_results_and_absent_without_model(ctx):
+    """The word channel finds a tool by topic when no word is shared; turned off or given a
+    file it cannot use, search still works and says why."""
+    ctx.write("consumer.json", json.dumps([
+        {"name": "forecast", "description": "Weather forecasts and current conditions for a city."},
+        {"name": "tunes", "description": "Play songs and albums, and build playlists."},
+    ]))
+    r = ctx.ok("tools", "search", "thunderstorm", "tonight", "--json", "--no-definitions",
+               "--catalog", ctx.path("consumer.json"))
+    doc = r.json()
+    assert doc["tools"][0]["id"] == "forecast", doc
+    assert "words" in doc["tools"][0]["channels"], doc
+    r = ctx.ok("tools", "search", "thunderstorm", "tonight", "--json", "--no-definitions",
+               "--catalog", ctx.path("consumer.json"), env={"LOUPE_CATALOG_WORDS": "none"})
+    doc = r.json()
+    assert "words" not in doc["channels"], doc
+    assert "word_channel_absent" in [w["code"] for w in doc["warnings"]], doc
+    ctx.write("bad.bin", "LPCWORD1 not a model")
+    r = ctx.ok("tools", "search", "play", "songs", "--json", "--no-definitions",
+               "--catalog", ctx.path("consumer.json"), env={"LOUPE_CATALOG_WORDS": ctx.path("bad.bin")})
+    doc = r.json()
+    assert doc["tools"][0]["id"] == "tunes", doc
+    w = [w for w in doc["warnings"] if w["code"] == "word_channel_absent"]
+    assert w and ctx.path("bad.bin") in w[0]["message"] and "make catalog-model" in w[0]["message"], doc
 
 
 def test_mcp_tool_catalog_errors_name_the_file(ctx):

@@ -47,7 +47,7 @@ for (const sdk of [1, 2]) {
         assertValid(validators, 'search_tools', out, assert);
         assert.equal(out.tools[0].id, 'slack_post_message');
         assert.ok(out.tools[0].channels.includes('lexical'));
-        assert.deepEqual(out.channels, ['lexical', 'dense']);
+        assert.deepEqual(out.channels, ['lexical', 'dense', 'words']);
         // The definition comes back as it was given.
         assert.equal(out.tools[0].definition.name, 'slack_post_message');
         assert.deepEqual(JSON.parse(textOf(res)), out);

@@ -207,9 +207,10 @@ T_TEST(catalog_ties_break_by_name_then_id)
 {
     lp_error err = {0};
     lp_catalog *cat = NULL;
-    /* Words only: the dense channel would tell the names apart. */
+    /* Lexical only: the dense and word channels would tell the names apart. */
     lp_catalog_params P = lp_catalog_params_default();
     P.dense_weight = 0;
+    P.words_weight = 0;
     T_CHECK_OK(lp_catalog_new(NULL, &P, &cat, &err), &err);
     T_CHECK_OK(cat_add_text(cat,
                             "[{\"name\":\"zeta\",\"description\":\"Export the report.\"},"

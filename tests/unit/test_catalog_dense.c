@@ -18,6 +18,7 @@ static lp_catalog *new_cat(double dense, double lexical, lp_error *err)
     lp_catalog_params P = lp_catalog_params_default();
     P.dense_weight = dense;
     P.lexical_weight = lexical;
+    P.words_weight = 0; /* this file tests the dense channel; test_catalog_words.c the other */
     lp_catalog *cat = NULL;
     return lp_catalog_new(NULL, &P, &cat, err) == LP_OK ? cat : NULL;
 }

@@ -44,8 +44,21 @@ def integrity(ctx, root):
     p = db_path(ctx, root)
     if not p or not os.path.exists(p):
         return None
-    con = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=30)
     try:
+        con = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=30)
+        try:
+            return "\n".join(r[0] for r in con.execute("PRAGMA integrity_check"))
+        finally:
+            con.close()
+    except sqlite3.OperationalError as e:
+        if "readonly" not in str(e):
+            raise
+    # Right after a kill the WAL index may need recovery, which a read-only connection cannot
+    # do ("attempt to write a readonly database"); loupe's readers open read-write for this
+    # reason (and set query_only). Do the same.
+    con = sqlite3.connect(p, timeout=30)
+    try:
+        con.execute("PRAGMA query_only=1")
         return "\n".join(r[0] for r in con.execute("PRAGMA integrity_check"))
     finally:
         con.close()

@@ -15,8 +15,9 @@
  * is parsed again without a macro and the walk descends into that tree in its place
  * (the re-parsed trees live until the extraction ends).
  *
- * Invariants: symbols come out in pre-order (start byte ascending, containers before
- * their contents); container indexes always point backwards.
+ * Invariants: the walk emits symbols in pre-order (containers before their contents,
+ * container indexes pointing backwards); order_by_start then guarantees start byte
+ * ascending even where a damaged tree made the query report leaf definitions out of order.
  */
 #include "lang/lang_int.h"
 #include "lang/refs_int.h"

@@ -3,6 +3,10 @@
 # run by `make fuzz`). Never part of `make test` (which replays the committed corpora).
 #
 #   bench/fuzz.sh [--seconds N] [TARGET...]      default: every build/fuzz/fuzz_* for 300 s
+#   TARGET lang-<language> (lang-python, lang-javascript, lang-typescript, lang-tsx, lang-go,
+#   lang-rust, lang-java, lang-c, lang-cpp, lang-c-sharp, lang-scala) runs fuzz_lang pinned
+#   to one language (LOUPE_FUZZ_LANG, see tests/fuzz/fuzz_lang.c) with the dictionary
+#   tests/fuzz/lang-<language>.dict, seeded from the committed tests/fuzz/corpus/lang/.
 #   env: OUT (default bench/RESULTS-fuzz.md; "-" for no file), FUZZ_JOBS_ARGS (extra
 #        libFuzzer flags), FUZZ_WORK (default build/fuzz/work)
 #
@@ -37,18 +41,21 @@ OUT=${OUT:-bench/RESULTS-fuzz.md}
 rows=()
 failed=0
 for t in "${TARGETS[@]}"; do
-    bin=build/fuzz/fuzz_$t
+    base=$t
+    pin=()
+    case "$t" in lang-*) base=lang; pin=(env LOUPE_FUZZ_LANG="${t#lang-}") ;; esac
+    bin=build/fuzz/fuzz_$base
     [ -x "$bin" ] || { echo "bench/fuzz.sh: $bin missing; run make fuzz-build" >&2; exit 2; }
     dir=$WORK/$t
-    mkdir -p "$dir/corpus" "$dir/crashes" tests/fuzz/corpus/"$t"
+    mkdir -p "$dir/corpus" "$dir/crashes" tests/fuzz/corpus/"$base"
     dict=()
     [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
     echo "== fuzz_$t: ${SECONDS_PER}s (log $dir/log)"
     t0=$(date +%s)
     # -timeout: one input taking longer is a finding (a hang); -rss_limit_mb likewise.
-    nice "$bin" -max_total_time="$SECONDS_PER" -timeout=30 -rss_limit_mb=4096 \
+    nice "${pin[@]}" "$bin" -max_total_time="$SECONDS_PER" -timeout=30 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$dir/crashes/" "${dict[@]}" \
-        ${FUZZ_JOBS_ARGS:-} "$dir/corpus" tests/fuzz/corpus/"$t" >"$dir/log" 2>&1
+        ${FUZZ_JOBS_ARGS:-} "$dir/corpus" tests/fuzz/corpus/"$base" >"$dir/log" 2>&1
     rc=$?
     t1=$(date +%s)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)

@@ -15,8 +15,9 @@
  * is parsed again without a macro and the walk descends into that tree in its place
  * (the re-parsed trees live until the extraction ends).
  *
- * Invariants: symbols come out in pre-order (start byte ascending, containers before
- * their contents); container indexes always point backwards.
+ * Invariants: the walk emits symbols in pre-order (containers before their contents,
+ * container indexes pointing backwards); order_by_start then guarantees start byte
+ * ascending even where a damaged tree made the query report leaf definitions out of order.
  */
 #include "lang/lang_int.h"
 #include "lang/refs_int.h"
@@ -930,6 +931,96 @@ walked:
     ts_tree_cursor_delete(&cur);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Source order. The walk emits symbols in pre-order, but the definitions one node's query
+ * matches name (leaf definitions below a pattern root, such as enum members) come in the
+ * query's match order, which tree-sitter's error recovery can leave out of source order
+ * (a damaged TypeScript enum yields a later member before an earlier one). lp_parse
+ * promises symbols ordered by start byte with enclosing symbols first, so the array is
+ * put in that order here, once everything that indexes it (containers, logical parents,
+ * scopes, reference owners) is final, and those indexes are remapped. */
+
+typedef struct sym_order {
+    uint32_t start, idx;
+} sym_order;
+
+static int sym_order_cmp(const void *a, const void *b)
+{
+    const sym_order *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    /* ties keep the walk's order: an enclosing symbol before what it contains */
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* A symbol never starts before its container (only a damaged tree could say so): its
+ * start moves up to the container's, keeping its other offsets consistent. Containers
+ * come first, so a chain is clamped from the outside in. */
+static bool clamp_to_container(lx_sym *syms, size_t i)
+{
+    lx_sym *s = &syms[i];
+    if (s->container < 0 || s->start >= syms[s->container].start)
+        return false;
+    s->start = syms[s->container].start;
+    if (s->end < s->start)
+        s->end = s->start;
+    if (s->sig_end < s->start)
+        s->sig_end = s->end;
+    if (s->outer_start > s->start)
+        s->outer_start = s->start;
+    if (s->has_body && s->body_start < s->start)
+        s->has_body = false;
+    return true;
+}
+
+static int32_t remap(const uint32_t *newpos, int32_t old)
+{
+    return old >= 0 ? (int32_t)newpos[old] : old;
+}
+
+static void order_by_start(lx_ctx *cx)
+{
+    size_t n = cx->syms.len;
+    lx_sym *syms = cx->syms.items;
+    bool sorted = true;
+    size_t clamped = 0;
+    for (size_t i = 0; i < n; i++) {
+        clamped += clamp_to_container(syms, i);
+        if (i && syms[i - 1].start > syms[i].start)
+            sorted = false;
+    }
+    if (clamped)
+        lp_log(LP_LOG_DEBUG, "lang.symbols_clamped", "lang=%s clamped=%zu",
+               lp_lang_name(cx->rt->spec->lang), clamped);
+    if (sorted)
+        return;
+    sym_order *ord = lp_xmalloc(n * sizeof(*ord));
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (sym_order){syms[i].start, (uint32_t)i};
+    qsort(ord, n, sizeof(*ord), sym_order_cmp);
+    uint32_t *newpos = lp_xmalloc(n * sizeof(*newpos));
+    lx_sym *out = lp_xmalloc(n * sizeof(*out));
+    for (size_t k = 0; k < n; k++) {
+        newpos[ord[k].idx] = (uint32_t)k;
+        out[k] = syms[ord[k].idx];
+    }
+    for (size_t k = 0; k < n; k++) {
+        out[k].container = remap(newpos, out[k].container);
+        out[k].parent = remap(newpos, out[k].parent);
+    }
+    for (size_t k = 0; k < cx->scopes.len; k++)
+        cx->scopes.items[k].container = remap(newpos, cx->scopes.items[k].container);
+    if (cx->refs)
+        for (size_t k = 0; k < cx->refs->refs.len; k++)
+            cx->refs->refs.items[k].owner = remap(newpos, cx->refs->refs.items[k].owner);
+    memcpy(syms, out, n * sizeof(*out));
+    lp_log(LP_LOG_DEBUG, "lang.symbols_reordered", "lang=%s symbols=%zu",
+           lp_lang_name(cx->rt->spec->lang), n);
+    free(out);
+    free(newpos);
+    free(ord);
+}
+
 lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms_out,
                      size_t *nsyms, bool *partial, lx_refs *refs, lp_error *err)
 {
@@ -973,6 +1064,7 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
 
     qualify(&cx);
     lx_refs_finish(&cx);
+    order_by_start(&cx);
     *syms_out = cx.syms.items;
     *nsyms = cx.syms.len;
     cx.syms.items = NULL;

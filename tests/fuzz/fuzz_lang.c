@@ -17,12 +17,45 @@
 
 #include "lang/lang.h"
 
+/* LOUPE_FUZZ_LANG=<name> (as lp_lang_from_name reads it: python, ts, tsx, go...) pins a
+ * libFuzzer run to one language, so each extractor gets its own run (bench/fuzz.sh
+ * lang-<name>): every input then parses as that language, and the mutator writes the
+ * language's number into byte 0 of every input it makes, so what the run saves (corpus,
+ * crashes) replays as the same language without the variable. */
+static int pinned = -1;
+
+/* libFuzzer's own mutator; absent (weak) when linked with the replay driver. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute__((weak));
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    (void)seed;
+    if (!LLVMFuzzerMutate)
+        return size;
+    size = LLVMFuzzerMutate(data, size, max_size);
+    if (pinned >= 0 && size > 0)
+        data[0] = (uint8_t)pinned;
+    return size;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     lp_log_set_level(LP_LOG_OFF);
     lp_lang_init();
+    const char *pin = getenv("LOUPE_FUZZ_LANG");
+    if (pin && *pin) {
+        lp_lang l = lp_lang_from_name(lp_str_c(pin));
+        if (l == LP_LANG_COUNT) {
+            fprintf(stderr, "fuzz_lang: LOUPE_FUZZ_LANG=%s is not a language; use a name "
+                            "loupe parse --lang accepts (python, js, ts, tsx, go, rust, java, "
+                            "c, cpp, cs, scala, markdown, rst, text)\n", pin);
+            exit(2);
+        }
+        pinned = (int)l;
+    }
     return 0;
 }
 
@@ -79,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    lp_lang lang = (lp_lang)(data[0] % LP_LANG_COUNT);
+    lp_lang lang = pinned >= 0 ? (lp_lang)pinned : (lp_lang)(data[0] % LP_LANG_COUNT);
     uint8_t flags = data[1];
     lp_str content = {(const char *)data + 2, size - 2};
     lp_parse_opts o = {.no_refs = flags & 1};

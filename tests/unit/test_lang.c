@@ -211,6 +211,54 @@ done:
     lp_lang_thread_release();
 }
 
+/* tests/fuzz/corpus/lang/lang-ts-enum-order, cut down: an enum body running into a doc
+ * comment's text. tree-sitter's error recovery makes the query report the member `export`
+ * (line 4) before `High` (line 3); lp_parse must still list symbols by start byte, with
+ * parents, chunk owners and reference owners pointing at the same symbols as before. */
+T_TEST(lang_symbols_in_source_order_after_error_recovery)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_parse_result r;
+    const char *src = "export enum Level {\n  Low,\n"
+                      "  High = 10comment* Parses input: overloads first, then the "
+                      "implementation. */\nexport function parse(input: string): number;\n";
+    T_CHECK_OK(parse_str(LP_LANG_TYPESCRIPT, src, &a, &r, &err), &err);
+    T_CHECK(r.nsymbols >= 4);
+    int high = -1, exp = -1;
+    for (size_t i = 0; i < r.nsymbols; i++) {
+        const lp_symbol *s = &r.symbols[i];
+        if (i)
+            T_CHECK_MSG(r.symbols[i - 1].span.start_byte <= s->span.start_byte,
+                        "symbol %zu (%s at %u) before %s at %u", i - 1, r.symbols[i - 1].qname,
+                        r.symbols[i - 1].span.start_byte, s->qname, s->span.start_byte);
+        if (s->kind == LP_SYM_ENUM_MEMBER) {
+            T_CHECK_INT(s->parent, 0); /* the enum, which precedes its members */
+            T_CHECK_STR(r.symbols[s->parent].qname, "Level");
+        }
+        if (!strcmp(s->qname, "Level.High"))
+            high = (int)i;
+        if (!strcmp(s->qname, "Level.export"))
+            exp = (int)i;
+    }
+    T_CHECK(high > 0 && exp > high);
+    T_CHECK_STR(r.symbols[0].qname, "Level");
+    for (size_t i = 0; i < r.nchunks; i++)
+        T_CHECK(r.chunks[i].owner >= -1 && r.chunks[i].owner < (int32_t)r.nsymbols);
+    for (size_t i = 0; i < r.nrefs; i++) {
+        T_CHECK(r.refs[i].owner >= -1 && r.refs[i].owner < (int32_t)r.nsymbols);
+        /* an owner encloses its reference */
+        if (r.refs[i].owner >= 0) {
+            const lp_span *o = &r.symbols[r.refs[i].owner].span;
+            T_CHECK(o->start_byte <= r.refs[i].span.start_byte);
+        }
+    }
+done:
+    lp_arena_release(&a);
+    lp_lang_thread_release();
+}
+
 T_TEST(lang_ordinals_count_equal_qname_and_kind)
 {
     lp_arena a;

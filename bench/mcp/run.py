@@ -316,9 +316,10 @@ def main():
                 f"| growth after warm-up | {r['rss_after'] - r['rss_warm']} |", "",
                 "RSS during the run (searches after warm-up: KiB): " +
                 ", ".join(f"{n}: {kb}" for n, kb in r.get("rss_steps", [])) + ". It moves up "
-                "and down by several MiB (each call opens its own SQLite connection, whose page "
-                "cache is bounded at 16 MiB, on one of 4 worker threads with their own malloc "
-                "arenas); what matters is that it has no upward trend across the run and stays "
+                "and down by several MiB (calls run on 4 worker threads with their own malloc "
+                "arenas and reuse up to 4 pooled SQLite connections, each with a page cache "
+                "bounded at 16 MiB); what matters is that it has no upward trend across the run "
+                "and stays "
                 "far under the bound.", "",
                 "Targets: search_codebase p95 under 60 ms; RSS under 150 MB with no growth "
                 "after warm-up.", ""]

@@ -19,8 +19,19 @@
 #define RESERVE_MIN ((size_t)32 << 20)
 #define RESERVE_STEPS 16
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LP_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define LP_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+
 size_t lp_mem_tune(void)
 {
+#ifdef LP_SANITIZER_ALLOCATOR
+    return 0; /* the sanitizer's allocator owns the heap: nothing to reserve or advise */
+#endif
     const char *off = getenv("LOUPE_NO_HUGEPAGES");
     if (off && *off && strcmp(off, "0") != 0)
         return 0;

@@ -53,10 +53,14 @@ size_t lp_mem_tune(void)
     for (int i = 0; i < RESERVE_STEPS; i++)
         chunks[i] = malloc(reserve / RESERVE_STEPS); /* NULL past a limit: fine */
     char *end = sbrk(0);
+    /* The freed reserve becomes the top chunk: bigger than the reserve by malloc's top pad,
+     * so the threshold is set from what was grown, or free() would hand it all back. */
+    if (start != (char *)-1 && end != (char *)-1 && end > start)
+        mallopt(M_TRIM_THRESHOLD, (int)((size_t)(end - start) + HUGE_PAGE));
     for (int i = RESERVE_STEPS - 1; i >= 0; i--)
         free(chunks[i]);
-    if (start == (char *)-1 || end == (char *)-1 || end <= start)
-        return 0; /* another allocator (sanitizers) or no heap growth */
+    if (start == (char *)-1 || end == (char *)-1 || end <= start || sbrk(0) != end)
+        return 0; /* another allocator (sanitizers), no heap growth, or given back */
     uintptr_t a = ((uintptr_t)start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     if ((char *)a >= end || madvise((void *)a, (size_t)(end - (char *)a), MADV_HUGEPAGE) != 0)
         return 0;

@@ -6,6 +6,9 @@
 
 int main(int argc, char **argv)
 {
-    lp_mem_tune(); /* before any allocation that lives long, and before any thread */
+    /* Before any allocation that lives long, and before any thread. The MCP server lives for
+     * hours: a small reserve, so the memory it frees goes back to the system. */
+    bool server = argc > 1 && strcmp(argv[1], "mcp") == 0;
+    lp_mem_tune(server ? LP_MEM_RESERVE_SERVER : LP_MEM_RESERVE_DEFAULT);
     return lp_cli_main(argc, argv);
 }

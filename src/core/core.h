@@ -301,11 +301,14 @@ lp_status lp_mkdir_p(const char *path, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * Memory. Called once at the start of main(), before any thread: reserves the heap (up to
- * 256 MiB of address space, an eighth of RLIMIT_AS when one is set) advised for transparent
- * huge pages, so memory is faulted in 2 MiB steps instead of 4 KiB ones. Returns the bytes
- * advised (0: not done, e.g. under a sanitizer's allocator, a tight limit, or
+ * reserve_max bytes of address space, an eighth of RLIMIT_AS when one is set) advised for
+ * transparent huge pages, so memory is faulted in 2 MiB steps instead of 4 KiB ones, and
+ * keeps it (memory freed inside the reserve is not given back). Returns the bytes advised
+ * (0: not done, e.g. under a sanitizer's allocator, a reserve under 32 MiB, or
  * LOUPE_NO_HUGEPAGES=1). Nothing is touched up front: RSS grows only with use. */
-size_t lp_mem_tune(void);
+#define LP_MEM_RESERVE_DEFAULT ((size_t)256 << 20) /* commands that run and exit */
+#define LP_MEM_RESERVE_SERVER ((size_t)32 << 20)   /* `loupe mcp`, which runs for hours */
+size_t lp_mem_tune(size_t reserve_max);
 
 /* ------------------------------------------------------------------------------------------
  * Optional shared libraries, loaded on first use (libgit2 for `changes`, libcurl for a

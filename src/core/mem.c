@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
-#define RESERVE_MAX ((size_t)256 << 20)
 #define RESERVE_MIN ((size_t)32 << 20)
 #define RESERVE_STEPS 16
 
@@ -27,7 +26,7 @@
 #endif
 #endif
 
-size_t lp_mem_tune(void)
+size_t lp_mem_tune(size_t reserve_max)
 {
 #ifdef LP_SANITIZER_ALLOCATOR
     return 0; /* the sanitizer's allocator owns the heap: nothing to reserve or advise */
@@ -36,7 +35,7 @@ size_t lp_mem_tune(void)
     if (off && *off && strcmp(off, "0") != 0)
         return 0;
     /* Under an address-space limit (ulimit -v), reserve at most an eighth of it. */
-    size_t reserve = RESERVE_MAX;
+    size_t reserve = reserve_max;
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         rl.rlim_cur / 8 < reserve)

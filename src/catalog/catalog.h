@@ -280,6 +280,9 @@ typedef enum lp_catalog_provider {
 } lp_catalog_provider;
 
 const char *lp_catalog_provider_name(lp_catalog_provider p); /* "mcp", "openai_chat", ... */
+/* Name of channel bit i (LP_CATALOG_CH_* == 1u << i: "lexical", "dense", "exact", "words"),
+ * NULL past the last. */
+const char *lp_catalog_channel_name(unsigned i);
 
 /* MCP annotation hints: absent, false or true. */
 typedef enum lp_catalog_hint { LP_HINT_ABSENT = 0, LP_HINT_FALSE, LP_HINT_TRUE } lp_catalog_hint;

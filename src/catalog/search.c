@@ -882,14 +882,19 @@ void lp_catalog_result_release(lp_catalog_result *r)
 
 /* ------------------------------------------------------------------------------------------
  * JSON output. */
-static void write_channels(lp_buf *out, unsigned ch)
+const char *lp_catalog_channel_name(unsigned i)
 {
     static const char *const names[] = {"lexical", "dense", "exact", "words"};
+    return i < LP_ARRAY_LEN(names) ? names[i] : NULL;
+}
+
+static void write_channels(lp_buf *out, unsigned ch)
+{
     lp_buf_putc(out, '[');
     bool first = true;
-    for (unsigned i = 0; i < LP_ARRAY_LEN(names); i++)
+    for (unsigned i = 0; lp_catalog_channel_name(i); i++)
         if (ch & (1u << i)) {
-            lp_buf_printf(out, "%s\"%s\"", first ? "" : ",", names[i]);
+            lp_buf_printf(out, "%s\"%s\"", first ? "" : ",", lp_catalog_channel_name(i));
             first = false;
         }
     lp_buf_putc(out, ']');

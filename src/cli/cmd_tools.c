@@ -117,6 +117,10 @@ static int parse_args(int argc, char **argv, tools_args *a)
             NEEDS_VALUE();
             if (!take_size(s, v, &a->max_tools))
                 return LP_EXIT_USAGE;
+            if (a->max_tools == 0) {
+                lp_cli_usage_error("tools", "--max-tools needs a number of at least 1");
+                return LP_EXIT_USAGE;
+            }
         } else if (!strcmp(s, "--max-tokens")) {
             NEEDS_VALUE();
             if (!take_size(s, v, &a->max_tokens))
@@ -212,7 +216,12 @@ static lp_status load(const tools_args *a, lp_catalog **out, lp_error *err)
 static void print_hits(const lp_catalog *cat, const lp_catalog_query *q,
                        const lp_catalog_result *r)
 {
-    if (r->nhits == 0)
+    if (r->nhits == 0 && r->omitted_budget)
+        printf("%zu %s \"%.*s\", but none fits the token budget (--max-tokens %zu); "
+               "raise the budget or pin the tool you need\n",
+               r->omitted_budget, r->omitted_budget == 1 ? "tool matches" : "tools match",
+               LP_STR_ARG(q->text), q->max_tokens);
+    else if (r->nhits == 0)
         printf("no tool matches \"%.*s\" (%zu tools in the catalog)\n", LP_STR_ARG(q->text),
                lp_catalog_count(cat));
     for (size_t i = 0; i < r->nhits; i++) {
@@ -223,11 +232,10 @@ static void print_hits(const lp_catalog *cat, const lp_catalog_query *q,
             printf("  [%s]", t->ns);
         printf("  %s  score %.2f  ~%zu tokens%s", lp_catalog_provider_name(t->provider), h->score,
                h->tokens, h->pinned ? "  (pinned)" : "");
-        static const char *const ch[] = {"lexical", "dense", "exact"};
         const char *sep = "  via ";
-        for (unsigned c = 0; c < LP_ARRAY_LEN(ch); c++)
+        for (unsigned c = 0; lp_catalog_channel_name(c); c++)
             if (h->channels & (1u << c)) {
-                printf("%s%s", sep, ch[c]);
+                printf("%s%s", sep, lp_catalog_channel_name(c));
                 sep = "+";
             }
         printf("\n");

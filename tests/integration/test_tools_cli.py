@@ -114,6 +114,7 @@ def test_usage_errors(ctx):
                  ["tools", "search", "--catalog", "a.json"],
                  ["tools", "search", "x", "--catalog"],
                  ["tools", "search", "x", "--catalog", "a.json", "--max-tools", "many"],
+                 ["tools", "search", "x", "--catalog", "a.json", "--max-tools", "0"],
                  ["tools", "search", "x", "--catalog", "a.json", "--frob"],
                  ["tools", "stats", "extra", "--catalog", "a.json"]):
         r = ctx.run(*args)
@@ -155,6 +156,25 @@ def test_dense_channel_in_results_and_absent_without_model(ctx):
     assert [w["code"] for w in doc["warnings"]] == ["dense_channel_absent",
                                                      "word_channel_absent"], doc
     assert "LOUPE_EMBED_MODEL=none" in doc["warnings"][0]["message"], doc
+
+
+def test_text_output_names_every_channel_and_a_budget_that_left_everything_out(ctx):
+    ctx.write("consumer.json", json.dumps([
+        {"name": "forecast", "description": "Weather forecasts and current conditions for a city."},
+        {"name": "tunes", "description": "Play songs and albums, and build playlists."},
+    ]))
+    args = ["--catalog", ctx.path("consumer.json")]
+    doc = ctx.ok("tools", "search", "thunderstorm", "tonight", "--json", *args).json()
+    via = "+".join(c for c in ("lexical", "dense", "exact", "words")
+                   if c in doc["tools"][0]["channels"])
+    r = ctx.ok("tools", "search", "thunderstorm", "tonight", *args)
+    assert r.out.splitlines()[0].endswith("via " + via), (via, r)
+    # The tool matches but its definition is over the budget: say so, not "no tool matches".
+    r = ctx.ok("tools", "search", "weather", "forecast", "--max-tokens", "3", *args)
+    assert "no tool matches" not in r.out, r
+    assert "1 tool matches" in r.out and "--max-tokens 3" in r.out, r
+    r = ctx.ok("tools", "search", "zzqxv", *args)
+    assert "no tool matches" in r.out, r
 
 
 def test_word_channel_in_results_and_absent_without_model(ctx):

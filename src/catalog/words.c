@@ -33,16 +33,13 @@
  */
 #include "catalog/catalog_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define HEADER_BYTES 40
 #define MAX_DIM 1024
+#define WORDS_FILE_MAX ((size_t)1 << 30) /* 1 GiB: the shipped model is 4.7 MB */
 
 struct lp_cat_words {
     const uint8_t *base;
@@ -128,27 +125,17 @@ lp_status lp_cat_words_open(const void *bytes, size_t size, const char *name, lp
 lp_status lp_cat_words_load(const char *path, lp_cat_words **out, lp_error *err)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        lp_error_set(err, LP_ENOENT,
-                     "cannot open the catalog word-vector model %s (%s); fix LOUPE_CATALOG_WORDS "
-                     "or set it to none",
-                     path, strerror(errno));
-        return LP_ENOENT;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-        close(fd);
-        return bad(err, path, "empty");
-    }
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-        return bad(err, path, "mmap failed");
+    const void *p;
+    size_t size;
+    lp_status rc = lp_map_file(path, "the catalog word-vector model",
+                               "fix LOUPE_CATALOG_WORDS or set it to none", WORDS_FILE_MAX, &p,
+                               &size, err);
+    if (rc != LP_OK)
+        return rc;
     lp_cat_words *m = lp_xcalloc(1, sizeof *m);
-    lp_status rc = lp_cat_words_open(p, (size_t)st.st_size, path, m, err);
+    rc = lp_cat_words_open(p, size, path, m, err);
     if (rc != LP_OK) {
-        munmap(p, (size_t)st.st_size);
+        munmap((void *)p, size);
         free(m);
         return rc;
     }

@@ -291,6 +291,12 @@ void lp_format_iso8601(int64_t wall_ms, char out[32]);
 bool lp_parse_u64(lp_str s, uint64_t *out);
 /* Read a whole file into out, failing with LP_ETOOBIG past max_bytes. */
 lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err);
+/* Map a whole regular file read-only. LP_ENOENT / LP_EIO when it cannot be opened or is not
+ * a regular file, LP_ETOOBIG past max_bytes, LP_EINVAL when empty; the message names it as
+ * "<what> <path>", says what is wrong, then "; <hint>" (hint may be NULL). Release with
+ * munmap(*p, *size). */
+lp_status lp_map_file(const char *path, const char *what, const char *hint, size_t max_bytes,
+                      const void **p, size_t *size, lp_error *err);
 /* Write a file atomically: temp file in the same folder, fsync, rename. */
 lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_error *err);
 /* The same without fsync: readers see the old or the new bytes, never a torn file, but a

@@ -1,10 +1,11 @@
 /*
- * file.c: whole-file reads with a limit, atomic writes, mkdir -p.
+ * file.c: whole-file reads with a limit, read-only maps, atomic writes, mkdir -p.
  */
 #include "core/core.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +39,46 @@ lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error
         }
     }
     close(fd);
+    return rc;
+}
+
+lp_status lp_map_file(const char *path, const char *what, const char *hint, size_t max_bytes,
+                      const void **p, size_t *size, lp_error *err)
+{
+    *p = NULL;
+    *size = 0;
+    char problem[160] = "";
+    lp_status rc = LP_OK;
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = errno == ENOENT ? LP_ENOENT : LP_EIO;
+        snprintf(problem, sizeof problem, "cannot be opened (%s)", strerror(errno));
+    } else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        rc = LP_EIO;
+        snprintf(problem, sizeof problem, "is not a regular file");
+    } else if ((uint64_t)sb.st_size > max_bytes) {
+        rc = LP_ETOOBIG;
+        snprintf(problem, sizeof problem, "is %lld bytes, over the %zu-byte limit",
+                 (long long)sb.st_size, max_bytes);
+    } else if (sb.st_size == 0) {
+        rc = LP_EINVAL;
+        snprintf(problem, sizeof problem, "is empty");
+    } else {
+        void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            rc = LP_EIO;
+            snprintf(problem, sizeof problem, "cannot be mapped (%s)", strerror(errno));
+        } else {
+            *p = m;
+            *size = (size_t)sb.st_size;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc != LP_OK)
+        lp_error_set(err, rc, "%s %s %s%s%s", what, path, problem, hint ? "; " : "",
+                     hint ? hint : "");
     return rc;
 }
 

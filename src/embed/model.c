@@ -8,12 +8,10 @@
  */
 #include "embed/embed_int.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -281,42 +279,21 @@ lp_status lp_embed_model_from_memory(const void *p, size_t n, lp_embed_model **o
 lp_status lp_embed_model_load(const char *path, lp_embed_model **out, lp_error *err)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return lp_error_set(err, errno == ENOENT ? LP_ENOENT : LP_EIO,
-                            "cannot open embedding model %s: %s", path, strerror(errno));
-    struct stat sb;
-    lp_status rc = LP_OK;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        rc = lp_error_set(err, LP_EIO, "embedding model %s is not a readable file", path);
-        goto done;
-    }
-    if ((uint64_t)sb.st_size > LP_EMBED_FILE_MAX) {
-        rc = lp_error_set(err, LP_ETOOBIG, "embedding model %s is %lld bytes, over the %zu limit",
-                          path, (long long)sb.st_size, LP_EMBED_FILE_MAX);
-        goto done;
-    }
-    if (sb.st_size == 0) {
-        rc = bad(err, path, "empty file");
-        goto done;
-    }
-    p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-        rc = lp_error_set(err, LP_EIO, "cannot map embedding model %s: %s", path, strerror(errno));
-        goto done;
-    }
+    const void *p;
+    size_t size;
+    lp_status rc = lp_map_file(path, "embedding model", "fix LOUPE_EMBED_MODEL or set it to none",
+                               LP_EMBED_FILE_MAX, &p, &size, err);
+    if (rc != LP_OK)
+        return rc;
     lp_embed_model *m = lp_xcalloc(1, sizeof *m);
-    if ((rc = model_open(p, (size_t)sb.st_size, path, true, m, err))) {
+    if ((rc = model_open(p, size, path, true, m, err))) {
         free(m);
-        munmap(p, (size_t)sb.st_size);
-        goto done;
+        munmap((void *)p, size);
+        return rc;
     }
     m->mapped = true;
     *out = m;
-done:
-    close(fd);
-    return rc;
+    return LP_OK;
 }
 
 void lp_embed_model_free(lp_embed_model *m)

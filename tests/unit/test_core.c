@@ -3,6 +3,8 @@
  */
 #include "t.h"
 
+#include <sys/mman.h>
+
 T_TEST(core_status_codes_are_stable)
 {
     T_CHECK_STR(lp_status_code(LP_OK), "ok");
@@ -170,6 +172,36 @@ T_TEST(core_file_roundtrip)
 done:
     lp_buf_release(&path);
     lp_buf_release(&got);
+}
+
+T_TEST(core_map_file)
+{
+    lp_buf path;
+    lp_buf_init(&path, 0);
+    lp_error e = {0};
+    const void *p = NULL;
+    size_t n = 0;
+    lp_buf_printf(&path, "%s/model.bin", t->tmpdir);
+    T_CHECK_OK(lp_write_file_atomic(path.ptr, "vectors", 7, &e), &e);
+    T_CHECK_OK(lp_map_file(path.ptr, "test model", "set X", 100, &p, &n, &e), &e);
+    T_CHECK(n == 7 && memcmp(p, "vectors", 7) == 0);
+    munmap((void *)p, n);
+    T_CHECK_INT(lp_map_file(path.ptr, "test model", "set X", 6, &p, &n, &e), LP_ETOOBIG);
+    T_CHECK(p == NULL && n == 0);
+    T_CHECK_MSG(strstr(e.msg, "test model") && strstr(e.msg, "6-byte limit") &&
+                    strstr(e.msg, "; set X"),
+                "%s", e.msg);
+    /* a folder, an empty file, a missing file: refused with what is wrong */
+    T_CHECK_INT(lp_map_file(t->tmpdir, "test model", NULL, 100, &p, &n, &e), LP_EIO);
+    T_CHECK_MSG(strstr(e.msg, "not a regular file") && !strstr(e.msg, ";"), "%s", e.msg);
+    T_CHECK_OK(lp_write_file_atomic(path.ptr, "", 0, &e), &e);
+    T_CHECK_INT(lp_map_file(path.ptr, "test model", NULL, 100, &p, &n, &e), LP_EINVAL);
+    T_CHECK_MSG(strstr(e.msg, "is empty"), "%s", e.msg);
+    lp_buf_puts(&path, ".missing");
+    T_CHECK_INT(lp_map_file(path.ptr, "test model", NULL, 100, &p, &n, &e), LP_ENOENT);
+    T_CHECK_MSG(strstr(e.msg, "cannot be opened"), "%s", e.msg);
+done:
+    lp_buf_release(&path);
 }
 
 T_TEST(core_dynlib_load)

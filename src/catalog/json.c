@@ -22,6 +22,10 @@
  */
 #include "catalog/catalog_int.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 typedef struct frame {
     uint8_t type;   /* LP_JSON_ARRAY or LP_JSON_OBJECT */
     uint32_t start; /* offset of the bracket */
@@ -41,12 +45,36 @@ typedef struct parser {
     LP_VEC(uint32_t) table; /* duplicate-key check of large objects */
 } parser;
 
+static inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 static inline void skip_ws(parser *p)
 {
     size_t i = p->i, n = p->len;
     const char *s = p->s;
-    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+    if (i >= n || !is_ws(s[i]))
+        return;
+    i++;
+#if defined(__SSE2__)
+    /* Indentation: sixteen bytes at a time. */
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+                  tab = _mm_set1_epi8('\t');
+    while (i + 16 <= n) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, tab)));
+        unsigned m = (unsigned)_mm_movemask_epi8(w) ^ 0xFFFFu;
+        if (m) {
+            i += (size_t)__builtin_ctz(m);
+            goto out;
+        }
+        i += 16;
+    }
+#endif
+    while (i < n && is_ws(s[i]))
         i++;
+#if defined(__SSE2__)
+out:
+#endif
     p->ws += (uint32_t)(i - p->i);
     p->i = i;
 }
@@ -169,6 +197,24 @@ static bool string(parser *p, const char **str, uint32_t *slen)
     size_t n = p->len, i = p->i + 1, a = i;
     bool esc = false;
     for (;;) {
+#if defined(__SSE2__)
+        /* Plain ASCII runs sixteen bytes at a time: stop at a quote, a backslash, a
+         * control character or a byte >= 0x80 (negative as a signed byte). */
+        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                      space = _mm_set1_epi8(0x20);
+        while (i + 16 <= n) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            __m128i stop = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
+                _mm_cmplt_epi8(x, space));
+            unsigned m = (unsigned)_mm_movemask_epi8(stop);
+            if (m) {
+                i += (size_t)__builtin_ctz(m);
+                break;
+            }
+            i += 16;
+        }
+#endif
         while (i < n && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
             i++;
         if (i >= n)

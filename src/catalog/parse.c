@@ -21,16 +21,21 @@
 #define TREE_CAP_PER_BYTE 6
 #define TREE_CAP_MIN (1u << 20)
 
+/* One collected token. */
+typedef struct tok_rec {
+    uint32_t off; /* into prep.text */
+    uint16_t len;
+    uint8_t field;
+    uint8_t whole;
+} tok_rec;
+
 /* Per-parse scratch, reused for every tool of a document (reset, not freed). */
 typedef struct prep {
     lp_cat_parse_ctx *ctx;
-    LP_VEC(uint32_t) offs; /* token start offsets into text */
-    LP_VEC(uint16_t) lens;
-    LP_VEC(uint8_t) fields;
-    LP_VEC(uint8_t) wholes;
+    LP_VEC(tok_rec) toks;
     LP_VEC(uint32_t) table; /* hash -> index into uniq, UINT32_MAX empty */
     LP_VEC(lp_cat_pterm) uniq;
-    lp_buf text;
+    LP_VEC(char) text; /* token texts, back to back */
     lp_buf schema;
     uint32_t flen[NF];
     uint8_t field;
@@ -42,8 +47,7 @@ typedef struct prep {
 
 static void prep_reset(prep *p)
 {
-    p->offs.len = p->lens.len = p->fields.len = p->wholes.len = p->uniq.len = 0;
-    lp_buf_reset(&p->text);
+    p->toks.len = p->uniq.len = p->text.len = 0;
     lp_buf_reset(&p->schema);
     memset(p->flen, 0, sizeof p->flen);
     p->schema_truncated = false;
@@ -52,13 +56,10 @@ static void prep_reset(prep *p)
 
 static void prep_release(prep *p)
 {
-    lp_vec_free(&p->offs);
-    lp_vec_free(&p->lens);
-    lp_vec_free(&p->fields);
-    lp_vec_free(&p->wholes);
+    lp_vec_free(&p->toks);
     lp_vec_free(&p->table);
     lp_vec_free(&p->uniq);
-    lp_buf_release(&p->text);
+    lp_vec_free(&p->text);
     lp_buf_release(&p->schema);
     lp_arena_release(&p->arena);
 }
@@ -66,11 +67,15 @@ static void prep_release(prep *p)
 static int collect_token(void *ctx, const lp_text_token *tok)
 {
     prep *p = ctx;
-    lp_vec_push(&p->offs, (uint32_t)p->text.len);
-    lp_vec_push(&p->lens, (uint16_t)tok->len);
-    lp_vec_push(&p->fields, p->field);
-    lp_vec_push(&p->wholes, (uint8_t)((tok->flags & LP_TEXT_TOK_WHOLE) != 0));
-    lp_buf_append(&p->text, tok->text, tok->len);
+    if (p->toks.len == p->toks.cap)
+        lp_vec_reserve(&p->toks, p->toks.len + 1);
+    p->toks.items[p->toks.len++] =
+        (tok_rec){(uint32_t)p->text.len, (uint16_t)tok->len, p->field,
+                  (uint8_t)((tok->flags & LP_TEXT_TOK_WHOLE) != 0)};
+    if (p->text.len + tok->len > p->text.cap)
+        lp_vec_reserve(&p->text, p->text.len + tok->len);
+    memcpy(p->text.items + p->text.len, tok->text, tok->len);
+    p->text.len += tok->len;
     p->flen[p->field]++;
     return 0;
 }
@@ -88,21 +93,22 @@ static void index_text(prep *p, int field, lp_str s, bool prose)
  * reuses). */
 static void finish_terms(prep *p, lp_cat_doc *d)
 {
-    size_t n = p->offs.len, cap = 16;
+    size_t n = p->toks.len, cap = 16;
     while (cap < 2 * n)
         cap *= 2;
     lp_vec_reserve(&p->table, cap);
     memset(p->table.items, 0xff, cap * sizeof *p->table.items);
     size_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *t = p->text.ptr + p->offs.items[i];
-        uint16_t len = p->lens.items[i];
+        const tok_rec *tr = &p->toks.items[i];
+        const char *t = p->text.items + tr->off;
+        uint16_t len = tr->len;
         uint64_t h = lp_hash64_of(t, len);
         size_t k = (size_t)h & (cap - 1);
         lp_cat_pterm *u = NULL;
         while (p->table.items[k] != UINT32_MAX) {
             lp_cat_pterm *c = &p->uniq.items[p->table.items[k]];
-            if (c->hash == h && c->len == len && !memcmp(p->text.ptr + c->off, t, len)) {
+            if (c->hash == h && c->len == len && !memcmp(p->text.items + c->off, t, len)) {
                 u = c;
                 break;
             }
@@ -111,15 +117,15 @@ static void finish_terms(prep *p, lp_cat_doc *d)
         if (!u) {
             p->table.items[k] = (uint32_t)p->uniq.len;
             u = lp_vec_push_zero(&p->uniq);
-            u->off = p->offs.items[i];
+            u->off = tr->off;
             u->len = len;
             u->hash = h;
             u->whole = 1;
             bytes += len;
         }
-        u->whole &= p->wholes.items[i];
-        if (u->tf[p->fields.items[i]] < 255)
-            u->tf[p->fields.items[i]]++;
+        u->whole &= tr->whole;
+        if (u->tf[tr->field] < 255)
+            u->tf[tr->field]++;
     }
     size_t uniq = p->uniq.len;
     d->pterms = lp_xmalloc((uniq ? uniq : 1) * sizeof *d->pterms);
@@ -127,7 +133,7 @@ static void finish_terms(prep *p, lp_cat_doc *d)
     size_t off = 0;
     for (size_t i = 0; i < uniq; i++) {
         d->pterms[i] = p->uniq.items[i];
-        memcpy(d->term_text + off, p->text.ptr + p->uniq.items[i].off, d->pterms[i].len);
+        memcpy(d->term_text + off, p->text.items + p->uniq.items[i].off, d->pterms[i].len);
         d->pterms[i].off = (uint32_t)off;
         off += d->pterms[i].len;
     }
@@ -936,7 +942,6 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     shape sh = {0};
     prep scratch = {0};
     const lp_json *root = NULL;
-    lp_buf_init(&scratch.text, 0);
     lp_buf_init(&scratch.schema, 0);
     lp_arena_init(&scratch.arena, 1 << 20);
     c.scratch = &scratch;

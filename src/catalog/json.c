@@ -344,8 +344,10 @@ static bool literal(parser *p, const char *word, size_t n)
 /* Are the keys of the pending pairs [base, end) distinct? */
 static bool keys_distinct(parser *p, size_t base)
 {
-    lp_json_pair *m = p->pending.items + base;
     size_t n = p->pending.len - base;
+    if (n < 2)
+        return true; /* (and pending.items may still be NULL) */
+    lp_json_pair *m = p->pending.items + base;
     if (n <= 16) {
         for (size_t i = 1; i < n; i++)
             for (size_t j = 0; j < i; j++)

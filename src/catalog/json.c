@@ -266,6 +266,15 @@ static bool string(parser *p, const char **str, uint32_t *slen)
     return true;
 }
 
+/* jansson reads one byte past a number or a literal and puts it back; a NUL byte put back
+ * is lost (its reader takes NUL for "buffer empty"), so "[1\0]" is [1] to jansson. The
+ * strict mode refuses NUL bytes; the trusted mode reads such text as jansson did. */
+static inline void skip_lost_nul(parser *p)
+{
+    if ((p->flags & LP_JSON_TRUSTED) && p->i < p->len && p->s[p->i] == '\0')
+        p->i++;
+}
+
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* The number at p->i. Without LP_JSON_TRUSTED, refuse integers of more than 18 digits
@@ -324,6 +333,7 @@ static bool number(parser *p)
             return false;
     }
     p->i = i;
+    skip_lost_nul(p);
     return true;
 }
 
@@ -338,6 +348,7 @@ static bool literal(parser *p, const char *word, size_t n)
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
             return false;
     }
+    skip_lost_nul(p);
     return true;
 }
 

@@ -356,16 +356,21 @@ int lp_text_tokenize(lp_text_tokenizer *tk, lp_str input, lp_text_token_fn fn, v
             /* A run of ASCII letters and digits: what the general path below does for
              * them (classify, fold, record offsets), without decoding. */
             size_t n = tk->n, nf = tk->nfold;
+            size_t end = pos + LP_MIN(len - pos, (size_t)LP_TEXT_RUN_MAX - n);
+            uint8_t *cls = tk->cls;
+            size_t *in_off = tk->in_off;
+            uint32_t *out_off = tk->out_off;
+            char *folded = tk->folded;
             do {
                 uint8_t b = p[pos];
-                tk->cls[n] = acls;
-                tk->in_off[n] = pos;
-                tk->out_off[n] = (uint32_t)nf;
-                tk->folded[nf++] = (char)(acls == C_UPPER ? b + 32 : b);
+                cls[n] = acls;
+                in_off[n] = pos;
+                out_off[n] = (uint32_t)nf;
+                folded[nf++] = (char)(b | (acls == C_UPPER ? 0x20 : 0));
                 n++;
                 pos++;
-            } while (pos < len && n < LP_TEXT_RUN_MAX && (acls = ascii_word[p[pos]]) != 0);
-            tk->in_off[n] = pos;
+            } while (pos < end && (acls = ascii_word[p[pos]]) != 0);
+            in_off[n] = pos;
             tk->n = n;
             tk->nfold = nf;
             continue;

@@ -43,6 +43,8 @@ typedef struct prep {
     size_t schema_nodes;
     lp_arena arena; /* the document's tree (fast path) or one slice's (slow path) */
     size_t base;    /* offset of the tree's text in the document (after a BOM) */
+    LP_VEC(char) ns_key; /* the last namespace squashed ... */
+    char *ns_squash;     /* ... and its squashed form (NULL: none yet) */
 } prep;
 
 static void prep_reset(prep *p)
@@ -57,6 +59,8 @@ static void prep_reset(prep *p)
 static void prep_release(prep *p)
 {
     lp_vec_free(&p->toks);
+    lp_vec_free(&p->ns_key);
+    free(p->ns_squash);
     lp_vec_free(&p->table);
     lp_vec_free(&p->uniq);
     lp_vec_free(&p->text);
@@ -563,12 +567,21 @@ static lp_status prepare(lp_cat_parse_ctx *c, const lp_json *v, lp_jrange r, boo
     d->squash_name = lp_buf_detach(&sq, NULL);
     lp_text_squash_with(c->squash_tk, (lp_str){name, name_len}, &sq);
     d->squash_full = lp_buf_detach(&sq, NULL);
-    lp_text_squash_with(c->squash_tk, (lp_str){ns, ns_len}, &sq);
-    d->squash_ns = lp_buf_detach(&sq, NULL);
+    /* Tools of one file mostly share their namespace: squash it once. */
+    prep *pp = c->scratch;
+    if (!pp->ns_squash || pp->ns_key.len != ns_len || memcmp(pp->ns_key.items, ns, ns_len)) {
+        lp_text_squash_with(c->squash_tk, (lp_str){ns, ns_len}, &sq);
+        free(pp->ns_squash);
+        pp->ns_squash = lp_buf_detach(&sq, NULL);
+        pp->ns_key.len = 0;
+        lp_vec_reserve(&pp->ns_key, ns_len + 1);
+        memcpy(pp->ns_key.items, ns, ns_len);
+        pp->ns_key.len = ns_len;
+    }
+    d->squash_ns = lp_xstrdup(pp->ns_squash);
     d->mem += strlen(d->squash_name) + strlen(d->squash_full) + strlen(d->squash_ns) + 3;
 
     /* Fields. */
-    prep *pp = c->scratch;
     prep_reset(pp);
     pp->ctx = c;
 #define p (*pp)

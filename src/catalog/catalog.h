@@ -8,10 +8,10 @@
  *
  * Life of a tool:
  *   parse   lp_catalog_parse detects the shape of a JSON document (see "Input shapes"),
- *           validates it with jansson, records the exact source bytes of each definition
- *           with a small boundary scanner, and prepares every tool (fields, schema text,
- *           tokens, and the tool's vector for the dense channel) into a batch. Nothing in
- *           the catalog changes yet.
+ *           validates it as jansson would (one strict pass that also records the exact
+ *           source bytes of each definition; jansson itself words the errors), and
+ *           prepares every tool (fields, schema text, tokens, and the tool's vector for
+ *           the dense channel) into a batch. Nothing in the catalog changes yet.
  *   add     lp_catalog_add / lp_catalog_replace move a batch into the index, all or
  *           nothing: a failure (duplicate id, size limit) leaves the catalog as it was.
  *   search  lp_catalog_search ranks with the channels below, fuses them, and applies

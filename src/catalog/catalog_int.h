@@ -2,6 +2,7 @@
  * catalog_int.h: what the files of src/catalog share (not part of the contract).
  *
  *   util.c    error codes, limits, parameters, token estimate, JSON text helpers
+ *   json.c    strict one-pass JSON parser into an arena tree (values and byte ranges)
  *   jscan.c   byte ranges of JSON values (the exact source bytes of each definition)
  *   parse.c   shapes, provider adapters, field extraction, bounded schema traversal
  *   index.c   dictionary, postings, trigram index, transactional add/replace/remove
@@ -34,6 +35,54 @@ lp_status lp_cat_limits_resolve(lp_catalog_limits *l, lp_error *err);
 void lp_cat_json_str(lp_buf *out, lp_str s);
 /* Line and column (1-based) of byte offset off in s. */
 void lp_cat_line_col(const char *s, size_t len, size_t off, size_t *line, size_t *col);
+
+/* ------------------------------------------------------------------------------------------
+ * json.c: a strict JSON parser into an arena tree. It accepts a subset of what jansson
+ * accepts with JSON_REJECT_DUPLICATES | JSON_DECODE_ANY and gives the same values; when it
+ * refuses, the caller asks jansson (for the error message, or for a value this parser
+ * refused conservatively). No error messages of its own. */
+typedef enum lp_json_type {
+    LP_JSON_NULL,
+    LP_JSON_FALSE,
+    LP_JSON_TRUE,
+    LP_JSON_NUMBER,
+    LP_JSON_STRING,
+    LP_JSON_ARRAY,
+    LP_JSON_OBJECT
+} lp_json_type;
+
+typedef struct lp_json_pair lp_json_pair;
+typedef struct lp_json {
+    uint8_t type;        /* lp_json_type */
+    uint32_t n;          /* string: decoded bytes; array, object: members */
+    uint32_t start, end; /* [start, end) of the value in the parsed text */
+    uint32_t ws, st;     /* array, object: whitespace bytes outside strings and structural
+                          * characters (quotes, brackets, colons, commas) in the range */
+    union {
+        const char *str;     /* decoded, NUL-terminated (never holds a NUL) */
+        struct lp_json *items;
+        lp_json_pair *pairs; /* in document order */
+    };
+} lp_json;
+struct lp_json_pair {
+    const char *key; /* decoded, NUL-terminated */
+    uint32_t klen;
+    lp_json val;
+};
+
+/* Deeper nesting is refused (jansson's own limit is 2048). */
+#define LP_JSON_MAX_DEPTH 1000
+/* Accept any number and any depth (the text is known valid: jansson accepted it). */
+#define LP_JSON_TRUSTED 1u
+/* Parse all of [s, s + len) (one value, whitespace around it). Nodes and strings go to the
+ * arena (valid until it is rewound); offsets are relative to s. NULL when the text is not
+ * valid JSON, is refused conservatively, or the tree would take more than max_tree bytes
+ * of the arena (0 = no cap). */
+lp_json *lp_json_parse(lp_arena *a, const char *s, size_t len, unsigned flags, size_t max_tree);
+/* Member of an object by key; NULL if absent or obj is not an object. */
+const lp_json *lp_json_get(const lp_json *obj, const char *key);
+/* lp_catalog_estimate_tokens of the bytes of an array or object, from the parse counts. */
+size_t lp_json_estimate_tokens(const lp_json *v);
 
 /* ------------------------------------------------------------------------------------------
  * jscan: byte ranges of values in a document that jansson has already validated. All

@@ -1,9 +1,13 @@
 /*
  * parse.c: from a JSON document to a batch of prepared tools.
  *
- * jansson validates the document and gives values; jscan.c gives the byte range of each
- * definition, walked along the same path, so the two always agree (same arrays, same
- * order). Adapters only read fields; the definition bytes are copied untouched. Every
+ * Fast path: json.c parses the whole document once into an arena tree that carries values
+ * and byte ranges. When it refuses the document (invalid JSON, or something it refuses
+ * conservatively, or a tree over its size cap), the slow path walks the document as before:
+ * jscan.c gives the byte range of each value along the same path and jansson validates each
+ * slice (its messages are the errors a user sees, in the same order), then json.c reads the
+ * validated slice. Both paths hand the same lp_json values to the same adapters, so they
+ * agree. Adapters only read fields; the definition bytes are copied untouched. Every
  * dimension an input controls is bounded: document and definition bytes, name length,
  * indexed text per field, schema depth, nodes and text, tags and aliases.
  */
@@ -12,28 +16,40 @@
 #define MAX_LIST_ITEMS 32  /* tags or aliases kept per tool */
 #define MAX_LIST_BYTES 128 /* bytes of one tag or alias */
 #define MAX_ENUM_ITEMS 64  /* enum values indexed per enum */
+/* The whole-document tree may take TREE_CAP_PER_BYTE arena bytes per input byte (real
+ * catalogs take about 2) plus TREE_CAP_MIN. */
+#define TREE_CAP_PER_BYTE 6
+#define TREE_CAP_MIN (1u << 20)
+
+/* One collected token. */
+typedef struct tok_rec {
+    uint32_t off; /* into prep.text */
+    uint16_t len;
+    uint8_t field;
+    uint8_t whole;
+} tok_rec;
 
 /* Per-parse scratch, reused for every tool of a document (reset, not freed). */
 typedef struct prep {
     lp_cat_parse_ctx *ctx;
-    LP_VEC(uint32_t) offs; /* token start offsets into text */
-    LP_VEC(uint16_t) lens;
-    LP_VEC(uint8_t) fields;
-    LP_VEC(uint8_t) wholes;
+    LP_VEC(tok_rec) toks;
     LP_VEC(uint32_t) table; /* hash -> index into uniq, UINT32_MAX empty */
     LP_VEC(lp_cat_pterm) uniq;
-    lp_buf text;
+    LP_VEC(char) text; /* token texts, back to back */
     lp_buf schema;
     uint32_t flen[NF];
     uint8_t field;
     bool schema_truncated;
     size_t schema_nodes;
+    lp_arena arena; /* the document's tree (fast path) or one slice's (slow path) */
+    size_t base;    /* offset of the tree's text in the document (after a BOM) */
+    LP_VEC(char) ns_key; /* the last namespace squashed ... */
+    char *ns_squash;     /* ... and its squashed form (NULL: none yet) */
 } prep;
 
 static void prep_reset(prep *p)
 {
-    p->offs.len = p->lens.len = p->fields.len = p->wholes.len = p->uniq.len = 0;
-    lp_buf_reset(&p->text);
+    p->toks.len = p->uniq.len = p->text.len = 0;
     lp_buf_reset(&p->schema);
     memset(p->flen, 0, sizeof p->flen);
     p->schema_truncated = false;
@@ -42,24 +58,28 @@ static void prep_reset(prep *p)
 
 static void prep_release(prep *p)
 {
-    lp_vec_free(&p->offs);
-    lp_vec_free(&p->lens);
-    lp_vec_free(&p->fields);
-    lp_vec_free(&p->wholes);
+    lp_vec_free(&p->toks);
+    lp_vec_free(&p->ns_key);
+    free(p->ns_squash);
     lp_vec_free(&p->table);
     lp_vec_free(&p->uniq);
-    lp_buf_release(&p->text);
+    lp_vec_free(&p->text);
     lp_buf_release(&p->schema);
+    lp_arena_release(&p->arena);
 }
 
 static int collect_token(void *ctx, const lp_text_token *tok)
 {
     prep *p = ctx;
-    lp_vec_push(&p->offs, (uint32_t)p->text.len);
-    lp_vec_push(&p->lens, (uint16_t)tok->len);
-    lp_vec_push(&p->fields, p->field);
-    lp_vec_push(&p->wholes, (uint8_t)((tok->flags & LP_TEXT_TOK_WHOLE) != 0));
-    lp_buf_append(&p->text, tok->text, tok->len);
+    if (p->toks.len == p->toks.cap)
+        lp_vec_reserve(&p->toks, p->toks.len + 1);
+    p->toks.items[p->toks.len++] =
+        (tok_rec){(uint32_t)p->text.len, (uint16_t)tok->len, p->field,
+                  (uint8_t)((tok->flags & LP_TEXT_TOK_WHOLE) != 0)};
+    if (p->text.len + tok->len > p->text.cap)
+        lp_vec_reserve(&p->text, p->text.len + tok->len);
+    memcpy(p->text.items + p->text.len, tok->text, tok->len);
+    p->text.len += tok->len;
     p->flen[p->field]++;
     return 0;
 }
@@ -77,21 +97,22 @@ static void index_text(prep *p, int field, lp_str s, bool prose)
  * reuses). */
 static void finish_terms(prep *p, lp_cat_doc *d)
 {
-    size_t n = p->offs.len, cap = 16;
+    size_t n = p->toks.len, cap = 16;
     while (cap < 2 * n)
         cap *= 2;
     lp_vec_reserve(&p->table, cap);
     memset(p->table.items, 0xff, cap * sizeof *p->table.items);
     size_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *t = p->text.ptr + p->offs.items[i];
-        uint16_t len = p->lens.items[i];
+        const tok_rec *tr = &p->toks.items[i];
+        const char *t = p->text.items + tr->off;
+        uint16_t len = tr->len;
         uint64_t h = lp_hash64_of(t, len);
         size_t k = (size_t)h & (cap - 1);
         lp_cat_pterm *u = NULL;
         while (p->table.items[k] != UINT32_MAX) {
             lp_cat_pterm *c = &p->uniq.items[p->table.items[k]];
-            if (c->hash == h && c->len == len && !memcmp(p->text.ptr + c->off, t, len)) {
+            if (c->hash == h && c->len == len && !memcmp(p->text.items + c->off, t, len)) {
                 u = c;
                 break;
             }
@@ -100,15 +121,15 @@ static void finish_terms(prep *p, lp_cat_doc *d)
         if (!u) {
             p->table.items[k] = (uint32_t)p->uniq.len;
             u = lp_vec_push_zero(&p->uniq);
-            u->off = p->offs.items[i];
+            u->off = tr->off;
             u->len = len;
             u->hash = h;
             u->whole = 1;
             bytes += len;
         }
-        u->whole &= p->wholes.items[i];
-        if (u->tf[p->fields.items[i]] < 255)
-            u->tf[p->fields.items[i]]++;
+        u->whole &= tr->whole;
+        if (u->tf[tr->field] < 255)
+            u->tf[tr->field]++;
     }
     size_t uniq = p->uniq.len;
     d->pterms = lp_xmalloc((uniq ? uniq : 1) * sizeof *d->pterms);
@@ -116,7 +137,7 @@ static void finish_terms(prep *p, lp_cat_doc *d)
     size_t off = 0;
     for (size_t i = 0; i < uniq; i++) {
         d->pterms[i] = p->uniq.items[i];
-        memcpy(d->term_text + off, p->text.ptr + p->uniq.items[i].off, d->pterms[i].len);
+        memcpy(d->term_text + off, p->text.items + p->uniq.items[i].off, d->pterms[i].len);
         d->pterms[i].off = (uint32_t)off;
         off += d->pterms[i].len;
     }
@@ -173,8 +194,14 @@ static int schema_key(const char *k)
     }
 }
 
+static bool is_type(const lp_json *v, lp_json_type t) { return v && v->type == t; }
+static bool is_object(const lp_json *v) { return is_type(v, LP_JSON_OBJECT); }
+static bool is_array(const lp_json *v) { return is_type(v, LP_JSON_ARRAY); }
+static bool is_string(const lp_json *v) { return is_type(v, LP_JSON_STRING); }
+static bool is_container(const lp_json *v) { return is_object(v) || is_array(v); }
+
 typedef struct frame {
-    json_t *node;
+    const lp_json *node;
     uint32_t depth;
     bool props; /* node is a "properties" map: its keys are property names */
 } frame;
@@ -182,9 +209,9 @@ typedef struct frame {
 /* Breadth-first, so the top-level properties (the ones that matter most) are read before
  * a wide or deep subtree exhausts the node budget. The queue holds at most max_schema_nodes
  * entries. */
-static void schema_walk(prep *p, json_t *root)
+static void schema_walk(prep *p, const lp_json *root)
 {
-    if (!root || !(json_is_object(root) || json_is_array(root)))
+    if (!is_container(root))
         return;
     const lp_catalog_limits *lim = p->ctx->limits;
     LP_VEC(frame) queue = {0};
@@ -207,24 +234,21 @@ static void schema_walk(prep *p, json_t *root)
             lp_vec_push(&queue, ((frame){(n), f.depth + 1, (pr)}));                            \
         }                                                                                      \
     } while (0)
-        if (json_is_array(f.node)) {
-            size_t i;
-            json_t *v;
-            json_array_foreach(f.node, i, v)
-            {
+        if (is_array(f.node)) {
+            for (uint32_t i = 0; i < f.node->n; i++) {
+                const lp_json *v = &f.node->items[i];
                 if (p->schema_nodes >= lim->max_schema_nodes) {
                     p->schema_truncated = true;
                     break; /* nothing more can be queued, and arrays hold no text */
                 }
-                if (json_is_object(v) || json_is_array(v))
+                if (is_container(v))
                     PUSH(v, false);
             }
             continue;
         }
-        const char *k;
-        json_t *v;
-        json_object_foreach(f.node, k, v)
-        {
+        for (uint32_t i = 0; i < f.node->n; i++) {
+            const char *k = f.node->pairs[i].key;
+            const lp_json *v = &f.node->pairs[i].val;
             if (hostile_key(k))
                 continue;
             if (p->schema.len >= lim->max_schema_text_bytes) {
@@ -232,29 +256,28 @@ static void schema_walk(prep *p, json_t *root)
                 break;
             }
             if (f.props) {
-                schema_put(p, k, strlen(k));
-                if (json_is_object(v) || json_is_array(v))
+                schema_put(p, k, f.node->pairs[i].klen);
+                if (is_container(v))
                     PUSH(v, false);
                 continue;
             }
             int kind = schema_key(k);
             if (kind == SK_TEXT) {
-                if (json_is_string(v))
-                    schema_put(p, json_string_value(v), json_string_length(v));
-                else if (json_is_object(v) || json_is_array(v))
+                if (is_string(v))
+                    schema_put(p, v->str, v->n);
+                else if (is_container(v))
                     PUSH(v, false); /* a property that happens to be named "title" */
             } else if (kind == SK_ENUM) {
-                if (json_is_array(v)) {
-                    size_t i, shown = 0;
-                    json_t *e;
-                    json_array_foreach(v, i, e)
-                    {
+                if (is_array(v)) {
+                    size_t shown = 0;
+                    for (uint32_t j = 0; j < v->n; j++) {
+                        const lp_json *e = &v->items[j];
                         if (shown == MAX_ENUM_ITEMS) {
                             p->schema_truncated = true;
                             break;
                         }
-                        if (json_is_string(e)) {
-                            schema_put(p, json_string_value(e), json_string_length(e));
+                        if (is_string(e)) {
+                            schema_put(p, e->str, e->n);
                             shown++;
                         }
                     }
@@ -262,9 +285,9 @@ static void schema_walk(prep *p, json_t *root)
             } else if (kind == SK_SKIP) {
                 /* $ref is never followed; defaults and examples are data, not schema. */
             } else if (kind == SK_PROPS) {
-                if (json_is_object(v))
+                if (is_object(v))
                     PUSH(v, true);
-            } else if (json_is_object(v) || json_is_array(v)) {
+            } else if (is_container(v)) {
                 PUSH(v, false);
             }
         }
@@ -275,33 +298,33 @@ static void schema_walk(prep *p, json_t *root)
 
 /* ------------------------------------------------------------------------------------------
  * Adapters. */
-static const char *type_name(const json_t *v)
+static const char *type_name(const lp_json *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
+    switch (v->type) {
+    case LP_JSON_OBJECT:
         return "an object";
-    case JSON_ARRAY:
+    case LP_JSON_ARRAY:
         return "an array";
-    case JSON_STRING:
+    case LP_JSON_STRING:
         return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
+    case LP_JSON_NUMBER:
         return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
+    case LP_JSON_TRUE:
+    case LP_JSON_FALSE:
         return "a boolean";
     default:
         return "null";
     }
 }
 
-static lp_catalog_provider detect(json_t *v, lp_catalog_provider forced, json_t **fn)
+static lp_catalog_provider detect(const lp_json *v, lp_catalog_provider forced,
+                                  const lp_json **fn)
 {
     *fn = v;
-    json_t *type = json_object_get(v, "type");
-    if (json_is_string(type) && !strcmp(json_string_value(type), "function")) {
-        json_t *f = json_object_get(v, "function");
-        if (json_is_object(f)) {
+    const lp_json *type = lp_json_get(v, "type");
+    if (is_string(type) && !strcmp(type->str, "function")) {
+        const lp_json *f = lp_json_get(v, "function");
+        if (is_object(f)) {
             *fn = f;
             return LP_CATALOG_OPENAI_CHAT;
         }
@@ -309,12 +332,12 @@ static lp_catalog_provider detect(json_t *v, lp_catalog_provider forced, json_t 
     }
     if (forced != LP_CATALOG_GENERIC)
         return forced;
-    if (json_object_get(v, "input_schema"))
+    if (lp_json_get(v, "input_schema"))
         return LP_CATALOG_ANTHROPIC;
-    if (json_object_get(v, "inputSchema") || json_object_get(v, "outputSchema") ||
-        json_object_get(v, "annotations") || json_object_get(v, "title"))
+    if (lp_json_get(v, "inputSchema") || lp_json_get(v, "outputSchema") ||
+        lp_json_get(v, "annotations") || lp_json_get(v, "title"))
         return LP_CATALOG_MCP;
-    if (json_is_string(type))
+    if (is_string(type))
         return LP_CATALOG_ANTHROPIC; /* server tools: {"type":"web_search_...","name":...} */
     return LP_CATALOG_GENERIC;
 }
@@ -346,30 +369,27 @@ static bool bad_name(const char *s, size_t n)
 }
 
 /* Copy up to MAX_LIST_ITEMS strings of arr into a NULL-free owned array. */
-static char **string_list(json_t *arr, char **prev, size_t *n, lp_cat_doc *d)
+static char **string_list(const lp_json *arr, char **prev, size_t *n, lp_cat_doc *d)
 {
-    if (!json_is_array(arr))
+    if (!is_array(arr))
         return prev;
-    size_t i;
-    json_t *e;
-    json_array_foreach(arr, i, e)
-    {
+    for (uint32_t i = 0; i < arr->n; i++) {
+        const lp_json *e = &arr->items[i];
         if (*n >= MAX_LIST_ITEMS)
             break;
-        if (!json_is_string(e) || json_string_length(e) == 0 ||
-            json_string_length(e) > MAX_LIST_BYTES)
+        if (!is_string(e) || e->n == 0 || e->n > MAX_LIST_BYTES)
             continue;
         prev = lp_xrealloc(prev, (*n + 1) * sizeof *prev);
-        prev[(*n)++] = lp_xstrdup(json_string_value(e));
-        d->mem += json_string_length(e) + 1 + sizeof(char *);
+        prev[(*n)++] = lp_xstrndup(e->str, e->n);
+        d->mem += e->n + 1 + sizeof(char *);
     }
     return prev;
 }
 
-static const char *opt_string(json_t *obj, const char *key)
+static const char *opt_string(const lp_json *obj, const char *key)
 {
-    json_t *v = json_object_get(obj, key);
-    return json_is_string(v) ? json_string_value(v) : NULL;
+    const lp_json *v = lp_json_get(obj, key);
+    return is_string(v) ? v->str : NULL;
 }
 
 /* Split a namespaced name: "mcp__github__x", "github__x", "github.x", "github/x". */
@@ -394,21 +414,25 @@ static bool split_prefix(const char *name, size_t *ns_len, const char **local)
     return false;
 }
 
-static void hint_of(json_t *ann, const char *key, lp_catalog_hint *h)
+static void hint_of(const lp_json *ann, const char *key, lp_catalog_hint *h)
 {
-    json_t *v = json_object_get(ann, key);
-    *h = json_is_true(v) ? LP_HINT_TRUE : json_is_false(v) ? LP_HINT_FALSE : LP_HINT_ABSENT;
+    const lp_json *v = lp_json_get(ann, key);
+    *h = is_type(v, LP_JSON_TRUE)    ? LP_HINT_TRUE
+         : is_type(v, LP_JSON_FALSE) ? LP_HINT_FALSE
+                                     : LP_HINT_ABSENT;
 }
 
-static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc **out,
-                         lp_error *err)
+/* Prepare the definition v at bytes r of the document. v carries its own range (and the
+ * token estimate's counts) when it comes from a whole-document parse (fast path). */
+static lp_status prepare(lp_cat_parse_ctx *c, const lp_json *v, lp_jrange r, bool counted,
+                         lp_cat_doc **out, lp_error *err)
 {
     char at[LP_ERROR_MSG_MAX / 2];
     *out = NULL;
     c->index++;
     /* The entry's location is only spelled out when something is wrong with it. */
 #define AT (where(c, r, at, sizeof at), at)
-    if (!json_is_object(v))
+    if (!is_object(v))
         return lp_cat_fail(err, LP_CATALOG_INVALID_DEFINITION,
                            "%s is %s; a tool definition must be an object with a \"name\"", AT,
                            type_name(v));
@@ -417,34 +441,33 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
                            "%s is %zu bytes, over the %zu-byte limit; shorten its schema or "
                            "raise max_definition_bytes",
                            AT, r.end - r.start, c->limits->max_definition_bytes);
-    json_t *fn;
+    const lp_json *fn;
     lp_catalog_provider prov = detect(v, c->forced, &fn);
-    json_t *jname = json_object_get(fn, "name");
-    if (!json_is_string(jname)) {
-        json_t *type = json_object_get(v, "type");
+    const lp_json *jname = lp_json_get(fn, "name");
+    if (!is_string(jname)) {
+        const lp_json *type = lp_json_get(v, "type");
         return lp_cat_fail(err, LP_CATALOG_MISSING_NAME,
                            "%s has %s \"name\"%s%s%s; every tool needs a string name", AT,
-                           jname ? type_name(jname) : "no", json_is_string(type) ? " (type " : "",
-                           json_is_string(type) ? json_string_value(type) : "",
-                           json_is_string(type) ? ")" : "");
+                           jname ? type_name(jname) : "no", is_string(type) ? " (type " : "",
+                           is_string(type) ? type->str : "", is_string(type) ? ")" : "");
     }
-    const char *name = json_string_value(jname);
-    size_t name_len = json_string_length(jname);
+    const char *name = jname->str;
+    size_t name_len = jname->n;
     if (name_len == 0 || name_len > c->limits->max_name_bytes || bad_name(name, name_len) ||
         strlen(name) != name_len)
         return lp_cat_fail(err, LP_CATALOG_INVALID_NAME,
                            "%s has a name that is empty, longer than %zu bytes or holds "
                            "control characters; fix the name",
                            AT, c->limits->max_name_bytes);
-    json_t *jdesc = json_object_get(fn, "description");
-    if (jdesc && !json_is_string(jdesc) && !json_is_null(jdesc))
+    const lp_json *jdesc = lp_json_get(fn, "description");
+    if (jdesc && !is_string(jdesc) && !is_type(jdesc, LP_JSON_NULL))
         return lp_cat_fail(err, LP_CATALOG_INVALID_DEFINITION,
                            "%s (tool '%.64s') has a \"description\" that is %s; it must be a "
                            "string",
                            AT, name, type_name(jdesc));
 #undef AT
-    const char *desc = json_is_string(jdesc) ? json_string_value(jdesc) : "";
-    size_t desc_len = json_is_string(jdesc) ? json_string_length(jdesc) : 0;
+    const char *desc = is_string(jdesc) ? jdesc->str : "";
+    size_t desc_len = is_string(jdesc) ? jdesc->n : 0;
 
     lp_cat_doc *d = lp_xcalloc(1, sizeof *d);
     d->pub.provider = prov;
@@ -467,12 +490,12 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
         }
     }
     /* Title: MCP title, else annotations.title. */
-    json_t *ann = json_object_get(v, "annotations");
+    const lp_json *ann = lp_json_get(v, "annotations");
     const char *title = opt_string(v, "title");
-    const char *ann_title = json_is_object(ann) ? opt_string(ann, "title") : NULL;
+    const char *ann_title = is_object(ann) ? opt_string(ann, "title") : NULL;
     if (!title)
         title = ann_title ? ann_title : "";
-    if (json_is_object(ann)) {
+    if (is_object(ann)) {
         hint_of(ann, "readOnlyHint", &d->pub.hints[LP_CATALOG_HINT_READ_ONLY]);
         hint_of(ann, "destructiveHint", &d->pub.hints[LP_CATALOG_HINT_DESTRUCTIVE]);
         hint_of(ann, "idempotentHint", &d->pub.hints[LP_CATALOG_HINT_IDEMPOTENT]);
@@ -520,18 +543,19 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     d->def[dl] = '\0';
     d->mem += dl + 1;
     d->pub.definition = (lp_str){d->def, dl};
-    d->pub.tokens = lp_catalog_estimate_tokens(d->pub.definition);
+    d->pub.tokens = counted ? lp_json_estimate_tokens(v)
+                            : lp_catalog_estimate_tokens(d->pub.definition);
     /* Tags and aliases: _meta (plain or "loupe/" keys), or the definition's own arrays. */
     size_t ntags = 0, nal = 0;
-    json_t *meta = json_object_get(v, "_meta");
-    if (json_is_object(meta)) {
-        d->tags = string_list(json_object_get(meta, "tags"), d->tags, &ntags, d);
-        d->tags = string_list(json_object_get(meta, "loupe/tags"), d->tags, &ntags, d);
-        d->aliases = string_list(json_object_get(meta, "aliases"), d->aliases, &nal, d);
-        d->aliases = string_list(json_object_get(meta, "loupe/aliases"), d->aliases, &nal, d);
+    const lp_json *meta = lp_json_get(v, "_meta");
+    if (is_object(meta)) {
+        d->tags = string_list(lp_json_get(meta, "tags"), d->tags, &ntags, d);
+        d->tags = string_list(lp_json_get(meta, "loupe/tags"), d->tags, &ntags, d);
+        d->aliases = string_list(lp_json_get(meta, "aliases"), d->aliases, &nal, d);
+        d->aliases = string_list(lp_json_get(meta, "loupe/aliases"), d->aliases, &nal, d);
     }
-    d->tags = string_list(json_object_get(v, "tags"), d->tags, &ntags, d);
-    d->aliases = string_list(json_object_get(v, "aliases"), d->aliases, &nal, d);
+    d->tags = string_list(lp_json_get(v, "tags"), d->tags, &ntags, d);
+    d->aliases = string_list(lp_json_get(v, "aliases"), d->aliases, &nal, d);
     d->pub.tags = (const char *const *)d->tags;
     d->pub.ntags = ntags;
     d->pub.aliases = (const char *const *)d->aliases;
@@ -543,12 +567,21 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     d->squash_name = lp_buf_detach(&sq, NULL);
     lp_text_squash_with(c->squash_tk, (lp_str){name, name_len}, &sq);
     d->squash_full = lp_buf_detach(&sq, NULL);
-    lp_text_squash_with(c->squash_tk, (lp_str){ns, ns_len}, &sq);
-    d->squash_ns = lp_buf_detach(&sq, NULL);
+    /* Tools of one file mostly share their namespace: squash it once. */
+    prep *pp = c->scratch;
+    if (!pp->ns_squash || pp->ns_key.len != ns_len || memcmp(pp->ns_key.items, ns, ns_len)) {
+        lp_text_squash_with(c->squash_tk, (lp_str){ns, ns_len}, &sq);
+        free(pp->ns_squash);
+        pp->ns_squash = lp_buf_detach(&sq, NULL);
+        pp->ns_key.len = 0;
+        lp_vec_reserve(&pp->ns_key, ns_len + 1);
+        memcpy(pp->ns_key.items, ns, ns_len);
+        pp->ns_key.len = ns_len;
+    }
+    d->squash_ns = lp_xstrdup(pp->ns_squash);
     d->mem += strlen(d->squash_name) + strlen(d->squash_full) + strlen(d->squash_ns) + 3;
 
     /* Fields. */
-    prep *pp = c->scratch;
     prep_reset(pp);
     pp->ctx = c;
 #define p (*pp)
@@ -566,7 +599,7 @@ static lp_status prepare(lp_cat_parse_ctx *c, json_t *v, lp_jrange r, lp_cat_doc
     static const char *const schema_keys[] = {"inputSchema", "outputSchema", "input_schema",
                                               "parameters", "parametersJsonSchema", "response"};
     for (size_t i = 0; i < LP_ARRAY_LEN(schema_keys); i++)
-        schema_walk(&p, json_object_get(fn, schema_keys[i]));
+        schema_walk(&p, lp_json_get(fn, schema_keys[i]));
     p.field = LP_CATALOG_F_SCHEMA;
     lp_text_tokenize(c->prose_tk, lp_buf_str(&p.schema), collect_token, &p);
     d->pub.schema_truncated = p.schema_truncated;
@@ -608,19 +641,19 @@ void lp_cat_doc_free(lp_cat_doc *d)
  * Shapes. */
 /* An object without "name" that is a provider built-in rather than a broken definition:
  * a non-function "type", or none of the keys a function definition has. */
-static bool builtin_tool(json_t *v)
+static bool builtin_tool(const lp_json *v)
 {
-    if (!json_is_object(v) || json_object_get(v, "name"))
+    if (!is_object(v) || lp_json_get(v, "name"))
         return false;
-    json_t *type = json_object_get(v, "type");
-    if (json_is_string(type))
-        return strcmp(json_string_value(type), "function") != 0;
+    const lp_json *type = lp_json_get(v, "type");
+    if (is_string(type))
+        return strcmp(type->str, "function") != 0;
     static const char *const fn_keys[] = {"description", "parameters", "inputSchema",
                                           "input_schema", "function", "title"};
     for (size_t i = 0; i < LP_ARRAY_LEN(fn_keys); i++)
-        if (json_object_get(v, fn_keys[i]))
+        if (lp_json_get(v, fn_keys[i]))
             return false;
-    return json_object_size(v) > 0;
+    return v->n > 0;
 }
 
 static char *strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -635,29 +668,47 @@ static char *strdup_printf(const char *fmt, ...)
     return lp_buf_detach(&b, NULL);
 }
 
-/* Parse one located value with jansson. Errors carry absolute positions. */
-static lp_status parse_slice(lp_cat_parse_ctx *c, lp_jrange r, json_t **out, lp_error *err)
+/* Range of a node of the whole-document tree (fast path) in the document. */
+static lp_jrange range_of(const lp_cat_parse_ctx *c, const lp_json *v)
+{
+    size_t base = ((const prep *)c->scratch)->base;
+    return (lp_jrange){base + v->start, base + v->end};
+}
+
+/* Slow path: validate one located value with jansson (errors carry absolute positions),
+ * then, if out is not NULL, read it into the scratch arena. */
+static lp_status parse_slice(lp_cat_parse_ctx *c, lp_jrange r, const lp_json **out,
+                             lp_error *err)
 {
     json_error_t jerr;
-    *out = json_loadb(c->s + r.start, r.end - r.start, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
-                      &jerr);
+    json_t *j = json_loadb(c->s + r.start, r.end - r.start,
+                           JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!j) {
+        size_t pos = r.start + (size_t)(jerr.position > 0 ? jerr.position : 0);
+        size_t line, col;
+        lp_cat_line_col(c->s, c->len, pos, &line, &col);
+        return lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
+                           "%s:%zu:%zu (byte %zu): %s; fix the JSON (a catalog file is a "
+                           "tools/list result, an array of tool definitions or one definition)",
+                           c->source, line, col, pos, jerr.text);
+    }
+    json_decref(j);
+    if (!out)
+        return LP_OK;
+    *out = lp_json_parse(&((prep *)c->scratch)->arena, c->s + r.start, r.end - r.start,
+                         LP_JSON_TRUSTED, 0);
     if (*out)
         return LP_OK;
-    size_t pos = r.start + (size_t)(jerr.position > 0 ? jerr.position : 0);
-    size_t line, col;
-    lp_cat_line_col(c->s, c->len, pos, &line, &col);
     return lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
-                       "%s:%zu:%zu (byte %zu): %s; fix the JSON (a catalog file is a tools/list "
-                       "result, an array of tool definitions or one definition)",
-                       c->source, line, col, pos, jerr.text);
+                       "%s (byte %zu): jansson accepts this value but the catalog's JSON "
+                       "reader does not; please report it with the file",
+                       c->source, r.start);
 }
 
 /* The skeleton around the located values is malformed: let jansson say where. */
 static lp_status skeleton_error(lp_cat_parse_ctx *c, lp_jrange r, lp_error *err)
 {
-    json_t *v = NULL;
-    lp_status st = parse_slice(c, r, &v, err);
-    json_decref(v);
+    lp_status st = parse_slice(c, r, NULL, err);
     if (st)
         return st;
     return lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
@@ -666,37 +717,54 @@ static lp_status skeleton_error(lp_cat_parse_ctx *c, lp_jrange r, lp_error *err)
                        c->source, r.start, r.end);
 }
 
+/* The array of definitions at r: node is its tree (fast path) or NULL (slow path: locate
+ * and validate each element here). */
 static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, lp_jrange r,
-                            bool lenient, int level, lp_error *err)
+                            const lp_json *node, bool lenient, int level, lp_error *err)
 {
     lp_jrange_vec el = {0};
     lp_status st = LP_OK;
-    json_t *v = NULL;
-    if (!lp_jscan_array(c->s, c->len, r, &el)) {
+    lp_arena *arena = &((prep *)c->scratch)->arena;
+    size_t count;
+    if (node) {
+        count = node->n;
+    } else if (!lp_jscan_array(c->s, c->len, r, &el)) {
         st = skeleton_error(c, r, err);
         goto done;
+    } else {
+        count = el.len;
     }
-    for (size_t i = 0; i < el.len; i++) {
-        /* One element at a time: small trees, freed at once, memory bounded by the largest
-         * definition rather than by the document. */
-        st = parse_slice(c, el.items[i], &v, err);
-        if (st)
-            goto done;
-        json_t *decl = json_object_get(v, "functionDeclarations");
+    for (size_t i = 0; i < count; i++) {
+        /* Slow path: one element at a time, small trees, rewound at once, memory bounded
+         * by the largest definition rather than by the document. */
+        lp_arena_mark mark = lp_arena_get_mark(arena);
+        const lp_json *v;
+        lp_jrange er;
+        if (node) {
+            v = &node->items[i];
+            er = range_of(c, v);
+        } else {
+            er = el.items[i];
+            if ((st = parse_slice(c, er, &v, err)))
+                goto done;
+        }
+        const lp_json *decl = lp_json_get(v, "functionDeclarations");
         const char *dk = "functionDeclarations";
         if (!decl) {
-            decl = json_object_get(v, "function_declarations");
+            decl = lp_json_get(v, "function_declarations");
             dk = "function_declarations";
         }
-        if (level == 0 && json_is_array(decl) && !json_object_get(v, "name")) {
+        if (level == 0 && is_array(decl) && !lp_json_get(v, "name")) {
             lp_jrange dr;
-            if (!lp_jscan_member(c->s, c->len, el.items[i], dk, &dr)) {
-                st = skeleton_error(c, el.items[i], err);
+            if (node) {
+                dr = range_of(c, decl);
+            } else if (!lp_jscan_member(c->s, c->len, er, dk, &dr)) {
+                st = skeleton_error(c, er, err);
                 goto done;
             }
             lp_catalog_provider saved = c->forced;
             c->forced = LP_CATALOG_GEMINI;
-            st = walk_array(c, b, dr, lenient, level + 1, err);
+            st = walk_array(c, b, dr, node ? decl : NULL, lenient, level + 1, err);
             c->forced = saved;
             if (st)
                 goto done;
@@ -705,7 +773,7 @@ static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, lp_jrange 
              * not function definitions: nothing to index or route. */
             char at[160];
             c->index++;
-            where(c, el.items[i], at, sizeof at);
+            where(c, er, at, sizeof at);
             if (b->warnings.len < 10000)
                 lp_vec_push(&b->warnings,
                             strdup_printf("builtin_tool: %s is a provider built-in tool "
@@ -714,7 +782,7 @@ static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, lp_jrange 
         } else {
             lp_cat_doc *d;
             lp_error e = {0};
-            st = prepare(c, v, el.items[i], &d, &e);
+            st = prepare(c, v, er, node != NULL, &d, &e);
             if (st == LP_OK) {
                 lp_vec_push(&b->docs, d);
             } else if (!lenient) {
@@ -727,11 +795,10 @@ static lp_status walk_array(lp_cat_parse_ctx *c, lp_catalog_batch *b, lp_jrange 
                 st = LP_OK;
             }
         }
-        json_decref(v);
-        v = NULL;
+        if (!node)
+            lp_arena_rewind(arena, mark);
     }
 done:
-    json_decref(v);
     lp_vec_free(&el);
     return st;
 }
@@ -772,6 +839,7 @@ static int doc_id_cmp(const void *a, const void *b)
 typedef struct shape {
     bool has_tools;          /* an array of definitions at `tools` */
     lp_jrange tools;
+    const lp_json *tools_node; /* its tree (fast path) */
     lp_catalog_provider forced;
     const char *bad_key;     /* "tools" or a declarations key that is not an array */
     char server[256];        /* a "server"/"namespace" string next to the tools */
@@ -779,23 +847,26 @@ typedef struct shape {
 } shape;
 
 /* Read the members of the object at r: validate every value we do not descend into,
- * find the tools array (looking inside "result" once), and the server name. */
-static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, shape *sh, int level,
-                             lp_error *err)
+ * find the tools array (looking inside "result" once), and the server name. node is the
+ * object's tree (fast path: all of it is valid already) or NULL (slow path). */
+static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, const lp_json *node, shape *sh,
+                             int level, lp_error *err)
 {
     lp_jmember_vec m = {0};
     lp_status st = LP_OK;
-    json_t *v = NULL;
-    if (!lp_jscan_object(c->s, c->len, r, &m)) {
-        st = skeleton_error(c, r, err);
-        goto done;
+    lp_arena *arena = &((prep *)c->scratch)->arena;
+    size_t count = node ? node->n : 0;
+    if (!node) {
+        if (!lp_jscan_object(c->s, c->len, r, &m)) {
+            st = skeleton_error(c, r, err);
+            goto done;
+        }
+        count = m.len;
     }
     /* Keys: valid strings, no duplicates at this level. */
     for (size_t i = 0; i < m.len; i++) {
-        json_t *k = NULL;
-        if ((st = parse_slice(c, m.items[i].key, &k, err)))
+        if ((st = parse_slice(c, m.items[i].key, NULL, err)))
             goto done;
-        json_decref(k);
         for (size_t j = 0; j < i; j++) {
             size_t l1 = m.items[i].key.end - m.items[i].key.start;
             size_t l2 = m.items[j].key.end - m.items[j].key.start;
@@ -810,49 +881,52 @@ static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, shape *sh, int le
         }
     }
     lp_jrange result = {0, 0};
+    const lp_json *result_node = NULL;
     bool has_result = false;
-    for (size_t i = 0; i < m.len; i++) {
-        lp_jmember mm = m.items[i];
+    for (size_t i = 0; i < count; i++) {
+        const lp_json_pair *pair = node ? &node->pairs[i] : NULL;
+        lp_jmember mm = node ? (lp_jmember){{0, 0}, range_of(c, &pair->val)} : m.items[i];
+#define KEY_IS(k) (node ? !strcmp(pair->key, (k)) : lp_jscan_key_is(c->s, mm, (k)))
         char first = c->s[mm.value.start];
-        bool tools = lp_jscan_key_is(c->s, mm, "tools");
-        bool decl = lp_jscan_key_is(c->s, mm, "functionDeclarations") ||
-                    lp_jscan_key_is(c->s, mm, "function_declarations");
+        bool tools = KEY_IS("tools");
+        bool decl = KEY_IS("functionDeclarations") || KEY_IS("function_declarations");
         if ((tools || decl) && !sh->has_tools) {
             if (first != '[') {
                 sh->bad_key = tools ? "tools" : "functionDeclarations";
             } else {
                 sh->has_tools = true;
                 sh->tools = mm.value;
+                sh->tools_node = node ? &pair->val : NULL;
                 sh->forced = decl ? LP_CATALOG_GEMINI : LP_CATALOG_GENERIC;
                 continue; /* validated element by element */
             }
         }
-        if (level == 0 && first == '{' && lp_jscan_key_is(c->s, mm, "result")) {
+        if (level == 0 && first == '{' && KEY_IS("result")) {
             has_result = true;
             result = mm.value;
+            result_node = node ? &pair->val : NULL;
             continue;
         }
-        if ((st = parse_slice(c, mm.value, &v, err)))
-            goto done;
-        bool named = lp_jscan_key_is(c->s, mm, "server") ||
-                     lp_jscan_key_is(c->s, mm, "namespace");
-        if (named && json_is_string(v) && !sh->server[0])
-            snprintf(sh->server, sizeof sh->server, "%s", json_string_value(v));
-        if (level == 0 && (lp_jscan_key_is(c->s, mm, "name") ||
-                           lp_jscan_key_is(c->s, mm, "function")))
+        bool named = KEY_IS("server") || KEY_IS("namespace");
+        if (level == 0 && (KEY_IS("name") || KEY_IS("function")))
             sh->looks_like_tool = true;
-        json_decref(v);
-        v = NULL;
+#undef KEY_IS
+        lp_arena_mark mark = lp_arena_get_mark(arena);
+        const lp_json *v = node ? &pair->val : NULL;
+        if (!node && (st = parse_slice(c, mm.value, named ? &v : NULL, err)))
+            goto done;
+        if (named && is_string(v) && !sh->server[0])
+            snprintf(sh->server, sizeof sh->server, "%s", v->str);
+        if (!node)
+            lp_arena_rewind(arena, mark);
     }
     if (has_result) {
-        if (!sh->has_tools && !sh->looks_like_tool) {
-            st = read_object(c, result, sh, level + 1, err);
-        } else {
-            st = parse_slice(c, result, &v, err);
-        }
+        if (!sh->has_tools && !sh->looks_like_tool)
+            st = read_object(c, result, result_node, sh, level + 1, err);
+        else if (!node)
+            st = parse_slice(c, result, NULL, err);
     }
 done:
-    json_decref(v);
     lp_vec_free(&m);
     return st;
 }
@@ -880,9 +954,10 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
                           .len = len};
     shape sh = {0};
     prep scratch = {0};
-    json_t *root = NULL;
-    lp_buf_init(&scratch.text, 0);
+    const lp_json *root = NULL;
     lp_buf_init(&scratch.schema, 0);
+    lp_arena_init(&scratch.arena, 1 << 20);
+    c.scratch = &scratch;
     *out = NULL;
     if (len > cat->limits.max_file_bytes) {
         st = lp_cat_fail(err, LP_CATALOG_FILE_TOO_LARGE,
@@ -894,24 +969,35 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     uint64_t t0 = lp_now_ns();
     /* A UTF-8 byte order mark is tolerated; offsets stay relative to the whole input. */
     size_t base = len >= 3 && !memcmp(json, "\xef\xbb\xbf", 3) ? 3 : 0;
+    scratch.base = base;
+    /* Fast path: the whole document in one pass, its tree capped at a few times its size
+     * (a hostile document of tiny values takes the slow path, bounded per definition). */
+    const lp_json *tree = lp_json_parse(&scratch.arena, json + base, len - base, 0,
+                                        TREE_CAP_PER_BYTE * (len - base) + TREE_CAP_MIN);
     lp_jrange rr;
-    if (!lp_jscan_value(json, len, base, &rr)) {
-        st = skeleton_error(&c, (lp_jrange){base, len}, err);
-        goto done;
-    }
-    for (size_t i = rr.end; i < len; i++) {
-        char ch = json[i];
-        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+    if (tree) {
+        rr = range_of(&c, tree);
+    } else {
+        lp_arena_release(&scratch.arena);
+        if (!lp_jscan_value(json, len, base, &rr)) {
             st = skeleton_error(&c, (lp_jrange){base, len}, err);
             goto done;
+        }
+        for (size_t i = rr.end; i < len; i++) {
+            char ch = json[i];
+            if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+                st = skeleton_error(&c, (lp_jrange){base, len}, err);
+                goto done;
+            }
         }
     }
     char first = json[rr.start];
     if (first == '[') {
         sh.has_tools = true;
         sh.tools = rr;
+        sh.tools_node = tree;
     } else if (first == '{') {
-        if ((st = read_object(&c, rr, &sh, 0, err)))
+        if ((st = read_object(&c, rr, tree, &sh, 0, err)))
             goto done;
         if (sh.bad_key) {
             st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
@@ -929,7 +1015,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
             goto done;
         }
     } else {
-        if ((st = parse_slice(&c, rr, &root, err)))
+        if (!tree && (st = parse_slice(&c, rr, NULL, err)))
             goto done;
         st = lp_cat_fail(err, LP_CATALOG_UNKNOWN_SHAPE,
                          "%s: the document is %s; give a tools/list result, an array of tool "
@@ -944,17 +1030,16 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     c.code_tk = lp_text_tokenizer_new(LP_TEXT_CODE | LP_TEXT_STEM);
     c.prose_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
     c.squash_tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
-    c.scratch = &scratch;
     c.params = &cat->params;
     c.dense = lp_cat_dense_prep_new(cat);
     c.words = lp_cat_words_prep_new(cat);
     b->group = lp_xstrdup(c.group);
     b->source = lp_xstrdup(source);
     if (sh.has_tools) {
-        st = walk_array(&c, b, sh.tools, o.lenient, 0, err);
-    } else if ((st = parse_slice(&c, rr, &root, err)) == LP_OK) {
+        st = walk_array(&c, b, sh.tools, sh.tools_node, o.lenient, 0, err);
+    } else if (tree || (st = parse_slice(&c, rr, &root, err)) == LP_OK) {
         lp_cat_doc *d;
-        st = prepare(&c, root, rr, &d, err);
+        st = prepare(&c, tree ? tree : root, rr, tree != NULL, &d, err);
         if (st == LP_OK)
             lp_vec_push(&b->docs, d);
     }
@@ -992,7 +1077,6 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     *out = b;
     b = NULL;
 done:
-    json_decref(root);
     prep_release(&scratch);
     lp_catalog_batch_free(b);
     return st;

@@ -61,6 +61,19 @@ static size_t decode(const uint8_t *p, size_t n, int32_t *cp)
     return (size_t)len;
 }
 
+/* Class of the ASCII letters and digits (C_UPPER, C_LOWER, C_DIGIT); 0 for every other
+ * byte (the general path handles them). */
+static const uint8_t ascii_word[256] = {
+#define R10(c, x) [c] = x, [c + 1] = x, [c + 2] = x, [c + 3] = x, [c + 4] = x, [c + 5] = x, \
+                  [c + 6] = x, [c + 7] = x, [c + 8] = x, [c + 9] = x
+    R10('0', C_DIGIT),
+    R10('A', C_UPPER), R10('A' + 10, C_UPPER), ['U'] = C_UPPER, ['V'] = C_UPPER,
+    ['W'] = C_UPPER, ['X'] = C_UPPER, ['Y'] = C_UPPER, ['Z'] = C_UPPER,
+    R10('a', C_LOWER), R10('a' + 10, C_LOWER), ['u'] = C_LOWER, ['v'] = C_LOWER,
+    ['w'] = C_LOWER, ['x'] = C_LOWER, ['y'] = C_LOWER, ['z'] = C_LOWER,
+#undef R10
+};
+
 static bool is_cjk(int32_t c)
 {
     return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
@@ -232,17 +245,22 @@ static int emit_part(emit_ctx *e, size_t a, size_t b, uint32_t flags, bool *emit
     return emit(e, text, len, tk->in_off[a], tk->in_off[b], flags);
 }
 
+/* Part boundaries between two non-join classes [c0][c1]: 1 = always (digit or other on one
+ * side only, lower to upper), 2 = upper to upper (depends on what follows), 0 = none. */
+static const uint8_t boundary_of[C_JOIN][C_JOIN] = {
+    [C_UPPER] = {[C_UPPER] = 2, [C_LOWER] = 0, [C_OTHER] = 1, [C_DIGIT] = 1},
+    [C_LOWER] = {[C_UPPER] = 1, [C_LOWER] = 0, [C_OTHER] = 1, [C_DIGIT] = 1},
+    [C_OTHER] = {[C_UPPER] = 1, [C_LOWER] = 1, [C_OTHER] = 0, [C_DIGIT] = 1},
+    [C_DIGIT] = {[C_UPPER] = 1, [C_LOWER] = 1, [C_OTHER] = 1, [C_DIGIT] = 0},
+};
+
 /* Is there a part boundary between codepoints i-1 and i (both non-join)? */
-static bool boundary(const lp_text_tokenizer *tk, size_t i)
+static inline bool boundary(const lp_text_tokenizer *tk, size_t i)
 {
-    uint8_t c0 = tk->cls[i - 1], c1 = tk->cls[i];
-    if ((c0 == C_DIGIT) != (c1 == C_DIGIT))
-        return true;
-    if ((c0 == C_OTHER) != (c1 == C_OTHER))
-        return true;
-    if (c0 == C_LOWER && c1 == C_UPPER)
-        return true;
-    if (c0 == C_UPPER && c1 == C_UPPER && i + 1 < tk->n && tk->cls[i + 1] == C_LOWER) {
+    uint8_t b = boundary_of[tk->cls[i - 1]][tk->cls[i]];
+    if (b != 2)
+        return b;
+    if (i + 1 < tk->n && tk->cls[i + 1] == C_LOWER) {
         /* "HTTPServer": break before 'S'; but "IDs", "URLsFor": a lone plural 's' stays. */
         bool lone_s = tk->folded[tk->out_off[i + 1]] == 's' &&
                       tk->out_off[i + 2] - tk->out_off[i + 1] == 1 &&
@@ -333,6 +351,30 @@ int lp_text_tokenize(lp_text_tokenizer *tk, lp_str input, lp_text_token_fn fn, v
     tk->position = 0;
     tk->have_previous = false;
     while (pos < len && rc == 0) {
+        uint8_t acls = ascii_word[p[pos]];
+        if (acls && tk->n < LP_TEXT_RUN_MAX) {
+            /* A run of ASCII letters and digits: what the general path below does for
+             * them (classify, fold, record offsets), without decoding. */
+            size_t n = tk->n, nf = tk->nfold;
+            size_t end = pos + LP_MIN(len - pos, (size_t)LP_TEXT_RUN_MAX - n);
+            uint8_t *cls = tk->cls;
+            size_t *in_off = tk->in_off;
+            uint32_t *out_off = tk->out_off;
+            char *folded = tk->folded;
+            do {
+                uint8_t b = p[pos];
+                cls[n] = acls;
+                in_off[n] = pos;
+                out_off[n] = (uint32_t)nf;
+                folded[nf++] = (char)(b | (acls == C_UPPER ? 0x20 : 0));
+                n++;
+                pos++;
+            } while (pos < end && (acls = ascii_word[p[pos]]) != 0);
+            in_off[n] = pos;
+            tk->n = n;
+            tk->nfold = nf;
+            continue;
+        }
         int32_t cp;
         size_t cl = decode(p + pos, len - pos, &cp);
         uint8_t cls = 0;

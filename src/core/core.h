@@ -292,7 +292,7 @@ bool lp_parse_u64(lp_str s, uint64_t *out);
 /* Read a whole file into out, failing with LP_ETOOBIG past max_bytes. */
 lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err);
 /* Map a whole regular file read-only. LP_ENOENT / LP_EIO when it cannot be opened or is not
- * a regular file, LP_ETOOBIG past max_bytes, LP_EINVAL when empty; the message names it as
+ * a regular file, LP_ETOOBIG past max_bytes, LP_ECORRUPT when empty; the message names it as
  * "<what> <path>", says what is wrong, then "; <hint>" (hint may be NULL). Release with
  * munmap(*p, *size). */
 lp_status lp_map_file(const char *path, const char *what, const char *hint, size_t max_bytes,

@@ -62,7 +62,7 @@ lp_status lp_map_file(const char *path, const char *what, const char *hint, size
         snprintf(problem, sizeof problem, "is %lld bytes, over the %zu-byte limit",
                  (long long)sb.st_size, max_bytes);
     } else if (sb.st_size == 0) {
-        rc = LP_EINVAL;
+        rc = LP_ECORRUPT;
         snprintf(problem, sizeof problem, "is empty");
     } else {
         void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

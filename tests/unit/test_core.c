@@ -195,7 +195,7 @@ T_TEST(core_map_file)
     T_CHECK_INT(lp_map_file(t->tmpdir, "test model", NULL, 100, &p, &n, &e), LP_EIO);
     T_CHECK_MSG(strstr(e.msg, "not a regular file") && !strstr(e.msg, ";"), "%s", e.msg);
     T_CHECK_OK(lp_write_file_atomic(path.ptr, "", 0, &e), &e);
-    T_CHECK_INT(lp_map_file(path.ptr, "test model", NULL, 100, &p, &n, &e), LP_EINVAL);
+    T_CHECK_INT(lp_map_file(path.ptr, "test model", NULL, 100, &p, &n, &e), LP_ECORRUPT);
     T_CHECK_MSG(strstr(e.msg, "is empty"), "%s", e.msg);
     lp_buf_puts(&path, ".missing");
     T_CHECK_INT(lp_map_file(path.ptr, "test model", NULL, 100, &p, &n, &e), LP_ENOENT);

@@ -8,7 +8,7 @@ int main(int argc, char **argv)
 {
     /* Before any allocation that lives long, and before any thread. Not for the MCP server,
      * which lives for hours: its RSS would only grow (src/core/mem.c). */
-    bool server = argc > 1 && strcmp(argv[1], "mcp") == 0;
-    lp_mem_tune(server ? LP_MEM_RESERVE_SERVER : LP_MEM_RESERVE_DEFAULT);
+    if (!(argc > 1 && strcmp(argv[1], "mcp") == 0))
+        lp_mem_tune(LP_MEM_RESERVE_DEFAULT);
     return lp_cli_main(argc, argv);
 }

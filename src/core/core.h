@@ -312,8 +312,7 @@ lp_status lp_mkdir_p(const char *path, lp_error *err);
  * keeps it (memory freed inside the reserve is not given back). Returns the bytes advised
  * (0: not done, e.g. under a sanitizer's allocator, a reserve under 32 MiB, or
  * LOUPE_NO_HUGEPAGES=1). Nothing is touched up front: RSS grows only with use. */
-#define LP_MEM_RESERVE_DEFAULT ((size_t)256 << 20) /* commands that run and exit */
-#define LP_MEM_RESERVE_SERVER ((size_t)0)          /* `loupe mcp`: none (see mem.c) */
+#define LP_MEM_RESERVE_DEFAULT ((size_t)256 << 20) /* commands that run and exit (not mcp) */
 size_t lp_mem_tune(size_t reserve_max);
 
 /* ------------------------------------------------------------------------------------------

@@ -46,10 +46,9 @@ size_t lp_mem_tune(size_t reserve_max)
         reserve = (size_t)(rl.rlim_cur / 8);
     if (reserve < RESERVE_MIN)
         return 0;
-    /* Requests below 32 MiB come from the heap (not fresh mmaps), and the top of the heap
-     * is not given back while it is within the reserve. */
+    /* Requests below 32 MiB come from the heap (not fresh mmaps); the heap grows 16 MiB past
+     * each need. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, (int)(reserve + HUGE_PAGE));
     mallopt(M_TOP_PAD, 16 << 20);
     char *start = sbrk(0);
     void *chunks[RESERVE_STEPS] = {0};

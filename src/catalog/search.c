@@ -817,7 +817,7 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             pinned_count++;
         }
         if (!found)
-            warn(out, "unknown_pin", "no tool has the id or name '%.100s'", pin);
+            warn(out, "unknown_pin", "no tool has the id or name '%.*s'", LP_CUT(pin, 100));
     }
     if (pinned_count > max_tools)
         warn(out, "pinned_over_budget", "%zu pinned tools exceed max_tools %zu", pinned_count,

@@ -84,7 +84,7 @@ static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char 
         char text[300];
         snprintf(text, sizeof text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
                  name ? name : "");
-        o = json_pack("{s:o, s:i, s:i, s:o, s:o}", "file", gq_json_str(path), "startLine",
+        o = lp_json_pack("{s:o, s:i, s:i, s:o, s:o}", "file", gq_json_str(path), "startLine",
                       sqlite3_column_int(s, 0), "endLine", sqlite3_column_int(s, 1), "args",
                       gq_json_str((const char *)sqlite3_column_text(s, 2)), "callee",
                       gq_json_str(text));
@@ -143,7 +143,7 @@ static json_t *node_json(cg *g, int32_t idx, lp_error *err)
     g->langs |= 1u << s.lang;
     json_t *o = gq_sym_json(&s);
     json_object_set_new(o, "depth", json_integer(n->depth));
-    json_object_set_new(o, "side", json_string(n->side == 0 ? "root" : n->side == 1 ? "callee" : "caller"));
+    json_object_set_new(o, "side", lp_json_textz(n->side == 0 ? "root" : n->side == 1 ? "callee" : "caller"));
     return o;
 }
 
@@ -226,10 +226,10 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
         const char *from_id = id_of(g, sfid, sord, a, sizeof a);
         const char *to_id = callers ? id_of(g, cur.fid, cur.ord, b, sizeof b) : id_of(g, n.fid, n.ord, b, sizeof b);
         json_t *e = json_object();
-        json_object_set_new(e, "from", json_string(from_id));
-        json_object_set_new(e, "to", json_string(to_id));
+        json_object_set_new(e, "from", lp_json_textz(from_id));
+        json_object_set_new(e, "to", lp_json_textz(to_id));
         json_object_set_new(e, "kind", json_string("calls"));
-        json_object_set_new(e, "strategy", json_string(strategy(src.lang, n.prule, strat, sizeof strat)));
+        json_object_set_new(e, "strategy", lp_json_textz(strategy(src.lang, n.prule, strat, sizeof strat)));
         json_object_set_new(e, "callSite", call_site(g->st, sfid, n.pref, src.path, NULL));
         json_array_append_new(g->edges, e);
         g->nedges++;
@@ -296,7 +296,7 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
             if (json_array_size(unresolved) < 50)
                 json_array_append_new(
                     unresolved,
-                    json_pack("{s:o, s:{s:o, s:i, s:i}, s:s, s:s}", "callee", gq_json_str(n->text),
+                    lp_json_pack("{s:o, s:{s:o, s:i, s:i}, s:s, s:s}", "callee", gq_json_str(n->text),
                               "callSite", "file", gq_json_str(root->path), "startLine",
                               (int)n->start_line, "endLine", (int)n->end_line, "reason", rn,
                               "explanation", gr_reason_text(reason)));
@@ -330,7 +330,7 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         }
         lp_vec_free(&found);
         json_array_append_new(ambiguous,
-                              json_pack("{s:o, s:{s:o, s:i, s:i}, s:i, s:o}", "callee",
+                              lp_json_pack("{s:o, s:{s:o, s:i, s:i}, s:i, s:o}", "callee",
                                         gq_json_str(n->text), "callSite", "file",
                                         gq_json_str(root->path), "startLine", (int)n->start_line,
                                         "endLine", (int)n->end_line, "candidateCount",
@@ -338,7 +338,7 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
     }
     lp_vec_free(&notes);
     json_object_set_new(summary, "callees",
-                        json_pack("{s:i, s:i, s:i, s:o}", "provedCalls", (int)proved, "ambiguous",
+                        lp_json_pack("{s:i, s:i, s:i, s:o}", "provedCalls", (int)proved, "ambiguous",
                                   (int)amb, "unresolved", (int)unres, "unresolvedByReason", by_reason));
     json_object_set_new(out, "unresolvedCallees", unresolved);
     json_object_set_new(out, "ambiguousCallees", ambiguous);
@@ -388,7 +388,7 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
     }
     sqlite3_reset(s);
     for (size_t i = 0; i < sites.len; i++)
-        json_array_append_new(amb, json_pack("{s:o}", "callSite",
+        json_array_append_new(amb, lp_json_pack("{s:o}", "callSite",
                                              call_site(g->st, sites.items[i].fid,
                                                        sites.items[i].ref, sites.items[i].path,
                                                        NULL)));
@@ -434,13 +434,13 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         char text[300];
         snprintf(text, sizeof text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
                  p->qual && *p->qual ? "." : "", root->name);
-        json_array_append_new(possible, json_pack("{s:o, s:o, s:i}", "callee", gq_json_str(text),
+        json_array_append_new(possible, lp_json_pack("{s:o, s:o, s:i}", "callee", gq_json_str(text),
                                                   "file", gq_json_str(p->path), "startLine",
                                                   (int)p->line));
     }
     lp_vec_free(&ps);
     json_object_set_new(summary, "callers",
-                        json_pack("{s:i, s:i, s:i, s:b}", "provedCallers", (int)proved,
+                        lp_json_pack("{s:i, s:i, s:i, s:b}", "provedCallers", (int)proved,
                                   "ambiguousCallSites", (int)namb, "unresolvedSameName",
                                   (int)npossible, "unresolvedSameNameCapped", capped));
     json_object_set_new(out, "ambiguousCallers", amb);
@@ -469,7 +469,7 @@ static json_t *tests_of(cg *g, const gq_sym *root)
     json_t *last = NULL;
     for (size_t i = 0; i < found.len; i++) {
         const node *n = &found.items[i];
-        json_t *ev = json_string(gr_rule_name((gr_rule)n->prule));
+        json_t *ev = lp_json_textz(gr_rule_name((gr_rule)n->prule));
         if (last && i > 0 && found.items[i - 1].fid == n->fid && found.items[i - 1].ord == n->ord) {
             json_array_append_new(json_object_get(last, "evidence"), ev);
             continue;
@@ -594,7 +594,7 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
                                     "are evidence, not edges; an absent edge does not prove that "
                                     "no call exists (see capabilities)"));
     json_object_set_new(res, "root", gq_sym_json(&root));
-    json_object_set_new(res, "direction", json_string(dir));
+    json_object_set_new(res, "direction", lp_json_textz(dir));
     json_object_set_new(res, "depth", json_integer(depth));
     json_object_set_new(res, "nodes", g.nodes);
     json_object_set_new(res, "edges", g.edges);
@@ -603,7 +603,7 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
     json_object_set_new(res, "evidenceSummary", summary);
     json_object_set_new(res, "capabilities", gq_caps_for_langs(g.langs));
     json_object_set_new(res, "truncation",
-                        json_pack("{s:b, s:b, s:b}", "nodes", g.cut_nodes, "edges", g.cut_edges,
+                        lp_json_pack("{s:b, s:b, s:b}", "nodes", g.cut_nodes, "edges", g.cut_edges,
                                   "depth", g.cut_depth));
     if (g.cut_nodes || g.cut_edges)
         gq_warn(res, "graph_truncated",
@@ -779,9 +779,9 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
             json_object_set(e, "to", json_object_get(nj, "id"));
             json_decref(pj);
             json_decref(nj);
-            json_object_set_new(e, "kind", json_string(lp_edge_kind_name((lp_edge_kind)n->pkind)));
+            json_object_set_new(e, "kind", lp_json_textz(lp_edge_kind_name((lp_edge_kind)n->pkind)));
             if (n->pkind != LP_EDGE_CONTAINS) {
-                json_object_set_new(e, "strategy", json_string(strategy(ps.lang, n->prule, strat,
+                json_object_set_new(e, "strategy", lp_json_textz(strategy(ps.lang, n->prule, strat,
                                                                         sizeof strat)));
                 json_object_set_new(e, "callSite", call_site(call->st, p->fid, n->pref, ps.path, NULL));
             }
@@ -791,16 +791,17 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
     json_object_set_new(res, "from", gq_sym_json(&from));
     json_object_set_new(res, "to", gq_sym_json(&to));
     json_object_set_new(res, "found", json_boolean(hit >= 0));
+    json_int_t length = hit >= 0 ? (json_int_t)json_array_size(edges) : -1;
     json_object_set_new(res, "path", path);
     json_object_set_new(res, "edges", edges);
-    json_object_set_new(res, "length", json_integer(hit >= 0 ? (json_int_t)json_array_size(edges) : -1));
+    json_object_set_new(res, "length", json_integer(length));
     json_object_set_new(res, "explored", json_integer((json_int_t)ns.items.len));
     json_object_set_new(res, "truncation",
-                        json_pack("{s:b, s:b}", "nodes", cut_nodes, "depth", cut_depth));
+                        lp_json_pack("{s:b, s:b}", "nodes", cut_nodes, "depth", cut_depth));
     json_t *used = json_array();
     for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
         if (kinds[k])
-            json_array_append_new(used, json_string(lp_edge_kind_name((lp_edge_kind)k)));
+            json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
     json_object_set_new(res, "edgeKinds", used);
     json_object_set_new(res, "capabilities",
                         gq_caps_for_langs((1u << from.lang) | (1u << to.lang)));

@@ -1,6 +1,6 @@
 /*
  * jsonrpc.c: JSON-RPC 2.0 framing for MCP over stdio: the line reader with its length
- * limit, the serialized output channel, message builders, and UTF-8-safe JSON strings.
+ * limit, the serialized output channel and message builders.
  *
  * Invariants: every line written to the output fd is one complete compact JSON message
  * followed by '\n' (jansson's compact form escapes newlines inside strings), written under
@@ -63,73 +63,7 @@ lp_status lp_mcp_options_resolve(lp_mcp_options *o, lp_error *err)
 }
 
 /* ------------------------------------------------------------------------------------------
- * UTF-8. */
-
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 when it is invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
-json_t *lp_mcp_json_string(const char *p, size_t n)
-{
-    if (!p)
-        return json_string("");
-    const unsigned char *u = (const unsigned char *)p;
-    bool clean = true;
-    for (size_t i = 0; i < n;) {
-        size_t k = u[i] == 0 ? 0 : utf8_seq(u + i, n - i);
-        if (!k) {
-            clean = false;
-            break;
-        }
-        i += k;
-    }
-    if (clean)
-        return json_stringn_nocheck(p, n);
-    lp_buf b;
-    lp_buf_init(&b, 0);
-    for (size_t i = 0; i < n;) {
-        size_t k = u[i] == 0 ? 0 : utf8_seq(u + i, n - i);
-        if (!k) {
-            lp_buf_puts(&b, "\xEF\xBF\xBD"); /* U+FFFD */
-            i++;
-        } else {
-            lp_buf_append(&b, p + i, k);
-            i += k;
-        }
-    }
-    json_t *s = json_stringn_nocheck(b.ptr, b.len);
-    lp_buf_release(&b);
-    return s;
-}
+ * UTF-8 (text itself is core's: lp_json_text, lp_utf8_cut). */
 
 size_t lp_mcp_utf8_length(const char *s, size_t n)
 {
@@ -171,7 +105,7 @@ json_t *lp_mcp_error_msg(const json_t *id, int code, const char *message, json_t
     json_t *m = envelope(id);
     json_t *e = json_object();
     json_object_set_new(e, "code", json_integer(code));
-    json_object_set_new(e, "message", lp_mcp_json_string(message, strlen(message)));
+    json_object_set_new(e, "message", lp_json_text(message, strlen(message)));
     if (data)
         json_object_set_new(e, "data", data);
     json_object_set_new(m, "error", e);
@@ -189,7 +123,7 @@ json_t *lp_mcp_notification_msg(const char *method, json_t *params)
 {
     json_t *m = json_object();
     json_object_set_new(m, "jsonrpc", json_string("2.0"));
-    json_object_set_new(m, "method", json_string(method));
+    json_object_set_new(m, "method", lp_json_textz(method));
     if (params)
         json_object_set_new(m, "params", params);
     return m;

@@ -15,7 +15,7 @@
 /* A registered tool: the definition plus its parsed schemas. */
 typedef struct lp_mcp_tool {
     lp_mcp_tool_def def;
-    json_t *input_schema;  /* owned; "$schema" added */
+    json_t *input_schema;  /* owned; "$schema" added; a "path" argument gets "pathBytes" */
     json_t *output_schema; /* owned; envelope/budget properties merged in */
     json_t *listing;       /* owned; the tools/list entry */
 } lp_mcp_tool;
@@ -43,6 +43,7 @@ struct lp_mcp_call {
     json_t *id;             /* owned; the JSON-RPC id (integer or string) */
     char *id_key;           /* owned; canonical key for lookups ("n:5", "s:abc") */
     json_t *args;           /* owned; validated object */
+    char *path_bytes;       /* owned; NULL, or the bytes of the pathBytes argument */
     json_t *progress_token; /* owned; NULL when no progress was asked for */
     json_t *client_caps;    /* owned; may be NULL */
     lp_mcp_era era;

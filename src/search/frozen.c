@@ -17,7 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
+#include "core/json.h"
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -348,22 +348,22 @@ done:
     return rc;
 }
 
-static json_t *opt_string(const char *s) { return s ? json_string(s) : json_null(); }
+static json_t *opt_string(const char *s) { return s ? lp_json_textz(s) : json_null(); }
 
 static json_t *group_json(const lp_search_group *g)
 {
     json_t *o = json_object();
     json_object_set_new(o, "rank", json_integer(g->rank));
-    json_object_set_new(o, "id", json_string(g->owner.id));
-    json_object_set_new(o, "file", json_string(g->owner.file ? g->owner.file : ""));
+    json_object_set_new(o, "id", lp_json_textz(g->owner.id));
+    json_object_set_new(o, "file", lp_json_textz(g->owner.file ? g->owner.file : ""));
     json_object_set_new(o, "symbol", opt_string(g->owner.symbol));
     json_object_set_new(o, "qname", opt_string(g->owner.qname));
-    json_object_set_new(o, "kind", json_string(g->owner.kind ? g->owner.kind : "file"));
+    json_object_set_new(o, "kind", lp_json_textz(g->owner.kind ? g->owner.kind : "file"));
     json_object_set_new(o, "start", json_integer(g->owner.start_line));
     json_object_set_new(o, "end", json_integer(g->owner.end_line));
     json_object_set_new(o, "score", json_real(g->score));
     json_object_set_new(o, "channels", json_integer(g->channels));
-    json_object_set_new(o, "snippet", json_string(g->snippet ? g->snippet : ""));
+    json_object_set_new(o, "snippet", lp_json_textz(g->snippet ? g->snippet : ""));
     json_object_set_new(o, "snippetStart", json_integer(g->snippet_start_line));
     /* The surface (decorate.c); optional when reading, so older sets still load. */
     json_object_set_new(o, "label", opt_string(g->label));
@@ -404,13 +404,13 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
 
     j = json_object();
     json_object_set_new(j, "format", json_integer(FROZEN_FORMAT));
-    json_object_set_new(j, "id", json_string(id));
-    json_object_set_new(j, "root", json_string(root));
+    json_object_set_new(j, "id", lp_json_textz(id));
+    json_object_set_new(j, "root", lp_json_textz(root));
     json_object_set_new(j, "publication", json_integer(res->publication_id));
-    json_object_set_new(j, "query", json_stringn(query.ptr, query.len));
-    json_object_set_new(j, "scope", json_string(lp_search_scope_name(req->scope)));
+    json_object_set_new(j, "query", lp_json_text(query.ptr, query.len));
+    json_object_set_new(j, "scope", lp_json_textz(lp_search_scope_name(req->scope)));
     json_object_set_new(j, "limit", json_integer(effective_limit(req)));
-    json_object_set_new(j, "requestHash", json_string(req_hash));
+    json_object_set_new(j, "requestHash", lp_json_textz(req_hash));
     json_object_set_new(j, "createdMs", json_integer(now));
     json_t *groups = json_array();
     for (size_t i = 0; i < res->ngroups; i++)
@@ -418,7 +418,7 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
     json_object_set_new(j, "groups", groups);
     json_t *warnings = json_array();
     for (size_t i = 0; i < res->nwarnings; i++)
-        json_array_append_new(warnings, json_string(res->warnings[i]));
+        json_array_append_new(warnings, lp_json_textz(res->warnings[i]));
     json_object_set_new(j, "warnings", warnings);
     /* Strings that are not valid UTF-8 make jansson refuse them (NULL members): check. */
     if (!json_object_get(j, "query") || !json_object_get(j, "root")) {
@@ -538,10 +538,10 @@ lp_status lp_search_frozen_load(const char *handle, lp_arena *arena, lp_frozen_s
     handle_parts h;
     if (!parse_handle(handle, &h))
         return fail(why, LP_FROZEN_MALFORMED, err, LP_EINVAL,
-                    "'%.100s' is not a continuation handle (they look like "
+                    "'%.*s' is not a continuation handle (they look like "
                     "c:<publication>:<set>:<offset>:<page>:<time>, as given by a search); "
                     "pass the handle exactly as it was given, or search again",
-                    handle ? handle : "");
+                    LP_CUT(handle ? handle : "", 100));
     lp_buf dir, path, text;
     lp_buf_init(&dir, 0);
     lp_buf_init(&path, 0);

@@ -754,6 +754,45 @@ static bool blank(const char *p, size_t n)
     return true;
 }
 
+/* A line jansson refused: a parse error, or valid JSON it cannot hold (an integer past 64
+ * bits, "\u0000" in a string). The second keeps its request id whenever the id itself can be
+ * read, and is answered as invalid params naming the field, so the client never waits for
+ * an answer to a request it sent correctly. */
+static void unreadable(lp_mcp_server *s, const char *line, size_t len, const json_error_t *jerr)
+{
+    json_t *id = NULL;
+    lp_buf field;
+    lp_buf_init(&field, 0);
+    lp_mcp_unrepresentable k = lp_mcp_parse_unrepresentable(line, len, jerr, &id, &field);
+    const char *f = field.len ? field.ptr : "(the message)";
+    if (k == LP_MCP_NOT_JSON) {
+        send_error(s, NULL, LP_RPC_PARSE_ERROR, NULL,
+                   "Parse error at column %d: %s; send one JSON-RPC 2.0 message per line as "
+                   "UTF-8 JSON",
+                   jerr->column, jerr->text);
+    } else if (k == LP_MCP_UNREPRESENTABLE_NOTIFICATION) {
+        lp_log(LP_LOG_WARN, "mcp.notification.unreadable", "field=%s reason=\"%s\"", f,
+               jerr->text);
+    } else {
+        json_t *data = json_object();
+        json_object_set_new(data, "code", json_string("invalid_argument"));
+        json_object_set_new(data, "field", lp_json_text(field.ptr, field.len));
+        if (k == LP_MCP_BIG_INTEGER)
+            send_error(s, id, LP_RPC_INVALID_PARAMS, data,
+                       "invalid_argument: %s is a number loupe cannot hold (integers from "
+                       "-9223372036854775808 to 9223372036854775807, reals up to about "
+                       "1.8e308); send a smaller number",
+                       f);
+        else
+            send_error(s, id, LP_RPC_INVALID_PARAMS, data,
+                       "invalid_argument: %s holds \\u0000 (a NUL character), which loupe does "
+                       "not accept in any string; remove it",
+                       f);
+    }
+    json_decref(id);
+    lp_buf_release(&field);
+}
+
 static void handle_line(lp_mcp_server *s, const char *line, size_t len)
 {
     if (blank(line, len))
@@ -761,10 +800,7 @@ static void handle_line(lp_mcp_server *s, const char *line, size_t len)
     json_error_t jerr;
     json_t *msg = json_loadb(line, len, JSON_DECODE_ANY, &jerr);
     if (!msg) {
-        send_error(s, NULL, LP_RPC_PARSE_ERROR, NULL,
-                   "Parse error at column %d: %s; send one JSON-RPC 2.0 message per line as "
-                   "UTF-8 JSON",
-                   jerr.column, jerr.text);
+        unreadable(s, line, len, &jerr);
         return;
     }
     if (json_is_array(msg)) {

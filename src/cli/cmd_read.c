@@ -10,13 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool parse_range(lp_str range, uint64_t *start, uint64_t *end)
+/* "A" or "A-B" (B = A when absent), both positive and at most UINT32_MAX. */
+static bool parse_range(lp_str range, uint64_t *a_out, uint64_t *b_out)
 {
     size_t dash = lp_str_find_char(range, '-', 0);
     lp_str a = dash == SIZE_MAX ? range : lp_str_sub(range, 0, dash);
     lp_str b = dash == SIZE_MAX ? range : lp_str_sub(range, dash + 1, range.len);
-    return lp_parse_u64(a, start) && lp_parse_u64(b, end) && *start > 0 && *end >= *start &&
-           *end <= UINT32_MAX;
+    return lp_parse_u64(a, a_out) && lp_parse_u64(b, b_out) && *a_out > 0 && *b_out > 0 &&
+           *a_out <= UINT32_MAX && *b_out <= UINT32_MAX;
 }
 
 /* Split "path:10-20", "path:10", "path:10:COL" and "path:10:COL-20" when the whole string is
@@ -47,11 +48,10 @@ static bool split_range(const char *arg, lp_buf *path, uint64_t *start, uint64_t
         *col = *start;
         *end = has_end ? *end : 0;
         *start = line;
-        if (*end && *end < *start)
-            return false;
         lp_buf_truncate(path, (size_t)(c2 - path->ptr));
+        return !*end || *end >= *start;
     }
-    return true;
+    return *end >= *start;
 }
 
 /* read --symbol ID: the exact source of one published symbol. */

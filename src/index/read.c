@@ -95,7 +95,7 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
                                   "line %u of %s has %zu bytes; column %u is past its end (the "
                                   "last column is %zu)",
                                   line, rel, e - i, start_col, e - i + 1);
-                goto done;
+                break; /* total_lines is still counted */
             }
             from = i + start_col - 1;
             /* A column inside a character starts at that character. */
@@ -150,7 +150,7 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
         if (text.ptr[k] == '\n' || k == text.len - 1)
             total++;
     info->total_lines = total;
-    if (start > total && total > 0)
+    if (!rc && start > total && total > 0)
         rc = lp_error_set(err, LP_EINVAL, "%s has %u lines; line %u is past its end", rel, total,
                           start);
 done:

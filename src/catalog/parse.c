@@ -917,7 +917,7 @@ static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, const lp_json *no
         if (!node && (st = parse_slice(c, mm.value, named ? &v : NULL, err)))
             goto done;
         if (named && is_string(v) && !sh->server[0])
-            snprintf(sh->server, sizeof sh->server, "%s", v->str);
+            lp_utf8_copy(sh->server, sizeof sh->server, v->str);
         if (!node)
             lp_arena_rewind(arena, mark);
     }

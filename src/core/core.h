@@ -221,6 +221,9 @@ bool lp_utf8_valid(const char *p, size_t n);
  * text cut anywhere stays well-formed. 0 only when the first character is longer than max.
  * Every cut of text in loupe uses it (snippets, read budgets, messages, result budgets). */
 size_t lp_utf8_cut(const char *p, size_t n, size_t max);
+/* Copy the NUL-terminated src into dst[0..cap) (cap > 0), cut by lp_utf8_cut when it does
+ * not fit; always NUL-terminates. Returns the bytes copied. */
+size_t lp_utf8_copy(char *dst, size_t cap, const char *src);
 /* Append p[0..n) to b as well-formed UTF-8: each byte that is not part of a well-formed
  * sequence, and each NUL, becomes U+FFFD. */
 void lp_utf8_put(lp_buf *b, const char *p, size_t n);

@@ -78,6 +78,16 @@ size_t lp_utf8_cut(const char *p, size_t n, size_t max)
     return max;
 }
 
+size_t lp_utf8_copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    n = lp_utf8_cut(src ? src : "", n, cap - 1);
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+    return n;
+}
+
 void lp_utf8_put(lp_buf *b, const char *p, size_t n)
 {
     size_t run = 0; /* start of the pending run of well-formed bytes */

@@ -81,13 +81,17 @@ static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char 
     if (sqlite3_step(s) == SQLITE_ROW) {
         const char *qual = (const char *)sqlite3_column_text(s, 4);
         const char *name = (const char *)sqlite3_column_text(s, 3);
-        char text[300];
-        snprintf(text, sizeof text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
-                 name ? name : "");
-        o = lp_json_pack("{s:o, s:i, s:i, s:o, s:o}", "file", gq_json_str(path), "startLine",
-                      sqlite3_column_int(s, 0), "endLine", sqlite3_column_int(s, 1), "args",
-                      gq_json_str((const char *)sqlite3_column_text(s, 2)), "callee",
-                      gq_json_str(text));
+        lp_buf text;
+        lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
+        lp_buf_printf(&text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
+                      name ? name : "");
+        o = gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine",
+                                      sqlite3_column_int(s, 0), "endLine",
+                                      sqlite3_column_int(s, 1), "args",
+                                      gq_json_str((const char *)sqlite3_column_text(s, 2)),
+                                      "callee", lp_json_text(text.ptr, text.len)),
+                         "file", path);
+        lp_buf_release(&text);
     }
     sqlite3_reset(s);
     return o;
@@ -275,12 +279,14 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
     while (sqlite3_step(s) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(s, 4);
         const char *qual = (const char *)sqlite3_column_text(s, 5);
-        char text[300];
-        snprintf(text, sizeof text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
-                 name ? name : "");
+        lp_buf text;
+        lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
+        lp_buf_printf(&text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
+                      name ? name : "");
         note n = {sqlite3_column_int(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int(s, 2),
                   sqlite3_column_int(s, 3), (uint32_t)sqlite3_column_int(s, 6),
-                  (uint32_t)sqlite3_column_int(s, 7), lp_arena_strdup(g->arena, text)};
+                  (uint32_t)sqlite3_column_int(s, 7), lp_arena_strdup(g->arena, text.ptr)};
+        lp_buf_release(&text);
         lp_vec_push(&notes, n);
     }
     sqlite3_reset(s);
@@ -293,13 +299,14 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
             const char *rn = gr_reason_name(reason);
             json_t *cnt = json_object_get(by_reason, rn);
             json_object_set_new(by_reason, rn, json_integer(cnt ? json_integer_value(cnt) + 1 : 1));
-            if (json_array_size(unresolved) < 50)
-                json_array_append_new(
-                    unresolved,
-                    lp_json_pack("{s:o, s:{s:o, s:i, s:i}, s:s, s:s}", "callee", gq_json_str(n->text),
-                              "callSite", "file", gq_json_str(root->path), "startLine",
-                              (int)n->start_line, "endLine", (int)n->end_line, "reason", rn,
-                              "explanation", gr_reason_text(reason)));
+            if (json_array_size(unresolved) < 50) {
+                json_t *u = lp_json_pack("{s:o, s:{s:i, s:i}, s:s, s:s}", "callee",
+                                         gq_json_str(n->text), "callSite", "startLine",
+                                         (int)n->start_line, "endLine", (int)n->end_line,
+                                         "reason", rn, "explanation", gr_reason_text(reason));
+                gq_with_file(json_object_get(u, "callSite"), "file", root->path);
+                json_array_append_new(unresolved, u);
+            }
             continue;
         }
         amb++;
@@ -329,12 +336,12 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
                 json_array_append_new(cands, gq_sym_json(&c));
         }
         lp_vec_free(&found);
-        json_array_append_new(ambiguous,
-                              lp_json_pack("{s:o, s:{s:o, s:i, s:i}, s:i, s:o}", "callee",
-                                        gq_json_str(n->text), "callSite", "file",
-                                        gq_json_str(root->path), "startLine", (int)n->start_line,
-                                        "endLine", (int)n->end_line, "candidateCount",
-                                        (int)n->value, "candidates", cands));
+        json_t *a = lp_json_pack("{s:o, s:{s:i, s:i}, s:i, s:o}", "callee", gq_json_str(n->text),
+                                 "callSite", "startLine", (int)n->start_line, "endLine",
+                                 (int)n->end_line, "candidateCount", (int)n->value,
+                                 "candidates", cands);
+        gq_with_file(json_object_get(a, "callSite"), "file", root->path);
+        json_array_append_new(ambiguous, a);
     }
     lp_vec_free(&notes);
     json_object_set_new(summary, "callees",
@@ -431,12 +438,16 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         }
     for (size_t i = 0; i < npossible && i < 20; i++) {
         const psite *p = &ps.items[i];
-        char text[300];
-        snprintf(text, sizeof text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
-                 p->qual && *p->qual ? "." : "", root->name);
-        json_array_append_new(possible, lp_json_pack("{s:o, s:o, s:i}", "callee", gq_json_str(text),
-                                                  "file", gq_json_str(p->path), "startLine",
-                                                  (int)p->line));
+        lp_buf text;
+        lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
+        lp_buf_printf(&text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
+                      p->qual && *p->qual ? "." : "", root->name);
+        json_array_append_new(possible,
+                              gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
+                                                        lp_json_text(text.ptr, text.len),
+                                                        "startLine", (int)p->line),
+                                           "file", p->path));
+        lp_buf_release(&text);
     }
     lp_vec_free(&ps);
     json_object_set_new(summary, "callers",

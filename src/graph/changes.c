@@ -359,11 +359,12 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                                                 f->hunks.items[k].old_lines, "newStart",
                                                 f->hunks.items[k].new_start, "newLines",
                                                 f->hunks.items[k].new_lines));
-        json_t *fj = lp_json_pack("{s:o, s:s, s:b, s:b, s:o}", "file", gq_json_str(f->path), "status",
+        json_t *fj = lp_json_pack("{s:s, s:b, s:b, s:o}", "status",
                                status_name(f->status), "inPublication", fid != 0, "stale", stale,
                                "hunks", hj);
+        gq_with_file(fj, "file", f->path);
         if (f->old_path && strcmp(f->old_path, f->path) != 0)
-            json_object_set_new(fj, "oldFile", gq_json_str(f->old_path));
+            gq_with_file(fj, "oldFile", f->old_path);
         json_array_append_new(files, fj);
         /* symbols the new side of the hunks touches (innermost ones) */
         if (fid && !deleted_file) {
@@ -414,12 +415,14 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                         if (present || json_array_size(deleted) >= 500)
                             continue;
                         json_array_append_new(
-                            deleted, lp_json_pack("{s:o, s:o, s:s, s:o, s:i, s:i}", "name",
-                                               gq_json_str(y->name), "qualifiedName",
-                                               gq_json_str(y->qname), "kind", lp_symkind_name(y->kind),
-                                               "file", gq_json_str(f->old_path), "baseStartLine",
-                                               (int)y->span.start_line, "baseEndLine",
-                                               (int)y->span.end_line));
+                            deleted,
+                            gq_with_file(lp_json_pack("{s:o, s:o, s:s, s:i, s:i}", "name",
+                                                      gq_json_str(y->name), "qualifiedName",
+                                                      gq_json_str(y->qname), "kind",
+                                                      lp_symkind_name(y->kind), "baseStartLine",
+                                                      (int)y->span.start_line, "baseEndLine",
+                                                      (int)y->span.end_line),
+                                         "file", f->old_path));
                     }
                 }
                 lp_arena_release(&pa);

@@ -173,7 +173,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
             size_t ll = (size_t)(le - line_start);
             char *text = lp_arena_strndup(&arena, line_start, lp_utf8_cut(line_start, ll, 240));
             json_t *m = json_object();
-            json_object_set_new(m, "file", gq_json_str(path));
+            gq_with_file(m, "file", path);
             json_object_set_new(m, "line", json_integer(line));
             json_object_set_new(m, "column", json_integer((json_int_t)(p - line_start) + 1));
             json_object_set_new(m, "startByte", json_integer((json_int_t)off));

@@ -170,6 +170,13 @@ lp_status gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, 
 
 json_t *gq_json_str(const char *p) { return lp_json_text(p ? p : "", p ? strlen(p) : 0); }
 
+json_t *gq_with_file(json_t *o, const char *key, const char *path)
+{
+    if (o)
+        lp_json_set_path(o, key, path ? path : "", path ? strlen(path) : 0);
+    return o;
+}
+
 json_t *gq_sym_json(const gq_sym *s)
 {
     json_t *o = json_object();
@@ -180,7 +187,7 @@ json_t *gq_sym_json(const gq_sym *s)
         json_object_set_new(o, "kind", json_string("file"));
         json_object_set_new(o, "name", gq_json_str(s->path));
         json_object_set_new(o, "qualifiedName", gq_json_str(s->path));
-        json_object_set_new(o, "file", gq_json_str(s->path));
+        gq_with_file(o, "file", s->path);
         json_object_set_new(o, "startLine", json_integer(1));
         json_object_set_new(o, "endLine", json_null());
     } else {
@@ -188,7 +195,7 @@ json_t *gq_sym_json(const gq_sym *s)
         json_object_set_new(o, "kind", lp_json_textz(lp_symkind_name((lp_symkind)s->kind)));
         json_object_set_new(o, "name", gq_json_str(s->name));
         json_object_set_new(o, "qualifiedName", gq_json_str(s->qname));
-        json_object_set_new(o, "file", gq_json_str(s->path));
+        gq_with_file(o, "file", s->path);
         json_object_set_new(o, "startLine", json_integer(s->start_line));
         json_object_set_new(o, "endLine", json_integer(s->end_line));
     }

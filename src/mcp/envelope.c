@@ -12,9 +12,10 @@
 json_t *lp_mcp_envelope_new(const char *codebase_root)
 {
     json_t *env = json_object();
-    json_object_set_new(env, "codebaseRoot",
-                        codebase_root ? lp_json_text(codebase_root, strlen(codebase_root))
-                                      : json_null());
+    if (codebase_root) /* codebaseRootBytes too when the path is not UTF-8 */
+        lp_json_set_path(env, "codebaseRoot", codebase_root, strlen(codebase_root));
+    else
+        json_object_set_new(env, "codebaseRoot", json_null());
     json_object_set_new(env, "warnings", json_array());
     json_object_set_new(env, "truncated", json_false());
     return env;

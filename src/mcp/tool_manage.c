@@ -111,7 +111,7 @@ static json_t *action_args(const char *action, const char *key, const char *valu
 {
     json_t *a = json_object();
     json_object_set_new(a, "action", lp_json_textz(action));
-    json_object_set_new(a, key, lp_json_text(value, strlen(value)));
+    lp_json_set_path(a, key, value, strlen(value));
     return a;
 }
 
@@ -178,7 +178,7 @@ static json_t *view_next(const char *root, const root_view *v, const char **tool
         return action_args("sync", "path", root);
     *tool = "search_codebase";
     json_t *a = json_object();
-    json_object_set_new(a, "path", lp_json_text(root, strlen(root)));
+    lp_json_set_path(a, "path", root, strlen(root));
     return a;
 }
 
@@ -249,7 +249,7 @@ static lp_status list_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         root_view v;
         view_root(t, root, false, &v);
         json_t *c = json_object();
-        json_object_set_new(c, "root", lp_json_text(root, strlen(root)));
+        lp_json_set_path(c, "root", root, strlen(root));
         json_object_set_new(c, "exists", json_boolean(v.exists));
         json_object_set_new(c, "state", lp_json_textz(v.state));
         json_object_set_new(c, "publication", pub_counts(&v.st.pub));

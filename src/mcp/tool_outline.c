@@ -108,7 +108,7 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         goto done;
 
     json_t *out = lp_tools_envelope(root.ptr, &pub, LP_MCP_STATE_READY);
-    json_object_set_new(out, "file", lp_json_text(rel.ptr, rel.len));
+    lp_json_set_path(out, "file", rel.ptr, rel.len);
     lp_json_set_path2(out, "path", root.ptr, rel.ptr);
     json_object_set_new(out, "publicationId", json_integer(info.publication_id));
     json_object_set_new(out, "totalLines", json_integer(info.total_lines));

@@ -30,7 +30,8 @@ static json_t *result_json(const char *root, int64_t pub_id, const lp_search_gro
 {
     json_t *owner = json_object();
     json_object_set_new(owner, "id", g->owner.id[0] ? lp_json_textz(g->owner.id) : json_null());
-    json_object_set_new(owner, "file", opt_str(g->owner.file));
+    lp_json_set_path(owner, "file", g->owner.file ? g->owner.file : "",
+                     g->owner.file ? strlen(g->owner.file) : 0);
     json_object_set_new(owner, "symbol", opt_str(g->owner.symbol));
     json_object_set_new(owner, "qualifiedName", opt_str(g->owner.qname));
     json_object_set_new(owner, "kind", opt_str(g->owner.kind ? g->owner.kind : "file"));
@@ -84,7 +85,7 @@ static void next_for_top(json_t *env, const char *root, const lp_search_group *t
 {
     if (!top) {
         json_t *args = json_object();
-        json_object_set_new(args, "path", lp_json_text(root, strlen(root)));
+        lp_json_set_path(args, "path", root, strlen(root));
         json_object_set_new(args, "query", lp_json_text(query, strlen(query)));
         if (scope != LP_SCOPE_MIXED) {
             json_object_set_new(args, "scope", json_string("mixed"));

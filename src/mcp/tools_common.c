@@ -183,7 +183,7 @@ lp_status lp_tools_freshness(lp_tools *t, const char *root, int64_t pub_id, bool
         e->value.changed = s.changed;
         e->value.added = s.added;
         e->value.deleted = s.deleted;
-        snprintf(e->value.sample, sizeof e->value.sample, "%s", s.sample_changed);
+        lp_utf8_copy(e->value.sample, sizeof e->value.sample, s.sample_changed);
         e->value.checked_ms = started;
         *out = e->value;
     }
@@ -445,7 +445,7 @@ bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, 
                          (unsigned long long)f->added, (unsigned long long)f->deleted, f->sample);
     json_t *args = json_object();
     json_object_set_new(args, "action", json_string("sync"));
-    json_object_set_new(args, "path", lp_json_text(root, strlen(root)));
+    lp_json_set_path(args, "path", root, strlen(root));
     lp_mcp_envelope_next_action(env, "manage_index", args);
     return true;
 }
@@ -516,7 +516,7 @@ void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const c
                          rel, (long long)pub_id);
     json_t *args = json_object();
     json_object_set_new(args, "action", json_string("sync"));
-    json_object_set_new(args, "path", lp_json_text(root, strlen(root)));
+    lp_json_set_path(args, "path", root, strlen(root));
     lp_mcp_envelope_next_action(env, "manage_index", args);
 }
 

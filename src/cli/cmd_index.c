@@ -69,8 +69,11 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
     return j;
 }
 
-static void print_human(const char *root, lp_index_op op, const lp_index_report *r)
+static void print_human(const char *root_bytes, lp_index_op op, const lp_index_report *r)
 {
+    lp_buf shown;
+    lp_buf_init(&shown, 0);
+    const char *root = lp_cli_path_text(root_bytes, &shown);
     if (r->published)
         printf("indexed %s: publication %lld (%s)%s\n", root, (long long)r->publication_id,
                lp_index_op_name(op), r->partial ? ", PARTIAL: limit reached" : "");
@@ -100,6 +103,7 @@ static void print_human(const char *root, lp_index_op op, const lp_index_report 
     if (r->partial)
         printf("  the %s searchable-byte limit was reached; raise it with --max-total-bytes\n",
                "512 MiB");
+    lp_buf_release(&shown);
 }
 
 static int run_build(lp_index_op op, const char *name, int argc, char **argv)

@@ -62,25 +62,37 @@ json_t *lp_cli_pagination_json(size_t offset, size_t shown, size_t frozen, const
 
 void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
 {
+    lp_buf path, what_b, line;
+    lp_buf_init(&path, 0);
+    lp_buf_init(&what_b, 0);
+    lp_buf_init(&line, 0);
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
         const char *what = g->live                            ? "region"
                            : g->breadcrumbs && *g->breadcrumbs ? g->breadcrumbs
                            : g->owner.qname                    ? g->owner.qname
                                                                : "";
-        printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank, g->owner.file, g->owner.start_line,
-               g->owner.end_line, g->live ? "live" : g->owner.kind, what, g->score,
+        /* A file name that is not UTF-8 in its escaped form, text with U+FFFD. */
+        printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank,
+               lp_cli_path_text(g->owner.file, &path), g->owner.start_line, g->owner.end_line,
+               g->live ? "live" : g->owner.kind, lp_cli_text(what, strlen(what), &what_b),
+               g->score,
                g->live      ? "  [live: current text on disk, not indexed]"
                : g->deleted ? "  [stale: file deleted since indexing]"
                : g->stale   ? "  [stale: file changed since indexing]"
                             : "");
         for (const char *p = g->snippet ? g->snippet : ""; *p;) {
             const char *nl = strchr(p, '\n');
-            int len = nl ? (int)(nl - p) : (int)strlen(p);
-            printf("    %.*s\n", len, p);
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            lp_buf_reset(&line);
+            lp_utf8_put(&line, p, len);
+            printf("    %s\n", line.ptr);
             p += len + (nl ? 1 : 0);
         }
     }
+    lp_buf_release(&path);
+    lp_buf_release(&what_b);
+    lp_buf_release(&line);
 }
 
 void lp_cli_more_hint(size_t left, const char *handle)

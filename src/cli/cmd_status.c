@@ -57,8 +57,11 @@ static json_t *status_json(const char *root, const lp_index_status *s)
     return j;
 }
 
-static void status_human(const char *root, const lp_index_status *s)
+static void status_human(const char *root_bytes, const lp_index_status *s)
 {
+    lp_buf shown;
+    lp_buf_init(&shown, 0);
+    const char *root = lp_cli_path_text(root_bytes, &shown);
     printf("%s: %s\n", root, lp_index_state_name(s->state));
     if (s->pub.id) {
         char when[32];
@@ -86,6 +89,7 @@ static void status_human(const char *root, const lp_index_status *s)
         printf("  this index was built by another loupe version; run 'loupe reindex %s'\n", root);
     if (s->state == LP_STATE_NOT_INDEXED)
         printf("  run 'loupe index %s' to index it\n", root);
+    lp_buf_release(&shown);
 }
 
 /* The code graph: totals of the publication and the per-language capability table. */

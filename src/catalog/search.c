@@ -239,7 +239,7 @@ static void prefix_cands(const lp_catalog *cat, lp_str q, cand_vec *out)
     }
     /* Terms of 4+ bytes that start q. */
     for (size_t l = q.len - 1; l >= 4 && l < q.len; l--) {
-        if (((unsigned char)q.ptr[l] & 0xC0) == 0x80)
+        if (lp_utf8_cut(q.ptr, q.len, l) != l)
             continue; /* not a codepoint boundary */
         uint32_t id = lp_cat_term_lookup(cat, (lp_str){q.ptr, l});
         if (live(cat, id)) {

@@ -394,11 +394,13 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
                                                         (const char *)sqlite3_column_text(s, 3))}));
     }
     sqlite3_reset(s);
-    for (size_t i = 0; i < sites.len; i++)
-        json_array_append_new(amb, lp_json_pack("{s:o}", "callSite",
-                                             call_site(g->st, sites.items[i].fid,
-                                                       sites.items[i].ref, sites.items[i].path,
-                                                       NULL)));
+    for (size_t i = 0; i < sites.len; i++) {
+        /* A site whose reference row is gone (NULL) is left out, not a failed answer. */
+        json_t *cs = call_site(g->st, sites.items[i].fid, sites.items[i].ref,
+                               sites.items[i].path, NULL);
+        if (cs)
+            json_array_append_new(amb, lp_json_pack("{s:o}", "callSite", cs));
+    }
     lp_vec_free(&sites);
     /* unresolved same-name call sites: references with the name and no edge at all; a
      * common name (String, Len) has thousands, so the count stops at SAME_NAME_CAP (and

@@ -4,8 +4,10 @@
 #include "core/core.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,4 +156,37 @@ lp_status lp_mkdir_p(const char *path, lp_error *err)
 done:
     lp_buf_release(&b);
     return rc;
+}
+
+void lp_fd_limit_raise(uint64_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= want)
+        return;
+    rlim_t to = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? (rlim_t)want : rl.rlim_max;
+    if (to <= rl.rlim_cur)
+        return;
+    rl.rlim_cur = to;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+uint64_t lp_fd_free(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return UINT64_MAX;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return UINT64_MAX;
+    uint64_t open_now = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        uint64_t fd;
+        /* descriptors at or above the limit do not take a slot below it */
+        if (lp_parse_u64(lp_str_c(e->d_name), &fd) && fd < rl.rlim_cur)
+            open_now++;
+    }
+    closedir(d);
+    open_now = open_now ? open_now - 1 : 0; /* the listing's own descriptor */
+    return rl.rlim_cur > open_now ? rl.rlim_cur - open_now : 0;
 }

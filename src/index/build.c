@@ -89,6 +89,9 @@ static lp_status blob_map_load(lp_store *st, blob_map *m, lp_error *err)
 /* ---------------------------------------------------------------------------------------
  * Work items and results. */
 typedef enum result_kind {
+    RES_FAIL,  /* could not be read for a reason that is not the file's (a limit, EIO):
+                  the build fails, the previous publication stays */
+    RES_GONE,  /* vanished since the walk: removed from the publication, not a skip */
     RES_SKIP,  /* not searchable (binary, too large, unreadable) */
     RES_SAME,  /* bytes equal the stored blob: only stat data changed */
     RES_REUSE, /* content already indexed under another path or earlier */
@@ -113,6 +116,7 @@ typedef struct result {
     lp_arena arena;      /* RES_NEW: parse output */
     lp_parse_result pr;  /* RES_NEW */
     lp_buf vecs;         /* RES_NEW: one stored vector per chunk (empty without a model) */
+    lp_error err;        /* RES_FAIL */
     struct result *next; /* queue link */
 } result;
 
@@ -165,12 +169,15 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
     lp_status rc = lp_scan_read(b->root, it->entry->path, b->max_file_bytes, &r->content,
                                 &r->skip, &err);
     if (rc || r->skip != LP_SKIP_NONE) {
-        if (rc) {
+        r->kind = RES_SKIP;
+        if (rc == LP_ENOENT) {
+            r->kind = RES_GONE;
+        } else if (rc) {
             lp_log(LP_LOG_WARN, "index.read_failed", "path=%s error=\"%s\"", it->entry->path,
                    err.msg);
-            r->skip = LP_SKIP_UNREADABLE;
+            r->kind = RES_FAIL;
+            r->err = err;
         }
-        r->kind = RES_SKIP;
         lp_buf_release(&r->content);
         return;
     }
@@ -382,6 +389,17 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     const work_item *it = &b->items[r->item];
     const lp_scan_entry *e = it->entry;
     lp_index_report *rep = w->rep;
+    if (r->kind == RES_FAIL) {
+        *err = r->err;
+        return err->code ? err->code : LP_EIO;
+    }
+    if (r->kind == RES_GONE) {
+        if (it->stored) {
+            rep->deleted++;
+            return file_delete(w, it->stored, err);
+        }
+        return LP_OK;
+    }
     rep->files_read++;
     if (r->kind == RES_SKIP) {
         lp_vec_push(&w->skips,
@@ -624,12 +642,36 @@ const char *lp_index_op_name(lp_index_op op)
     return op == LP_INDEX_REINDEX ? "reindex" : op == LP_INDEX_SYNC ? "sync" : "create";
 }
 
+/* Descriptors a parse worker holds at most at once: the root, one folder (the
+ * component-by-component open on kernels without openat2) and the file. */
+#define FDS_PER_WORKER 3
+/* Kept free for the writer: the lease note's temporary file, SQLite reopening its journal
+ * or a shared-memory file, a connected embedding provider's socket. */
+#define FDS_RESERVED 6
+
+/* Workers that fit the open-file limit next to what is open now, at least 1: a low limit
+ * gives fewer workers rather than a failed build (a limit too low for one fails cleanly
+ * with LP_ELIMIT when a descriptor is refused). */
+static unsigned fd_fit(unsigned want)
+{
+    uint64_t free_now = lp_fd_free();
+    if (free_now == UINT64_MAX)
+        return want;
+    uint64_t fit = free_now > FDS_RESERVED ? (free_now - FDS_RESERVED) / FDS_PER_WORKER : 0;
+    if (fit < want) {
+        lp_log(LP_LOG_INFO, "index.workers_capped", "wanted=%u fit=%llu free_fds=%llu", want,
+               (unsigned long long)fit, (unsigned long long)free_now);
+        return fit ? (unsigned)fit : 1;
+    }
+    return want;
+}
+
 static unsigned worker_count(const lp_index_opts *opts)
 {
     if (opts->threads)
-        return opts->threads;
+        return fd_fit(opts->threads);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+    return fd_fit(n < 1 ? 1 : n > 16 ? 16 : (unsigned)n);
 }
 
 static uint64_t default_limit(void)
@@ -707,6 +749,23 @@ static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_sto
     return lp_store_open(root, LP_STORE_WRITE, st, err);
 }
 
+/* A build failed for a reason outside the tree (a limit, the disk): say that nothing was
+ * published and which publication still serves, when the message has room for it. */
+static void say_nothing_published(lp_error *err, int64_t kept)
+{
+    if (!err)
+        return;
+    char tail[96];
+    if (kept)
+        snprintf(tail, sizeof tail, "; nothing was published (publication %lld stays current)",
+                 (long long)kept);
+    else
+        snprintf(tail, sizeof tail, "; nothing was published");
+    size_t n = strlen(err->msg), t = strlen(tail);
+    if (n + t < sizeof err->msg)
+        memcpy(err->msg + n, tail, t + 1);
+}
+
 lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_report *rep,
                        lp_error *err)
 {
@@ -729,6 +788,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     lp_stored_file *stored = NULL, *binary = NULL;
     size_t nstored = 0, nbinary = 0;
     LP_VEC(work_item) items = {0};
+    lp_publication cur = {0};
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.can_push, NULL);
     pthread_cond_init(&b.can_pop, NULL);
@@ -752,7 +812,6 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         goto done;
     if ((rc = open_writer(root, opts, &st, err)))
         goto done;
-    lp_publication cur;
     if ((rc = lp_store_current(st, &cur, err)))
         goto done;
     if (cur.id && !lp_publication_compatible(&cur) && opts->op != LP_INDEX_REINDEX) {
@@ -990,6 +1049,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     if (!rc && evidence_changed)
         lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
 done:
+    if (rc == LP_ELIMIT || rc == LP_EIO || rc == LP_ENOSPC || rc == LP_ESQL)
+        say_nothing_published(err, cur.id);
     if (nthreads) {
         stop_workers(&b);
         while ((r = queue_pop(&b)))

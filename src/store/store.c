@@ -21,23 +21,45 @@ const char *lp_index_state_name(lp_index_state s)
     return (unsigned)s < LP_ARRAY_LEN(state_names) ? state_names[s] : "unknown";
 }
 
+lp_status lp_store_disk_full(const char *what, lp_error *err)
+{
+    lp_buf dir;
+    lp_buf_init(&dir, 0);
+    if (lp_store_state_dir(&dir, NULL) != LP_OK)
+        lp_buf_puts(&dir, "(unknown)");
+    lp_status rc = lp_error_set(err, LP_ENOSPC,
+                                "%s: the disk is full: no space left for the loupe state folder "
+                                "%s; free space there (or set LOUPE_HOME to a folder on another "
+                                "disk) and retry",
+                                what, dir.ptr);
+    lp_buf_release(&dir);
+    return rc;
+}
+
 lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err)
 {
     int code = st && st->db ? sqlite3_errcode(st->db) : SQLITE_ERROR;
     const char *msg = st && st->db ? sqlite3_errmsg(st->db) : "no database";
+    /* The errno behind an I/O error: a full disk shows up as SQLITE_FULL from a write but
+     * as a plain "disk I/O error" from a failed fsync, truncate or shared-memory map, and a
+     * descriptor limit as "unable to open database file". */
+    int sys = st && st->db ? sqlite3_system_errno(st->db) : 0;
     int prim = code & 0xff;
+    bool io = prim == SQLITE_IOERR || prim == SQLITE_FULL || prim == SQLITE_CANTOPEN;
     lp_status s = LP_ESQL;
     if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
         s = LP_EBUSY;
-    else if (prim == SQLITE_IOERR || prim == SQLITE_FULL || prim == SQLITE_CANTOPEN)
+    else if (io)
         s = LP_EIO;
     else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
         s = LP_ECORRUPT;
     if (s == LP_ECORRUPT)
         return lp_error_set(err, s, "%s: the index database is damaged (%s); run 'loupe reindex'",
                             what, msg);
-    if (prim == SQLITE_FULL)
-        return lp_error_set(err, s, "%s: the disk is full (%s); free space and retry", what, msg);
+    if (prim == SQLITE_FULL || (io && (sys == ENOSPC || sys == EDQUOT)))
+        return lp_store_disk_full(what, err);
+    if (io && lp_errno_is_resource(sys))
+        return lp_error_errno(err, sys, "%s (%s)", what, msg);
     return lp_error_set(err, s, "%s: %s", what, msg);
 }
 

@@ -164,6 +164,12 @@ static int run(int argc, char **argv)
                               "truncated", info.truncated, "freshness",
                               info.stale ? "stale" : "fresh", "source",
                               info.from_publication ? "publication" : "disk", "content", out.ptr);
+        if (info.disk_code) {
+            json_t *w = json_array();
+            json_array_append_new(w, json_pack("{s:s, s:s}", "code", info.disk_code, "message",
+                                               info.disk_note));
+            json_object_set_new(j, "warnings", w);
+        }
         lp_cli_print_json(j);
         json_decref(j);
     } else {
@@ -173,7 +179,9 @@ static int run(int argc, char **argv)
                     "loupe: output cut at line %u of %u; read further with %s:%u-%u\n",
                     info.end_line, info.total_lines, rel.ptr, info.end_line + 1,
                     info.total_lines);
-        if (info.stale)
+        if (info.disk_code)
+            fprintf(stderr, "loupe: warning [%s]: %s\n", info.disk_code, info.disk_note);
+        else if (info.stale)
             fprintf(stderr, "loupe: %s changed on disk since publication %lld; run 'loupe sync'\n",
                     rel.ptr, (long long)info.publication_id);
     }

@@ -312,8 +312,15 @@ void lp_format_iso8601(int64_t wall_ms, char out[32]);
 
 /* Parse a whole decimal unsigned number (no sign, no spaces); false on junk or overflow. */
 bool lp_parse_u64(lp_str s, uint64_t *out);
-/* Read a whole file into out, failing with LP_ETOOBIG past max_bytes. */
+/* Read a whole regular file into out, failing with LP_ETOOBIG past max_bytes (decided from
+ * the size when it is known). The open never blocks (O_NONBLOCK) and anything but a regular
+ * file (fifo, socket, device, folder) is refused with LP_EIO "... is not a regular file
+ * (fifo)". Files of a work tree are read with lp_scan_read (src/scan), which also keeps the
+ * read inside the root; this is for the state folder, configuration and arguments. */
 lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err);
+/* "regular file", "folder", "fifo", "socket", "character device", "block device",
+ * "symlink" or "special file" for a st_mode. Static string. */
+const char *lp_file_type_name(unsigned mode);
 /* Map a whole regular file read-only. LP_ENOENT / LP_EIO when it cannot be opened or is not
  * a regular file, LP_ETOOBIG past max_bytes, LP_ECORRUPT when empty; the message names it as
  * "<what> <path>", says what is wrong, then "; <hint>" (hint may be NULL). Release with

@@ -11,21 +11,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *lp_file_type_name(unsigned mode)
+{
+    if (S_ISREG(mode))
+        return "regular file";
+    if (S_ISDIR(mode))
+        return "folder";
+    if (S_ISFIFO(mode))
+        return "fifo";
+    if (S_ISSOCK(mode))
+        return "socket";
+    if (S_ISCHR(mode))
+        return "character device";
+    if (S_ISBLK(mode))
+        return "block device";
+    if (S_ISLNK(mode))
+        return "symlink";
+    return "special file";
+}
+
 lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err)
 {
     lp_buf_reset(out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a fifo put where a file was expected must not block the open. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return lp_error_set(err, errno == ENOENT ? LP_ENOENT : LP_EIO, "cannot open %s: %s", path,
-                            strerror(errno));
+        return lp_error_errno(err, errno, "cannot open %s", path);
     lp_status rc = LP_OK;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        rc = lp_error_errno(err, errno, "cannot stat %s", path);
+        close(fd);
+        return rc;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return lp_error_set(err, LP_EIO, "%s is not a regular file (%s); not read", path,
+                            lp_file_type_name(sb.st_mode));
+    }
+    if ((uint64_t)sb.st_size > max_bytes) {
+        close(fd);
+        return lp_error_set(err, LP_ETOOBIG, "%s is larger than %zu bytes", path, max_bytes);
+    }
     char chunk[65536];
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            rc = lp_error_set(err, LP_EIO, "cannot read %s: %s", path, strerror(errno));
+            rc = lp_error_errno(err, errno, "cannot read %s", path);
             break;
         }
         if (n == 0)
@@ -52,7 +86,7 @@ lp_status lp_map_file(const char *path, const char *what, const char *hint, size
     char problem[160] = "";
     lp_status rc = LP_OK;
     struct stat sb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         rc = errno == ENOENT ? LP_ENOENT : LP_EIO;
         snprintf(problem, sizeof problem, "cannot be opened (%s)", strerror(errno));

@@ -61,6 +61,9 @@ typedef enum lp_skip_reason {
  * "special", "ignored", "symlink_dir", "changed_while_reading"; "unknown" for anything else.
  * Static string. */
 const char *lp_skip_reason_name(lp_skip_reason r);
+/* The same as a phrase for messages ("not a regular file (a fifo, socket or device)",
+ * "a symlink that leads out of the root or dangles", ...). Static string. */
+const char *lp_skip_reason_text(lp_skip_reason r);
 
 typedef struct lp_scan_entry {
     const char *path;   /* normalized relative path; arena-owned */

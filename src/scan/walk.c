@@ -83,6 +83,23 @@ const char *lp_skip_reason_name(lp_skip_reason r)
     return (unsigned)r < LP_SKIP_COUNT ? names[r] : "unknown";
 }
 
+const char *lp_skip_reason_text(lp_skip_reason r)
+{
+    static const char *const texts[LP_SKIP_COUNT] = {
+        "a searchable file",
+        "binary (a NUL byte in its first 8 KiB)",
+        "larger than the per-file limit",
+        "past the publication's byte limit",
+        "unreadable (permission denied)",
+        "a symlink that leads out of the root or dangles",
+        "not a regular file (a fifo, socket or device)",
+        "ignored",
+        "a symlink to a folder",
+        "rewritten while it was read",
+    };
+    return (unsigned)r < LP_SKIP_COUNT ? texts[r] : "not searchable";
+}
+
 static void add_skip(walker *w, lp_skip_reason r)
 {
     w->res->skip_counts[r]++;

@@ -131,3 +131,111 @@ def fd_sweep(ctx, limits, nfolders=20, depth=30, log=None):
                 f"pub={after} create={cpub}")
     fig["messages"] = sorted(fig["messages"])
     return fig
+
+
+# ------------------------------------------------------------------------------------------
+# Special files swapped in after indexing.
+
+SPECIAL_TIMEOUT = 20  # seconds: far above a normal answer, far below "forever"
+
+
+def special_repo(ctx):
+    """A git repository of four C files, indexed; then swapped: a.c -> fifo, b.c -> symlink to
+    /dev/zero, c.c -> a character device (mknod 1,5 = /dev/zero; when the sandbox refuses
+    mknod, a second fifo, and `devices` says so), d.c -> symlink to a fifo inside the root.
+    Returns (root, devices)."""
+    root = ctx.path("special")
+    files = {"a.c": "int foo(void){return 1;}\n", "b.c": "int bar(void){return foo();}\n",
+             "c.c": "int baz(void){return foo() + 1;}\n", "d.c": "int qux(void){return 4;}\n"}
+    for name, text in files.items():
+        ctx.write(f"src/{name}", text, root=root)
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q", root], check=True)
+    subprocess.run(git + ["-C", root, "add", "src"], check=True)
+    subprocess.run(git + ["-C", root, "commit", "-qm", "base"], check=True)
+    ctx.ok("index", root)
+    src = os.path.join(root, "src")
+    for name in files:
+        os.unlink(os.path.join(src, name))
+    os.mkfifo(os.path.join(src, "a.c"))
+    os.symlink("/dev/zero", os.path.join(src, "b.c"))
+    devices = True
+    try:
+        os.mknod(os.path.join(src, "c.c"), 0o644 | 0o020000, os.makedev(1, 5))
+    except PermissionError:
+        devices = False
+        os.mkfifo(os.path.join(src, "c.c"))
+    os.mkfifo(os.path.join(src, "fifo-target"))
+    os.symlink("fifo-target", os.path.join(src, "d.c"))
+    return root, devices
+
+
+def special_cli(ctx, root):
+    """search/read/outline/changes/status through the CLI: each answers in bounded time."""
+    seen = {}
+    r = ctx.run("search", "foo path:*.c", "--path", root, "--json", timeout=SPECIAL_TIMEOUT)
+    assert r.rc == 0, r
+    warn = " ".join(w if isinstance(w, str) else json.dumps(w) for w in r.json()["warnings"])
+    assert "src/a.c is not a regular file" in warn and "src/c.c is not a regular file" in warn, warn
+    seen["search"] = r.json()["publicationId"]
+    for name in ("a.c", "c.c"):
+        r = ctx.run("read", os.path.join(root, "src", name), "--json", timeout=SPECIAL_TIMEOUT)
+        assert r.rc == 0, r
+        j = r.json()
+        assert j["source"] == "publication" and j["freshness"] == "stale", j
+        assert j["warnings"][0]["code"] == "not_regular_file", j
+        r = ctx.run("read", os.path.join(root, "src", name), timeout=SPECIAL_TIMEOUT)
+        assert r.rc == 0 and "not a regular file" in r.err, r
+        r = ctx.run("outline", os.path.join(root, "src", name), "--json", timeout=SPECIAL_TIMEOUT)
+        assert r.rc == 0, r
+    # a symlink out of the root is refused as a path; the one inside leads to a fifo
+    r = ctx.run("read", os.path.join(root, "src", "b.c"), timeout=SPECIAL_TIMEOUT)
+    assert r.rc == 6 and "outside every indexed root" in r.err, r
+    # a path is resolved (realpath) before it is served: the fifo it leads to is not indexed
+    r = ctx.run("read", os.path.join(root, "src", "d.c"), "--json", timeout=SPECIAL_TIMEOUT)
+    assert r.rc == 7 and r.json()["error"]["code"] == "not_found", r
+    r = ctx.run("changes", "--root", root, "--json", timeout=SPECIAL_TIMEOUT)
+    assert r.rc == 0, r
+    r = ctx.run("status", root, "--json", timeout=SPECIAL_TIMEOUT)
+    assert r.rc == 0, r
+    # a sync counts them as special files and keeps nothing stale
+    r = ctx.run("sync", root, "--json", timeout=SPECIAL_TIMEOUT)
+    assert r.rc == 0, r
+    return seen
+
+
+def special_mcp(ctx, root, Session):
+    """The same through `loupe mcp` (4 workers): four searches at once, then read_file,
+    file_outline, detect_changes; every call answered in bounded time, later calls too."""
+    import threading
+    s = Session(ctx, args=("--workers", "4"))
+    s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "faults", "version": "1"}})
+    answers, errors = [], []
+
+    def search():
+        try:
+            answers.append(s.call("search_codebase", {"path": root, "query": "foo path:*.c"},
+                                  timeout=SPECIAL_TIMEOUT))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    th = [threading.Thread(target=search) for _ in range(4)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join(SPECIAL_TIMEOUT + 5)
+    assert not errors and len(answers) == 4, errors
+    for a in answers:
+        text = json.dumps(a["warnings"])
+        assert "src/a.c is not a regular file" in text, text
+    src = os.path.join(root, "src")
+    for name in ("a.c", "c.c"):
+        a = s.call("read_file", {"path": os.path.join(src, name)}, timeout=SPECIAL_TIMEOUT)
+        codes = [w["code"] for w in a["warnings"]]
+        assert "not_regular_file" in codes, a["warnings"]
+        a = s.call("file_outline", {"path": os.path.join(src, name)}, timeout=SPECIAL_TIMEOUT)
+        assert "not_regular_file" in [w["code"] for w in a["warnings"]], a["warnings"]
+    s.call("detect_changes", {"path": root}, timeout=SPECIAL_TIMEOUT)
+    # the pool is intact: a later call answers at once
+    s.call("search_codebase", {"path": root, "query": "qux"}, timeout=SPECIAL_TIMEOUT)
+    s.close()

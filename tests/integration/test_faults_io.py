@@ -38,3 +38,66 @@ def test_fd_limit_sweep_never_publishes_less(ctx):
     assert fig["min_sync_ok"] is not None and fig["min_sync_ok"] <= 16, fig
     assert fig["min_create_ok"] is not None and fig["min_create_ok"] <= 16, fig
     assert fig["sync_ok"] >= len(limits) - 8, fig
+
+
+def test_special_files_swapped_in_never_hang_the_cli(ctx):
+    root, devices = faults_io.special_repo(ctx)
+    if not devices:
+        print("# mknod refused here: the device case used a second fifo")
+    faults_io.special_cli(ctx, root)
+
+
+def test_special_files_swapped_in_never_hang_mcp(ctx):
+    from mcp_client import Session
+    root, devices = faults_io.special_repo(ctx)
+    faults_io.special_mcp(ctx, root, Session)
+
+
+def test_mcp_watchdog_abandons_stuck_calls_safely(ctx):
+    # under the sanitizers too: the abandoned call's arena and state stay with its thread and
+    # are freed when the handler returns, after the watchdog gave up on it
+    import json
+    import queue
+    import threading
+    import time
+    from mcp_client import Session
+    s = Session(ctx, args=("--workers", "1", "--cancel-grace-ms", "200",
+                           "--call-timeout-ms", "1500"), env={"LOUPE_MCP_TEST_TOOLS": "1"})
+    s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "faults", "version": "1"}})
+
+    def send(msg):
+        with s.lock:
+            s.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+            s.proc.stdin.flush()
+
+    # 1. a cancelled call that ignores the cancel: no answer for it, the next call is served
+    stuck_q = queue.Queue()
+    with s.lock:
+        s.waiting["stuck"] = stuck_q
+    send({"jsonrpc": "2.0", "id": "stuck", "method": "tools/call",
+          "params": {"name": "debug_sleep", "arguments": {"ms": 2500, "ignore_cancel": True}}})
+    time.sleep(0.2)
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+          "params": {"requestId": "stuck", "reason": "test"}})
+    t0 = time.monotonic()
+    echo = s.call("debug_echo", {"message": "next"}, timeout=20)
+    assert echo["message"] == "next"
+    assert time.monotonic() - t0 < 2.0, "the echo waited for the stuck call"
+    # 2. a call past the limit: a -32001 error, then the server goes on
+    t0 = time.monotonic()
+    msg = s.request("tools/call", {"name": "debug_sleep",
+                                   "arguments": {"ms": 2500, "ignore_cancel": True}}, timeout=20)
+    assert msg["error"]["code"] == -32001 and msg["error"]["data"]["code"] == "timeout", msg
+    assert time.monotonic() - t0 < 2.4, msg
+    assert s.call("debug_echo", {"message": "after"}, timeout=20)["message"] == "after"
+    # the stuck handlers return (2.5 s): their results are dropped, nothing more is answered
+    time.sleep(3.0)
+    assert stuck_q.empty(), stuck_q.get()
+    assert s.call("debug_echo", {"message": "end"}, timeout=20)["message"] == "end"
+    s.close()
+    err = "".join(s.stderr)
+    # both abandoned, both replaced, both handlers came back and were retired
+    assert err.count("event=mcp.call.abandoned ") == 2, err
+    assert err.count("replaced=1") == 2, err
+    assert err.count("event=mcp.call.abandoned_returned ") == 2, err

@@ -129,10 +129,15 @@ void lp_errno_advice(int e, char *out, size_t n)
     case ENOBUFS:
         snprintf(out, n, "the kernel is out of memory; free memory and retry");
         break;
-    case EFBIG:
-        limit_text(RLIMIT_FSIZE, v, sizeof v);
-        snprintf(out, n, "the file-size limit (ulimit -f) is %s blocks; raise it and retry", v);
+    case EFBIG: {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            snprintf(v, sizeof v, "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+        else
+            snprintf(v, sizeof v, "unlimited");
+        snprintf(out, n, "the file-size limit (ulimit -f) is %s; raise it and retry", v);
         break;
+    }
     case ENOSPC:
     case EDQUOT:
         snprintf(out, n, "the disk is full; free space and retry");

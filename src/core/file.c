@@ -127,7 +127,7 @@ static lp_status write_replace(const char *path, const void *p, size_t n, bool d
     lp_status rc = LP_OK;
     int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        rc = lp_error_set(err, LP_EIO, "cannot create %s: %s", tmp.ptr, strerror(errno));
+        rc = lp_error_errno(err, errno, "cannot create %s", tmp.ptr);
         goto done;
     }
     const char *c = p;
@@ -137,17 +137,17 @@ static lp_status write_replace(const char *path, const void *p, size_t n, bool d
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            rc = lp_error_set(err, LP_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
+            rc = lp_error_errno(err, errno, "cannot write %s", tmp.ptr);
             break;
         }
         c += w;
         left -= (size_t)w;
     }
     if (!rc && durable && fsync(fd) != 0)
-        rc = lp_error_set(err, LP_EIO, "cannot sync %s: %s", tmp.ptr, strerror(errno));
+        rc = lp_error_errno(err, errno, "cannot sync %s", tmp.ptr);
     close(fd);
     if (!rc && rename(tmp.ptr, path) != 0)
-        rc = lp_error_set(err, LP_EIO, "cannot rename onto %s: %s", path, strerror(errno));
+        rc = lp_error_errno(err, errno, "cannot rename onto %s", path);
     if (rc)
         unlink(tmp.ptr);
 done:
@@ -181,7 +181,7 @@ lp_status lp_mkdir_p(const char *path, lp_error *err)
         char saved = b.ptr[i];
         b.ptr[i] = '\0';
         if (mkdir(b.ptr, 0700) != 0 && errno != EEXIST) {
-            rc = lp_error_set(err, LP_EIO, "cannot create folder %s: %s", b.ptr, strerror(errno));
+            rc = lp_error_errno(err, errno, "cannot create folder %s", b.ptr);
             b.ptr[i] = saved;
             goto done;
         }

@@ -722,6 +722,29 @@ static lp_status total_limit(lp_store *st, const lp_index_opts *opts, uint64_t *
 }
 
 
+static const char *const db_files[] = {"index.db", "index.db-wal", "index.db-shm"};
+
+/* A first build failed (a full disk, a limit, a cancel): nothing was ever published, so the
+ * database it started (with a WAL that may hold megabytes of uncommitted pages) serves
+ * nothing; remove it rather than leave it on a disk that may be full. Called with the
+ * writer lease held and the connection closed. */
+static void remove_unpublished(const char *root)
+{
+    lp_buf dir, p;
+    lp_buf_init(&dir, 0);
+    lp_buf_init(&p, 0);
+    if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
+        for (size_t i = 0; i < LP_ARRAY_LEN(db_files); i++) {
+            lp_buf_reset(&p);
+            lp_buf_printf(&p, "%s/%s", dir.ptr, db_files[i]);
+            unlink(p.ptr);
+        }
+        lp_log(LP_LOG_INFO, "index.unpublished_removed", "root=%s dir=%s", root, dir.ptr);
+    }
+    lp_buf_release(&dir);
+    lp_buf_release(&p);
+}
+
 /* Open the writer connection; on reindex, an incompatible database is replaced. */
 static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_store **st,
                              lp_error *err)
@@ -736,10 +759,9 @@ static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_sto
     lp_buf_init(&dir, 0);
     lp_buf_init(&p, 0);
     if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
-        static const char *const files[] = {"index.db", "index.db-wal", "index.db-shm"};
-        for (size_t i = 0; i < LP_ARRAY_LEN(files); i++) {
+        for (size_t i = 0; i < LP_ARRAY_LEN(db_files); i++) {
             lp_buf_reset(&p);
-            lp_buf_printf(&p, "%s/%s", dir.ptr, files[i]);
+            lp_buf_printf(&p, "%s/%s", dir.ptr, db_files[i]);
             unlink(p.ptr);
         }
     }
@@ -789,6 +811,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     size_t nstored = 0, nbinary = 0;
     LP_VEC(work_item) items = {0};
     lp_publication cur = {0};
+    bool first_build = false; /* the database holds no publication: a failure removes it */
+    int64_t probed_id = 0;    /* sync: the current publication before the lease was taken */
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.can_push, NULL);
     pthread_cond_init(&b.can_pop, NULL);
@@ -802,6 +826,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         if (!rc)
             rc = lp_store_current(probe, &p, err);
         lp_store_close(probe);
+        probed_id = p.id;
         if (!rc && p.id == 0)
             rc = lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed yet; run 'loupe index %s'",
                               root, root);
@@ -814,6 +839,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         goto done;
     if ((rc = lp_store_current(st, &cur, err)))
         goto done;
+    first_build = cur.id == 0;
     if (cur.id && !lp_publication_compatible(&cur) && opts->op != LP_INDEX_REINDEX) {
         rc = lp_error_set(err, LP_EREINDEX,
                           "the index of %s was built by a different loupe version (%s); run "
@@ -1050,7 +1076,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
 done:
     if (rc == LP_ELIMIT || rc == LP_EIO || rc == LP_ENOSPC || rc == LP_ESQL)
-        say_nothing_published(err, cur.id);
+        say_nothing_published(err, cur.id ? cur.id : probed_id);
     if (nthreads) {
         stop_workers(&b);
         while ((r = queue_pop(&b)))
@@ -1071,6 +1097,8 @@ done:
     lp_vec_free(&w.changes);
     lp_vec_free(&w.skips);
     lp_store_close(st);
+    if (rc && first_build)
+        remove_unpublished(root);
     lp_lease_release(lease);
     lp_arena_release(&arena);
     lp_buf_release(&state_dir);

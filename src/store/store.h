@@ -59,7 +59,12 @@ typedef enum lp_store_mode {
     LP_STORE_WRITE = 1, /* creates the database and folders when missing */
 } lp_store_mode;
 
-/* Open the database of root (absolute real path). Caller frees with lp_store_close. */
+/* Open the database of root (absolute real path). Caller frees with lp_store_close.
+ * A reader that cannot open for lack of disk space (the shared WAL index, -shm, must be
+ * created and grown by the first connection) is opened again strictly read-only, never
+ * writing the -shm (SQLite's readonly_shm: the WAL index is mapped read-only or rebuilt in
+ * private memory), so searches go on while the disk is full; such a connection is never
+ * pooled. */
 lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp_error *err);
 void lp_store_close(lp_store *st); /* NULL is a no-op */
 sqlite3 *lp_store_db(lp_store *st); /* borrowed */

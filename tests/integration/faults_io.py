@@ -239,3 +239,167 @@ def special_mcp(ctx, root, Session):
     # the pool is intact: a later call answers at once
     s.call("search_codebase", {"path": root, "query": "qux"}, timeout=SPECIAL_TIMEOUT)
     s.close()
+
+
+# ------------------------------------------------------------------------------------------
+# A full disk.
+
+DISK_FULL_WORDS = "the disk is full: no space left for the loupe state folder"
+
+
+def small_fs(ctx, mib=3):
+    """A small tmpfs for the state folder (we are root in the sandbox); None when mount is
+    refused. Unmount with `umount_fs`."""
+    mnt = ctx.path("small-fs")
+    os.makedirs(mnt, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={mib}m", "tmpfs", mnt],
+                       capture_output=True, text=True)
+    return mnt if r.returncode == 0 else None
+
+
+def umount_fs(mnt):
+    if mnt:
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+
+
+def fill(mnt):
+    """Fill the file system to the last byte (a filler file written until ENOSPC)."""
+    path = os.path.join(mnt, "filler")
+    chunk = b"\0" * 65536
+    with open(path, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(chunk)
+        except OSError:
+            pass
+        for n in (4096, 512, 1):
+            try:
+                while True:
+                    f.write(b"\0" * n)
+            except OSError:
+                pass
+    return path
+
+
+def big_tree(root, nfiles, width=40):
+    for i in range(nfiles):
+        p = os.path.join(root, "big", f"b{i}.py")
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write("".join(f"def grow_{i}_{k}():\n    return '{'z' * 60}{i}{k}'\n"
+                            for k in range(width)))
+
+
+def small_tree(root, nfiles=30):
+    for i in range(nfiles):
+        p = os.path.join(root, f"m{i}.py")
+        os.makedirs(root, exist_ok=True)
+        with open(p, "w") as f:
+            f.write(f"def handler_{i}():\n    return 'tokenword {i}'\n")
+
+
+def db_files(ctx, root):
+    base = os.path.join(ctx.home, "roots")
+    left = []
+    for d in os.listdir(base) if os.path.isdir(base) else []:
+        try:
+            with open(os.path.join(base, d, "root")) as f:
+                if f.read().strip() != os.path.realpath(root):
+                    continue
+        except FileNotFoundError:
+            continue
+        left += [n for n in os.listdir(os.path.join(base, d)) if n.startswith("index.db")]
+    return sorted(left)
+
+
+def disk_full_tmpfs(ctx, mnt, Session):
+    """The state folder on a small tmpfs, for real. Returns figures."""
+    ctx.home = mnt
+    ctx.env["LOUPE_HOME"] = mnt
+    fig = {}
+    # 1. a first index larger than the disk: fails, says so, leaves no database behind
+    big = ctx.path("big-repo")
+    big_tree(big, 500)
+    r = ctx.run("index", big)
+    assert r.rc != 0 and DISK_FULL_WORDS in r.err and mnt in r.err, r
+    assert db_files(ctx, big) == [], db_files(ctx, big)
+    fig["first_index"] = r.err.strip().splitlines()[-1]
+    # 2. an index that fits, then a full disk
+    root = ctx.path("repo")
+    small_tree(root)
+    ctx.ok("index", root)
+    filler = fill(mnt)
+    # 3. read-only commands work: search with a continuation that cannot be written
+    r = ctx.run("search", "tokenword", "--path", root, "--limit", "2", "--json")
+    assert r.rc == 0, r
+    j = r.json()
+    assert len(j["results"]) == 2, j
+    assert j["pagination"]["complete"] is False and j["pagination"].get("continuation") is None, j
+    w = [x for x in j["warnings"] if x.startswith("continuation_unavailable:")]
+    assert w and DISK_FULL_WORDS in w[0], j["warnings"]
+    r = ctx.run("search", "tokenword", "--path", root, "--limit", "2")
+    assert r.rc == 0 and "warning: continuation_unavailable" in r.out, r
+    r = ctx.run("read", os.path.join(root, "m1.py"))
+    assert r.rc == 0 and "tokenword 1" in r.out, r
+    # 4. a sync cannot write: one message naming the full disk and the state folder
+    with open(os.path.join(root, "new.py"), "w") as f:
+        f.write("def added():\n    return 1\n")
+    before = pub_of(ctx, root)
+    r = ctx.run("sync", root)
+    last = r.err.strip().splitlines()[-1]
+    assert r.rc != 0 and DISK_FULL_WORDS in last and mnt in last, r
+    assert "disk I/O error" not in r.err, r
+    assert f"publication {before[0]} stays current" in last, last
+    assert pub_of(ctx, root) == before  # (integrity is checked once there is space for it)
+    fig["cli_sync"] = last
+    # 5. the same through MCP: search answers with the warning; a sync op fails the same way
+    s = Session(ctx)
+    s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "faults", "version": "1"}})
+    a = s.call("search_codebase", {"path": root, "query": "tokenword", "disclosureLimit": 2})
+    codes = [x["code"] for x in a["warnings"]]
+    assert "continuation_unavailable" in codes, a["warnings"]
+    assert a["pagination"]["continuation"] is None and a["pagination"]["complete"] is False, a
+    m = s.call("manage_index", {"action": "sync", "path": root, "waitMs": 60000}, timeout=90)
+    assert m["operation"]["state"] == "failed", m
+    msg = m["operation"]["error"]["message"]
+    assert DISK_FULL_WORDS in msg and mnt in msg, msg
+    assert m["operation"]["error"]["code"] == "disk_full", m["operation"]["error"]
+    fig["mcp_sync"] = msg
+    s.close()
+    # 6. doctor fails the state folder and says why
+    r = ctx.run("doctor")
+    assert r.rc == 1, r
+    line = [x for x in r.out.splitlines() if "state folder" in x][0]
+    assert line.startswith("FAIL") and "No space left" in r.out, r.out
+    fig["doctor"] = line
+    # 7. space again: everything works, continuations too
+    os.unlink(filler)
+    assert reliab.integrity(ctx, root) == "ok" and pub_of(ctx, root) == before
+    r = ctx.ok("sync", root, "--json").json()
+    assert r["publicationId"] == before[0] + 1, r
+    j = ctx.ok("search", "tokenword", "--path", root, "--limit", "2", "--json").json()
+    assert j["pagination"].get("continuation"), j
+    return fig
+
+
+def disk_full_fsize(ctx):
+    """Without mount: RLIMIT_FSIZE (SIGXFSZ ignored, so writes past it fail with EFBIG)
+    stands for a full disk. Less real (EFBIG, not ENOSPC), same invariants."""
+    fsize = resource.RLIMIT_FSIZE
+    root = ctx.path("repo")
+    small_tree(root)
+    ctx.ok("index", root)
+    before = pub_of(ctx, root)
+    rc, out, err = limited(ctx, [(fsize, 2048)], "search", "tokenword", "--path", root,
+                           "--limit", "2", "--json")
+    assert rc == 0, err
+    j = json.loads(out)
+    assert any(w.startswith("continuation_unavailable:") for w in j["warnings"]), j
+    big_tree(root, 200)
+    dbsize = os.path.getsize(reliab.db_path(ctx, root))
+    rc, out, err = limited(ctx, [(fsize, dbsize + 65536)], "sync", root)
+    last = err.strip().splitlines()[-1]
+    assert rc != 0 and ("file-size limit" in last or DISK_FULL_WORDS in last), err
+    assert pub_of(ctx, root) == before and reliab.integrity(ctx, root) == "ok"
+    return {"cli_sync": last}

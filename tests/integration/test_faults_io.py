@@ -101,3 +101,22 @@ def test_mcp_watchdog_abandons_stuck_calls_safely(ctx):
     assert err.count("event=mcp.call.abandoned ") == 2, err
     assert err.count("replaced=1") == 2, err
     assert err.count("event=mcp.call.abandoned_returned ") == 2, err
+
+
+def test_full_disk_fails_builds_cleanly_and_searches_go_on(ctx):
+    from mcp_client import Session
+    mnt = faults_io.small_fs(ctx)
+    try:
+        if mnt:
+            fig = faults_io.disk_full_tmpfs(ctx, mnt, Session)
+            print(f"# full disk (3 MiB tmpfs): {fig['cli_sync']}")
+        else:
+            # no mount here: only the file-size limit below stands for a full disk
+            print("# mount refused: RLIMIT_FSIZE (EFBIG instead of ENOSPC) stands for a full disk")
+    finally:
+        faults_io.umount_fs(mnt)
+
+
+def test_file_size_limit_fails_builds_cleanly_and_searches_go_on(ctx):
+    fig = faults_io.disk_full_fsize(ctx)
+    print(f"# file-size limit: {fig['cli_sync']}")

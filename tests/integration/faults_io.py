@@ -8,6 +8,7 @@ stays current and whole (same id, same file count, integrity ok).
 """
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -96,7 +97,8 @@ def fd_sweep(ctx, limits, nfolders=20, depth=30, log=None):
             fig["sync_failed"] += 1
             ok, last = clear_limit_error(err)
             assert ok, (n, "sync failed without naming the limit", err[-600:])
-            fig["messages"].add(last.split(":")[0])
+            # the kind of failure, without paths and the advice every message ends with
+            fig["messages"].add(re.sub(r"/\S+", "PATH", last.split("; ")[0])[:120])
             assert after == before, (n, "failed sync changed the publication", before, after)
         assert reliab.integrity(ctx, root) == "ok", n
         # search (read-only): answers or fails naming the limit

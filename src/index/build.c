@@ -724,11 +724,9 @@ static lp_status total_limit(lp_store *st, const lp_index_opts *opts, uint64_t *
 
 static const char *const db_files[] = {"index.db", "index.db-wal", "index.db-shm"};
 
-/* A first build failed (a full disk, a limit, a cancel): nothing was ever published, so the
- * database it started (with a WAL that may hold megabytes of uncommitted pages) serves
- * nothing; remove it rather than leave it on a disk that may be full. Called with the
- * writer lease held and the connection closed. */
-static void remove_unpublished(const char *root)
+/* Remove the root's database files (called with the writer lease held and no connection
+ * open): a database that serves nothing (unpublished, or unservable on reindex). */
+static void remove_db_files(const char *root)
 {
     lp_buf dir, p;
     lp_buf_init(&dir, 0);
@@ -739,7 +737,7 @@ static void remove_unpublished(const char *root)
             lp_buf_printf(&p, "%s/%s", dir.ptr, db_files[i]);
             unlink(p.ptr);
         }
-        lp_log(LP_LOG_INFO, "index.unpublished_removed", "root=%s dir=%s", root, dir.ptr);
+        lp_log(LP_LOG_INFO, "index.db_removed", "root=%s dir=%s", root, dir.ptr);
     }
     lp_buf_release(&dir);
     lp_buf_release(&p);
@@ -755,18 +753,7 @@ static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_sto
     if (opts->op != LP_INDEX_REINDEX)
         return rc;
     /* Unservable anyway: start over (we hold the lease). */
-    lp_buf dir, p;
-    lp_buf_init(&dir, 0);
-    lp_buf_init(&p, 0);
-    if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
-        for (size_t i = 0; i < LP_ARRAY_LEN(db_files); i++) {
-            lp_buf_reset(&p);
-            lp_buf_printf(&p, "%s/%s", dir.ptr, db_files[i]);
-            unlink(p.ptr);
-        }
-    }
-    lp_buf_release(&dir);
-    lp_buf_release(&p);
+    remove_db_files(root);
     lp_error_clear(err);
     return lp_store_open(root, LP_STORE_WRITE, st, err);
 }
@@ -1097,8 +1084,11 @@ done:
     lp_vec_free(&w.changes);
     lp_vec_free(&w.skips);
     lp_store_close(st);
+    /* A first build that failed (a full disk, a limit, a cancel) published nothing: its
+     * database, with a WAL that may hold megabytes of uncommitted pages, serves nothing;
+     * remove it rather than leave it on a disk that may be full. */
     if (rc && first_build)
-        remove_unpublished(root);
+        remove_db_files(root);
     lp_lease_release(lease);
     lp_arena_release(&arena);
     lp_buf_release(&state_dir);

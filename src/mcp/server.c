@@ -278,6 +278,18 @@ static bool complete_call(lp_mcp_server *s, lp_mcp_call *c, lp_status rc, json_t
     return replaced;
 }
 
+/* A worker thread ends (called without the lock). The parser a tool may have made
+ * (detect_changes parses) is released before the server may see the thread gone. */
+static void *worker_exit(lp_mcp_server *s)
+{
+    lp_lang_thread_release();
+    pthread_mutex_lock(&s->lock);
+    s->running_threads--;
+    pthread_cond_broadcast(&s->idle_cv);
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
 static void *worker_main(void *arg)
 {
     lp_mcp_server *s = arg;
@@ -287,14 +299,8 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&s->work_cv, &s->lock);
         lp_mcp_call *c = s->queue_head;
         if (!c) {
-            /* the parser a tool (detect_changes) may have made, before the server may go */
             pthread_mutex_unlock(&s->lock);
-            lp_lang_thread_release();
-            pthread_mutex_lock(&s->lock);
-            s->running_threads--;
-            pthread_cond_broadcast(&s->idle_cv);
-            pthread_mutex_unlock(&s->lock);
-            return NULL;
+            return worker_exit(s);
         }
         s->queue_head = c->next_queued;
         if (!s->queue_head)
@@ -309,15 +315,8 @@ static void *worker_main(void *arg)
         lp_status rc = c->tool->def.fn(c, &result, &err);
         lp_log(LP_LOG_INFO, "mcp.call", "tool=%s id=%s status=%s ms=%.1f", c->tool->def.name,
                c->id_key, lp_status_code(rc), (double)(lp_now_ns() - t0) / 1e6);
-        if (complete_call(s, c, rc, result, &err)) {
-            /* abandoned and replaced: the pool already has its worker */
-            lp_lang_thread_release();
-            pthread_mutex_lock(&s->lock);
-            s->running_threads--;
-            pthread_cond_broadcast(&s->idle_cv);
-            pthread_mutex_unlock(&s->lock);
-            return NULL;
-        }
+        if (complete_call(s, c, rc, result, &err))
+            return worker_exit(s); /* abandoned and replaced: the pool has its worker */
     }
 }
 

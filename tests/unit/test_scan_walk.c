@@ -275,6 +275,22 @@ done:
     lp_arena_release(&a);
 }
 
+/* Run fn(arg) in a forked child; its exit status (128 + signal when killed, -1 when the
+ * fork or the wait failed). */
+static int run_child(int (*fn)(const char *), const char *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0)
+        _exit(fn(arg));
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 /* Run in a child that drops to an unprivileged user (root reads everything). The child's
  * exit status is the number of the first failed expectation. */
 static int unreadable_child(const char *root)
@@ -310,14 +326,8 @@ T_TEST(scan_walk_unreadable_folder_is_a_skip)
     T_CHECK(lp_t_write(t, "r/z.txt", "z\n") == LP_OK);
     T_CHECK(lp_t_sh("chmod -R a+rX '%s' && chmod 0755 '%s' && chmod 000 '%s/locked'", root,
                     t->tmpdir, root) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    T_CHECK(pid >= 0);
-    if (pid == 0)
-        _exit(unreadable_child(root));
-    int st = 0;
-    T_CHECK(waitpid(pid, &st, 0) == pid);
-    T_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    int code = run_child(unreadable_child, root);
+    T_CHECK_MSG(code == 0, "child status %d", code);
 done:
     lp_t_sh("chmod 0755 '%s/locked' 2>/dev/null", root);
 }
@@ -361,19 +371,6 @@ static int emfile_walk_child(const char *root)
     return code;
 }
 
-static int run_child(int (*fn)(const char *), const char *arg)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0)
-        _exit(fn(arg));
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 T_TEST(scan_walk_descriptor_limit_fails_instead_of_skipping)
 {

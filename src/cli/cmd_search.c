@@ -177,6 +177,7 @@ static int run(int argc, char **argv)
     if (!rc)
         rc = lp_store_open(root.ptr, LP_STORE_READ, &st, &err);
     lp_search_result res;
+    bool no_continuation = false; /* more results, but no handle for them */
     if (!rc)
         rc = lp_store_pin(st, &err);
     if (!rc) {
@@ -192,9 +193,17 @@ static int run(int argc, char **argv)
                               root.ptr, root.ptr);
         if (!rc)
             rc = lp_search_run(st, &req, &arena, &res, &err);
-        if (!rc && res.ngroups > limit)
-            rc = lp_search_freeze(root.ptr, &req, &res, (uint32_t)limit, (uint32_t)limit,
-                                  &handle, NULL, &err);
+        if (!rc && res.ngroups > limit) {
+            /* A continuation that cannot be written (a full disk) is a warning: the search
+             * itself read nothing it could not read. */
+            lp_error ferr = {0};
+            if (lp_search_freeze(root.ptr, &req, &res, (uint32_t)limit, (uint32_t)limit,
+                                 &handle, NULL, &ferr) != LP_OK) {
+                lp_search_continuation_unavailable(&res, &arena, (size_t)limit, &ferr);
+                lp_buf_reset(&handle);
+                no_continuation = true;
+            }
+        }
         lp_store_unpin(st);
     }
     if (rc) {
@@ -219,6 +228,8 @@ static int run(int argc, char **argv)
         json_object_set_new(j, "publishedAt", lp_json_textz(iso));
         json_object_set_new(j, "staleResults", json_integer(res.nstale));
         json_object_set_new(j, "liveResults", json_integer(res.nlive));
+        if (no_continuation)
+            json_object_set_new(json_object_get(j, "pagination"), "complete", json_false());
         code = lp_cli_print_json(j);
         json_decref(j);
     } else {

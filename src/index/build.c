@@ -89,6 +89,9 @@ static lp_status blob_map_load(lp_store *st, blob_map *m, lp_error *err)
 /* ---------------------------------------------------------------------------------------
  * Work items and results. */
 typedef enum result_kind {
+    RES_FAIL,  /* could not be read for a reason that is not the file's (a limit, EIO):
+                  the build fails, the previous publication stays */
+    RES_GONE,  /* vanished since the walk: removed from the publication, not a skip */
     RES_SKIP,  /* not searchable (binary, too large, unreadable) */
     RES_SAME,  /* bytes equal the stored blob: only stat data changed */
     RES_REUSE, /* content already indexed under another path or earlier */
@@ -113,6 +116,7 @@ typedef struct result {
     lp_arena arena;      /* RES_NEW: parse output */
     lp_parse_result pr;  /* RES_NEW */
     lp_buf vecs;         /* RES_NEW: one stored vector per chunk (empty without a model) */
+    lp_error err;        /* RES_FAIL */
     struct result *next; /* queue link */
 } result;
 
@@ -165,12 +169,15 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
     lp_status rc = lp_scan_read(b->root, it->entry->path, b->max_file_bytes, &r->content,
                                 &r->skip, &err);
     if (rc || r->skip != LP_SKIP_NONE) {
-        if (rc) {
+        r->kind = RES_SKIP;
+        if (rc == LP_ENOENT) {
+            r->kind = RES_GONE;
+        } else if (rc) {
             lp_log(LP_LOG_WARN, "index.read_failed", "path=%s error=\"%s\"", it->entry->path,
                    err.msg);
-            r->skip = LP_SKIP_UNREADABLE;
+            r->kind = RES_FAIL;
+            r->err = err;
         }
-        r->kind = RES_SKIP;
         lp_buf_release(&r->content);
         return;
     }
@@ -382,6 +389,17 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     const work_item *it = &b->items[r->item];
     const lp_scan_entry *e = it->entry;
     lp_index_report *rep = w->rep;
+    if (r->kind == RES_FAIL) {
+        *err = r->err;
+        return err->code ? err->code : LP_EIO;
+    }
+    if (r->kind == RES_GONE) {
+        if (it->stored) {
+            rep->deleted++;
+            return file_delete(w, it->stored, err);
+        }
+        return LP_OK;
+    }
     rep->files_read++;
     if (r->kind == RES_SKIP) {
         lp_vec_push(&w->skips,
@@ -624,12 +642,36 @@ const char *lp_index_op_name(lp_index_op op)
     return op == LP_INDEX_REINDEX ? "reindex" : op == LP_INDEX_SYNC ? "sync" : "create";
 }
 
+/* Descriptors a parse worker holds at most at once: the root, one folder (the
+ * component-by-component open on kernels without openat2) and the file. */
+#define FDS_PER_WORKER 3
+/* Kept free for the writer: the lease note's temporary file, SQLite reopening its journal
+ * or a shared-memory file, a connected embedding provider's socket. */
+#define FDS_RESERVED 6
+
+/* Workers that fit the open-file limit next to what is open now, at least 1: a low limit
+ * gives fewer workers rather than a failed build (a limit too low for one fails cleanly
+ * with LP_ELIMIT when a descriptor is refused). */
+static unsigned fd_fit(unsigned want)
+{
+    uint64_t free_now = lp_fd_free();
+    if (free_now == UINT64_MAX)
+        return want;
+    uint64_t fit = free_now > FDS_RESERVED ? (free_now - FDS_RESERVED) / FDS_PER_WORKER : 0;
+    if (fit < want) {
+        lp_log(LP_LOG_INFO, "index.workers_capped", "wanted=%u fit=%llu free_fds=%llu", want,
+               (unsigned long long)fit, (unsigned long long)free_now);
+        return fit ? (unsigned)fit : 1;
+    }
+    return want;
+}
+
 static unsigned worker_count(const lp_index_opts *opts)
 {
     if (opts->threads)
-        return opts->threads;
+        return fd_fit(opts->threads);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+    return fd_fit(n < 1 ? 1 : n > 16 ? 16 : (unsigned)n);
 }
 
 static uint64_t default_limit(void)
@@ -680,6 +722,27 @@ static lp_status total_limit(lp_store *st, const lp_index_opts *opts, uint64_t *
 }
 
 
+static const char *const db_files[] = {"index.db", "index.db-wal", "index.db-shm"};
+
+/* Remove the root's database files (called with the writer lease held and no connection
+ * open): a database that serves nothing (unpublished, or unservable on reindex). */
+static void remove_db_files(const char *root)
+{
+    lp_buf dir, p;
+    lp_buf_init(&dir, 0);
+    lp_buf_init(&p, 0);
+    if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
+        for (size_t i = 0; i < LP_ARRAY_LEN(db_files); i++) {
+            lp_buf_reset(&p);
+            lp_buf_printf(&p, "%s/%s", dir.ptr, db_files[i]);
+            unlink(p.ptr);
+        }
+        lp_log(LP_LOG_INFO, "index.db_removed", "root=%s dir=%s", root, dir.ptr);
+    }
+    lp_buf_release(&dir);
+    lp_buf_release(&p);
+}
+
 /* Open the writer connection; on reindex, an incompatible database is replaced. */
 static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_store **st,
                              lp_error *err)
@@ -690,21 +753,26 @@ static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_sto
     if (opts->op != LP_INDEX_REINDEX)
         return rc;
     /* Unservable anyway: start over (we hold the lease). */
-    lp_buf dir, p;
-    lp_buf_init(&dir, 0);
-    lp_buf_init(&p, 0);
-    if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
-        static const char *const files[] = {"index.db", "index.db-wal", "index.db-shm"};
-        for (size_t i = 0; i < LP_ARRAY_LEN(files); i++) {
-            lp_buf_reset(&p);
-            lp_buf_printf(&p, "%s/%s", dir.ptr, files[i]);
-            unlink(p.ptr);
-        }
-    }
-    lp_buf_release(&dir);
-    lp_buf_release(&p);
+    remove_db_files(root);
     lp_error_clear(err);
     return lp_store_open(root, LP_STORE_WRITE, st, err);
+}
+
+/* A build failed for a reason outside the tree (a limit, the disk): say that nothing was
+ * published and which publication still serves, when the message has room for it. */
+static void say_nothing_published(lp_error *err, int64_t kept)
+{
+    if (!err)
+        return;
+    char tail[96];
+    if (kept)
+        snprintf(tail, sizeof tail, "; nothing was published (publication %lld stays current)",
+                 (long long)kept);
+    else
+        snprintf(tail, sizeof tail, "; nothing was published");
+    size_t n = strlen(err->msg), t = strlen(tail);
+    if (n + t < sizeof err->msg)
+        memcpy(err->msg + n, tail, t + 1);
 }
 
 lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_report *rep,
@@ -729,6 +797,9 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     lp_stored_file *stored = NULL, *binary = NULL;
     size_t nstored = 0, nbinary = 0;
     LP_VEC(work_item) items = {0};
+    lp_publication cur = {0};
+    bool first_build = false; /* the database holds no publication: a failure removes it */
+    int64_t probed_id = 0;    /* sync: the current publication before the lease was taken */
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.can_push, NULL);
     pthread_cond_init(&b.can_pop, NULL);
@@ -742,6 +813,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         if (!rc)
             rc = lp_store_current(probe, &p, err);
         lp_store_close(probe);
+        probed_id = p.id;
         if (!rc && p.id == 0)
             rc = lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed yet; run 'loupe index %s'",
                               root, root);
@@ -752,9 +824,9 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         goto done;
     if ((rc = open_writer(root, opts, &st, err)))
         goto done;
-    lp_publication cur;
     if ((rc = lp_store_current(st, &cur, err)))
         goto done;
+    first_build = cur.id == 0;
     if (cur.id && !lp_publication_compatible(&cur) && opts->op != LP_INDEX_REINDEX) {
         rc = lp_error_set(err, LP_EREINDEX,
                           "the index of %s was built by a different loupe version (%s); run "
@@ -990,6 +1062,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     if (!rc && evidence_changed)
         lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
 done:
+    if (rc == LP_ELIMIT || rc == LP_EIO || rc == LP_ENOSPC || rc == LP_ESQL)
+        say_nothing_published(err, cur.id ? cur.id : probed_id);
     if (nthreads) {
         stop_workers(&b);
         while ((r = queue_pop(&b)))
@@ -1010,6 +1084,11 @@ done:
     lp_vec_free(&w.changes);
     lp_vec_free(&w.skips);
     lp_store_close(st);
+    /* A first build that failed (a full disk, a limit, a cancel) published nothing: its
+     * database, with a WAL that may hold megabytes of uncommitted pages, serves nothing;
+     * remove it rather than leave it on a disk that may be full. */
+    if (rc && first_build)
+        remove_db_files(root);
     lp_lease_release(lease);
     lp_arena_release(&arena);
     lp_buf_release(&state_dir);

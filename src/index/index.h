@@ -95,6 +95,12 @@ typedef struct lp_read_info {
     bool from_publication;         /* text came from the publication (disk unreadable or
                                       prefer_publication) rather than from disk */
     int64_t publication_id;
+    /* Why the disk's text was not used, when it could not be (NULL / "" otherwise):
+     * disk_code is a stable code ("not_regular_file", "file_deleted", "file_unreadable",
+     * "file_too_large", "file_binary", "disk_read_failed"), disk_note a sentence naming the
+     * file. The file on disk is read with lp_scan_read: never blocking, regular files only. */
+    const char *disk_code;
+    char disk_note[LP_ERROR_MSG_MAX];
 } lp_read_info;
 
 /* Read lines [start, end] (end 0 = to the end) of root/rel into out, numbered "N| text",

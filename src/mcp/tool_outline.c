@@ -135,6 +135,7 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     lp_mcp_envelope_next_action(out, "read_file", args);
     lp_tools_warn_writer(t, out, root.ptr);
     lp_tools_file_freshness(t, out, root.ptr, rel.ptr, pub.id, info.stale);
+    lp_tools_file_disk_note(out, &info);
     *result = out;
 done:
     lp_buf_release(&root);

@@ -307,6 +307,7 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
     }
     lp_tools_warn_writer(c->t, out, c->root.ptr);
     lp_tools_file_freshness(c->t, out, c->root.ptr, c->rel.ptr, c->pub.id, info.stale);
+    lp_tools_file_disk_note(out, &info);
     *result = out;
     return LP_OK;
 }
@@ -397,6 +398,7 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
     }
     lp_tools_warn_writer(c->t, out, c->root.ptr);
     lp_tools_file_freshness(c->t, out, c->root.ptr, sym.path, c->pub.id, info.stale);
+    lp_tools_file_disk_note(out, &info);
     *result = out;
     return LP_OK;
 }

@@ -520,6 +520,12 @@ void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const c
     lp_mcp_envelope_next_action(env, "manage_index", args);
 }
 
+void lp_tools_file_disk_note(json_t *env, const lp_read_info *info)
+{
+    if (info->disk_code && info->disk_note[0])
+        lp_mcp_envelope_warn(env, info->disk_code, "%s", info->disk_note);
+}
+
 lp_status lp_tools_resolve_file(lp_mcp_call *call, const char *path, lp_buf *root, lp_buf *rel,
                                 lp_error *err)
 {

@@ -84,7 +84,7 @@ lp_status lp_lease_acquire(const char *root, const char *op, lp_lease **out, lp_
     lp_status rc = lease_paths(root, &lock, &json, err);
     if (rc)
         goto done;
-    int fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    int fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0) {
         rc = lp_error_set(err, LP_EIO, "cannot open %s: %s", lock.ptr, strerror(errno));
         goto done;
@@ -151,7 +151,7 @@ lp_status lp_lease_inspect(const char *root, lp_lease_info *out, lp_error *err)
         goto done;
     lp_buf_printf(&lock, "%s/lock", dir.ptr);
     lp_buf_printf(&json, "%s/lease.json", dir.ptr);
-    int fd = open(lock.ptr, O_RDONLY | O_CLOEXEC);
+    int fd = open(lock.ptr, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a fifo */
     if (fd < 0)
         goto done; /* never locked: no writer */
     if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {

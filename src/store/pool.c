@@ -67,7 +67,8 @@ void lp_store_pool_give(lp_store_pool *p, lp_store *st)
 {
     if (!st)
         return;
-    if (!p || st->pinned || st->mode != LP_STORE_READ || p->max_idle == 0) {
+    /* a reader opened for a full disk is not kept: the next one may use the -shm again */
+    if (!p || st->pinned || st->mode != LP_STORE_READ || st->heap_wal || p->max_idle == 0) {
         lp_store_close(st);
         return;
     }

@@ -59,7 +59,12 @@ typedef enum lp_store_mode {
     LP_STORE_WRITE = 1, /* creates the database and folders when missing */
 } lp_store_mode;
 
-/* Open the database of root (absolute real path). Caller frees with lp_store_close. */
+/* Open the database of root (absolute real path). Caller frees with lp_store_close.
+ * A reader that cannot open for lack of disk space (the shared WAL index, -shm, must be
+ * created and grown by the first connection) is opened again strictly read-only, never
+ * writing the -shm (SQLite's readonly_shm: the WAL index is mapped read-only or rebuilt in
+ * private memory), so searches go on while the disk is full; such a connection is never
+ * pooled. */
 lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp_error *err);
 void lp_store_close(lp_store *st); /* NULL is a no-op */
 sqlite3 *lp_store_db(lp_store *st); /* borrowed */
@@ -90,8 +95,15 @@ lp_status lp_store_exec(lp_store *st, const char *sql, lp_error *err);
 /* Prepare (cached per connection: the statement stays valid until lp_store_close; reset it
  * after use with sqlite3_reset). */
 lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp_error *err);
-/* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...). */
+/* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...). The
+ * errno behind an I/O error decides the message: ENOSPC/EDQUOT (or SQLITE_FULL) is
+ * LP_ENOSPC as lp_store_disk_full says it; a limit (EMFILE, ENFILE, ENOMEM, EFBIG) is
+ * LP_ELIMIT naming the limit (lp_error_errno). */
 lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err);
+/* The one full-disk message, everywhere (CLI, MCP, the index, continuations): LP_ENOSPC,
+ * "<what>: the disk is full: no space left for the loupe state folder <dir>; free space
+ * there (or set LOUPE_HOME to a folder on another disk) and retry". */
+lp_status lp_store_disk_full(const char *what, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * File content, stored once per blob, compressed (zstd) when that pays. Compression is a

@@ -80,6 +80,7 @@ int lp_cli_exit_code(lp_status s)
     case LP_ENOTINDEXED:
         return LP_EXIT_NOT_INDEXED;
     case LP_EREINDEX:
+    case LP_ECORRUPT: /* damaged: the fix is a reindex too */
         return LP_EXIT_REINDEX;
     case LP_EBUSY:
         return LP_EXIT_BUSY;
@@ -156,7 +157,7 @@ static int usage(FILE *out)
             fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(out, "\nexit codes:\n"
                  "  0 success            1 failure (the message says why)   2 usage error\n"
-                 "  3 not indexed        4 index requires reindex           5 busy (another writer)\n"
+                 "  3 not indexed        4 requires reindex (or damaged)    5 busy (another writer)\n"
                  "  6 path refused       7 not found                        8 ambiguous name\n"
                  "\nenvironment:\n"
                  "  LOUPE_HOME   state folder (default $XDG_STATE_HOME/loupe or ~/.local/state/loupe)\n"

@@ -42,7 +42,7 @@ static void draw_progress(void *ctx, const lp_index_progress *p)
     ps->drawn = true;
 }
 
-static json_t *report_json(const char *root, lp_index_op op, const lp_index_report *r)
+static json_t *report_json(const char *root, const lp_index_report *r)
 {
     char merkle[LP_HASH_HEX];
     lp_hash128_hex(r->merkle, merkle);
@@ -53,7 +53,7 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
                                 json_integer((json_int_t)r->skip_counts[i]));
     return json_pack("{s:s, s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
                      " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I}}",
-                     "root", root, "operation", lp_index_op_name(op), "publicationId",
+                     "root", root, "operation", lp_index_op_name(r->op), "publicationId",
                      (json_int_t)r->publication_id, "published", r->published, "partial",
                      r->partial, "files", "total", (json_int_t)r->files, "added",
                      (json_int_t)r->added, "changed", (json_int_t)r->changed, "deleted",
@@ -66,11 +66,11 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
                      (json_int_t)r->ms_total);
 }
 
-static void print_human(const char *root, lp_index_op op, const lp_index_report *r)
+static void print_human(const char *root, const lp_index_report *r)
 {
     if (r->published)
         printf("indexed %s: publication %lld (%s)%s\n", root, (long long)r->publication_id,
-               lp_index_op_name(op), r->partial ? ", PARTIAL: limit reached" : "");
+               lp_index_op_name(r->op), r->partial ? ", PARTIAL: limit reached" : "");
     else
         printf("%s is up to date: publication %lld, nothing changed\n", root,
                (long long)r->publication_id);
@@ -97,6 +97,10 @@ static void print_human(const char *root, lp_index_op op, const lp_index_report 
     if (r->partial)
         printf("  the %s searchable-byte limit was reached; raise it with --max-total-bytes\n",
                "512 MiB");
+    if (r->set_aside[0])
+        printf("  the index database was damaged: it was moved to %s (attach it to a bug "
+               "report, or delete it) and rebuilt from nothing\n",
+               r->set_aside);
 }
 
 static int run_build(lp_index_op op, const char *name, int argc, char **argv)
@@ -172,12 +176,17 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
         goto done;
     }
     if (json) {
-        json_t *j = report_json(root.ptr, op, &rep);
+        json_t *j = report_json(root.ptr, &rep);
+        if (rep.set_aside[0])
+            json_object_set_new(j, "damagedFileKept", json_string(rep.set_aside));
         lp_cli_print_json(j);
         json_decref(j);
     } else if (!quiet) {
-        print_human(root.ptr, op, &rep);
+        print_human(root.ptr, &rep);
     }
+    if (rep.set_aside[0] && (json || quiet))
+        fprintf(stderr, "loupe: the index database was damaged: moved to %s and rebuilt\n",
+                rep.set_aside);
     code = LP_EXIT_OK;
 done:
     lp_buf_release(&root);

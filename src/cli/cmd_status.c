@@ -52,6 +52,8 @@ static json_t *status_json(const char *root, const lp_index_status *s)
             json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)i),
                                 json_integer((json_int_t)s->skip_counts[i]));
     json_object_set_new(j, "skipped", skips);
+    if (s->state == LP_STATE_DAMAGED)
+        json_object_set_new(j, "damage", json_string(s->damage));
     return j;
 }
 
@@ -84,13 +86,17 @@ static void status_human(const char *root, const lp_index_status *s)
         printf("  this index was built by another loupe version; run 'loupe reindex %s'\n", root);
     if (s->state == LP_STATE_NOT_INDEXED)
         printf("  run 'loupe index %s' to index it\n", root);
+    if (s->state == LP_STATE_DAMAGED)
+        printf("  the index database is damaged (%s); nothing is served from it. Run 'loupe "
+               "reindex %s' to rebuild it (the damaged file is kept aside)\n",
+               s->damage, root);
 }
 
 /* The code graph: totals of the publication and the per-language capability table. */
 static json_t *graph_json(const char *root, const lp_index_status *s)
 {
     json_t *g = json_object();
-    if (s->pub.id && s->state != LP_STATE_REQUIRES_REINDEX) {
+    if (s->pub.id && s->state != LP_STATE_REQUIRES_REINDEX && s->state != LP_STATE_DAMAGED) {
         lp_store *st = NULL;
         lp_graph_totals t;
         if (!lp_store_open(root, LP_STORE_READ, &st, NULL) && !lp_store_pin(st, NULL) &&
@@ -201,7 +207,8 @@ static int run_status(int argc, char **argv)
     }
     json_decref(graph);
     code = s.state == LP_STATE_NOT_INDEXED   ? LP_EXIT_NOT_INDEXED
-           : s.state == LP_STATE_REQUIRES_REINDEX ? LP_EXIT_REINDEX
+           : s.state == LP_STATE_REQUIRES_REINDEX || s.state == LP_STATE_DAMAGED
+               ? LP_EXIT_REINDEX
                                              : LP_EXIT_OK;
 done:
     lp_buf_release(&root);

@@ -318,6 +318,7 @@ typedef struct writer {
     bool *in_pub;
     uint64_t last_progress_ns;
     uint64_t start_ns;
+    int64_t id_floor; /* publication ids continue above this (a replaced damaged file) */
 } writer;
 
 static const char SQL_FILE_UPSERT[] =
@@ -592,13 +593,14 @@ static lp_status insert_publication(writer *w, lp_error *err)
         if (i != LP_SKIP_IGNORED)
             skipped += rep->skip_counts[i];
     if ((rc = lp_store_prepare(w->st,
-                               "INSERT INTO publications(created_ms, op, fingerprint, merkle,"
+                               "INSERT INTO publications(id, created_ms, op, fingerprint, merkle,"
                                " files, bytes, symbols, chunks, skipped, partial, duration_ms)"
-                               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                               " VALUES((SELECT max(coalesce(max(id), 0), ?12) + 1"
+                               " FROM publications), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                                &s, err)))
         return rc;
     sqlite3_bind_int64(s, 1, lp_wall_ms());
-    sqlite3_bind_text(s, 2, lp_index_op_name(w->opts->op), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, lp_index_op_name(rep->op), -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, fp.text, -1, SQLITE_TRANSIENT);
     sqlite3_bind_blob(s, 4, mk, 16, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 5, (sqlite3_int64)rep->files);
@@ -608,6 +610,7 @@ static lp_status insert_publication(writer *w, lp_error *err)
     sqlite3_bind_int64(s, 9, (sqlite3_int64)skipped);
     sqlite3_bind_int(s, 10, rep->partial ? 1 : 0);
     sqlite3_bind_int64(s, 11, (sqlite3_int64)((lp_now_ns() - w->start_ns) / 1000000));
+    sqlite3_bind_int64(s, 12, w->id_floor);
     rc = sqlite3_step(s) == SQLITE_DONE ? LP_OK
                                         : lp_store_sql_error(w->st, "publishing", err);
     sqlite3_reset(s);
@@ -680,35 +683,104 @@ static lp_status total_limit(lp_store *st, const lp_index_opts *opts, uint64_t *
 }
 
 
-/* Open the writer connection; on reindex, an incompatible database is replaced. */
-static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_store **st,
+/* The highest publication id of root's database, when it can still be read (a damaged file
+ * is being replaced: the new one continues its ids, so an old continuation handle can never
+ * name a publication of the new file). Else the time in seconds, above any id in practice. */
+static int64_t publication_floor(lp_store *st)
+{
+    int64_t floor = lp_wall_ms() / 1000;
+    sqlite3_stmt *s = NULL;
+    if (st && sqlite3_prepare_v2(lp_store_db(st), "SELECT max(id) FROM publications", -1, &s,
+                                 NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER)
+        floor = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return floor;
+}
+
+/* Open the writer connection. create and sync refuse a root noted as damaged; after a
+ * writer died mid-build the database is checked (quick_check) before anything is built on
+ * it. reindex always ends with a sound database: it checks the file in full, and a damaged
+ * one (or fresh = true: an in-place rebuild met damage) is moved aside and rebuilt from
+ * nothing; an incompatible (newer) schema is replaced. */
+static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_lease *lease,
+                             bool fresh, lp_store **st, lp_index_report *rep, int64_t *id_floor,
                              lp_error *err)
 {
+    *id_floor = 0;
+    char damage[200] = "";
+    bool noted = lp_store_damage_get(root, damage, sizeof damage);
+    bool reindex = opts->op == LP_INDEX_REINDEX;
+    if (noted && !reindex)
+        return lp_store_damaged_error(root, damage, err);
     lp_status rc = lp_store_open(root, LP_STORE_WRITE, st, err);
-    if (rc != LP_EREINDEX && rc != LP_ECORRUPT)
-        return rc;
-    if (opts->op != LP_INDEX_REINDEX)
+    if (!rc && (reindex || lp_lease_after_crash(lease))) {
+        if (lp_lease_after_crash(lease))
+            lp_log(LP_LOG_INFO, "index.check_after_crash", "root=%s", root);
+        rc = noted || fresh ? lp_store_damaged_error(root, damage, err)
+                            : lp_store_check(*st, reindex, err);
+    }
+    if (!reindex || (rc != LP_EREINDEX && rc != LP_ECORRUPT))
         return rc;
     /* Unservable anyway: start over (we hold the lease). */
-    lp_buf dir, p;
-    lp_buf_init(&dir, 0);
-    lp_buf_init(&p, 0);
-    if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
-        static const char *const files[] = {"index.db", "index.db-wal", "index.db-shm"};
-        for (size_t i = 0; i < LP_ARRAY_LEN(files); i++) {
-            lp_buf_reset(&p);
-            lp_buf_printf(&p, "%s/%s", dir.ptr, files[i]);
-            unlink(p.ptr);
+    if (rc == LP_ECORRUPT) {
+        *id_floor = publication_floor(*st);
+        lp_store_close(*st);
+        *st = NULL;
+        lp_buf aside;
+        lp_buf_init(&aside, 0);
+        lp_log(LP_LOG_WARN, "index.rebuild_damaged", "root=%s error=\"%s\"", root, err->msg);
+        lp_error_clear(err);
+        rc = lp_store_set_aside(root, &aside, err);
+        snprintf(rep->set_aside, sizeof rep->set_aside, "%s", aside.ptr ? aside.ptr : "");
+        lp_buf_release(&aside);
+        if (rc)
+            return rc;
+        /* What is there now is a new, empty database: if this rebuild stops, the root is
+         * simply not indexed, not damaged. */
+        lp_store_damage_forget(root);
+    } else {
+        lp_store_close(*st);
+        *st = NULL;
+        lp_buf dir, p;
+        lp_buf_init(&dir, 0);
+        lp_buf_init(&p, 0);
+        if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
+            static const char *const files[] = {"index.db", "index.db-wal", "index.db-shm"};
+            for (size_t i = 0; i < LP_ARRAY_LEN(files); i++) {
+                lp_buf_reset(&p);
+                lp_buf_printf(&p, "%s/%s", dir.ptr, files[i]);
+                unlink(p.ptr);
+            }
         }
+        lp_buf_release(&dir);
+        lp_buf_release(&p);
     }
-    lp_buf_release(&dir);
-    lp_buf_release(&p);
     lp_error_clear(err);
     return lp_store_open(root, LP_STORE_WRITE, st, err);
 }
 
+static lp_status build_once(const char *root, const lp_index_opts *opts, bool fresh,
+                            lp_index_report *rep, lp_error *err);
+
 lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_report *rep,
                        lp_error *err)
+{
+    lp_status rc = build_once(root, opts, false, rep, err);
+    if (rc == LP_ECORRUPT && opts->op == LP_INDEX_REINDEX) {
+        /* The database passed its check but a page read during the rebuild was damaged:
+         * nothing was committed; start again from an empty file. */
+        lp_log(LP_LOG_WARN, "index.reindex_met_damage", "root=%s error=\"%s\"", root, err->msg);
+        lp_error_clear(err);
+        rc = build_once(root, opts, true, rep, err);
+    }
+    if (rc == LP_OK && opts->op == LP_INDEX_REINDEX)
+        lp_store_damage_forget(root);
+    return rc;
+}
+
+static lp_status build_once(const char *root, const lp_index_opts *opts, bool fresh,
+                            lp_index_report *rep, lp_error *err)
 {
     memset(rep, 0, sizeof *rep);
     lp_lang_init();
@@ -750,11 +822,13 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     }
     if ((rc = lp_lease_acquire(root, lp_index_op_name(opts->op), &lease, err)))
         goto done;
-    if ((rc = open_writer(root, opts, &st, err)))
+    int64_t id_floor = 0;
+    if ((rc = open_writer(root, opts, lease, fresh, &st, rep, &id_floor, err)))
         goto done;
     lp_publication cur;
     if ((rc = lp_store_current(st, &cur, err)))
         goto done;
+    rep->op = opts->op == LP_INDEX_CREATE && cur.id ? LP_INDEX_SYNC : opts->op;
     if (cur.id && !lp_publication_compatible(&cur) && opts->op != LP_INDEX_REINDEX) {
         rc = lp_error_set(err, LP_EREINDEX,
                           "the index of %s was built by a different loupe version (%s); run "
@@ -768,7 +842,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     /* Databases made before the vectors table existed get it here (same transaction). */
     if ((rc = lp_embed_store_ensure(st, err)))
         goto done;
-    w = (writer){.st = st, .opts = opts, .rep = rep, .lease = lease, .start_ns = t0};
+    w = (writer){.st = st, .opts = opts, .rep = rep, .lease = lease, .start_ns = t0,
+                 .id_floor = id_floor};
     report_progress(&w, "scanning", 0, 0, 0, 0, true);
 
     if (opts->op == LP_INDEX_REINDEX) {

@@ -44,6 +44,7 @@ typedef struct lp_index_opts {
 } lp_index_opts;
 
 typedef struct lp_index_report {
+    lp_index_op op;         /* what ran: a create of an indexed root is a sync */
     int64_t publication_id; /* the new publication, or the current one when unchanged */
     bool published;         /* false: nothing changed, nothing published */
     uint64_t files;         /* files in the publication */
@@ -63,6 +64,9 @@ typedef struct lp_index_report {
     uint64_t graph_refs;  /* references resolved by this build */
     uint64_t graph_edges; /* edges written by this build */
     uint64_t ms_graph;
+    /* a reindex that found the database damaged moved it here (kept for a bug report) and
+       rebuilt from nothing; empty otherwise */
+    char set_aside[512];
 } lp_index_report;
 
 /* Resolve a user-given path to a root: realpath, must be a folder, broad-root check. */
@@ -138,7 +142,8 @@ lp_status lp_index_symbol_source(lp_store *st, const lp_symbol_row *sym, size_t 
 /* State of a root as an agent should see it. */
 typedef struct lp_index_status {
     lp_index_state state;   /* not_indexed, indexing (a writer is live), ready, stale,
-                               requires_reindex */
+                               requires_reindex, damaged */
+    char damage[200];       /* state damaged: what was seen */
     lp_publication pub;     /* id 0 when none */
     lp_lease_info lease;    /* the live writer, when state is indexing */
     bool freshness_checked; /* changed/added/deleted below are meaningful */

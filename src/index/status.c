@@ -296,6 +296,15 @@ lp_status lp_index_status_get(const char *root, bool check_fresh, lp_index_statu
 unpin:
     lp_store_unpin(st);
 done:
+    if (rc == LP_ECORRUPT) {
+        /* Damage is a state of the root (reindex fixes it), not a failure to report it. */
+        if (!lp_store_damage_get(root, out->damage, sizeof out->damage))
+            snprintf(out->damage, sizeof out->damage, "%.*s", (int)sizeof out->damage - 1,
+                     err ? err->msg : "damaged");
+        out->state = out->lease.held ? LP_STATE_INDEXING : LP_STATE_DAMAGED;
+        lp_error_clear(err);
+        rc = LP_OK;
+    }
     lp_store_close(st);
     lp_arena_release(&arena);
     lp_buf_release(&state_dir);

@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 static const char *const state_names[] = {"not_indexed", "indexing", "ready",
-                                           "failed", "requires_reindex", "stale"};
+                                           "failed", "requires_reindex", "stale",
+                                           "damaged"};
 
 const char *lp_index_state_name(lp_index_state s)
 {
@@ -33,9 +34,15 @@ lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err)
         s = LP_EIO;
     else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
         s = LP_ECORRUPT;
-    if (s == LP_ECORRUPT)
+    if (s == LP_ECORRUPT) {
+        char detail[200];
+        snprintf(detail, sizeof detail, "%s: %s", what, msg);
+        lp_store_damage_note(st ? st->root : NULL, detail);
+        if (st && st->root)
+            return lp_store_damaged_error(st->root, detail, err);
         return lp_error_set(err, s, "%s: the index database is damaged (%s); run 'loupe reindex'",
                             what, msg);
+    }
     if (prim == SQLITE_FULL)
         return lp_error_set(err, s, "%s: the disk is full (%s); free space and retry", what, msg);
     return lp_error_set(err, s, "%s: %s", what, msg);
@@ -63,8 +70,22 @@ lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp
         }
     }
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK) {
+        /* Our statements are constants checked against this schema version: one that names
+         * a table or column the schema no longer has means the schema pages are damaged
+         * (a flipped byte that still parses), not a user error. */
+        const char *m = sqlite3_errmsg(st->db);
+        if ((sqlite3_errcode(st->db) & 0xff) == SQLITE_ERROR &&
+            (strncmp(m, "no such column", 14) == 0 ||
+             (strncmp(m, "no such table", 13) == 0 && !strstr(m, "temp.")))) {
+            /* (temp tables are made on demand: a statement may probe for one) */
+            char detail[200];
+            snprintf(detail, sizeof detail, "the schema lost what a query needs: %s", m);
+            lp_store_damage_note(st->root, detail);
+            return lp_store_damaged_error(st->root, detail, err);
+        }
         return lp_store_sql_error(st, "preparing a query", err);
+    }
     if (st->ncache < LP_STORE_STMT_CACHE) {
         st->cache[st->ncache].sql = sql;
         st->cache[st->ncache].stmt = s;
@@ -94,6 +115,12 @@ lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp
     if (mode == LP_STORE_READ && access(path.ptr, F_OK) != 0) {
         rc = lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed; run 'loupe index %s'", root,
                           root);
+        goto done;
+    }
+    char damage[200];
+    if (mode == LP_STORE_READ && lp_store_damage_get(root, damage, sizeof damage)) {
+        /* Seen damaged before: nothing in it is served until a reindex rebuilds it. */
+        rc = lp_store_damaged_error(root, damage, err);
         goto done;
     }
     if (mode == LP_STORE_WRITE) {

@@ -90,8 +90,32 @@ lp_status lp_store_exec(lp_store *st, const char *sql, lp_error *err);
 /* Prepare (cached per connection: the statement stays valid until lp_store_close; reset it
  * after use with sqlite3_reset). */
 lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp_error *err);
-/* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...). */
+/* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...).
+ * Damage (SQLITE_CORRUPT, SQLITE_NOTADB, or a schema that lost what our statements need) is
+ * LP_ECORRUPT, and is noted for the root (lp_store_damage_note). */
 lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Damage (src/store/damage.c). SQLite has no page checksums: damage shows when a query
+ * reads a damaged page, or when a check walks the file. The first to see it notes it in
+ * roots/<id>/damaged; from then on the root's state is `damaged` (readers refuse it, create
+ * and sync refuse it, reindex rebuilds from nothing) until a reindex succeeds. */
+/* Note damage of root (what: one line, e.g. SQLite's message). Keeps an existing note. */
+void lp_store_damage_note(const char *root, const char *what);
+/* True when root has a damage note; what (may be NULL) gets its text. */
+bool lp_store_damage_get(const char *root, char *what, size_t cap);
+/* Remove the note (after a rebuild). */
+void lp_store_damage_forget(const char *root);
+/* LP_ECORRUPT with the message every surface uses (what is damaged, how to fix it). */
+lp_status lp_store_damaged_error(const char *root, const char *what, lp_error *err);
+/* Check the database: full runs integrity_check (every index against its table) and FTS5's
+ * own check of the lexical index; otherwise quick_check (page structure only; linear in the
+ * file size, ~4 ms per MiB). Damage is LP_ECORRUPT (and noted); LP_OK when sound. */
+lp_status lp_store_check(lp_store *st, bool full, lp_error *err);
+/* Move root's index.db (and its -wal) to roots/<id>/damaged-<UTC time>.db for a bug report,
+ * and remove its -shm; *aside gets the new path. Call with the lease held and the database
+ * closed. */
+lp_status lp_store_set_aside(const char *root, lp_buf *aside, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * File content, stored once per blob, compressed (zstd) when that pays. Compression is a
@@ -114,6 +138,7 @@ typedef enum lp_index_state {
     LP_STATE_FAILED,
     LP_STATE_REQUIRES_REINDEX,
     LP_STATE_STALE,
+    LP_STATE_DAMAGED, /* the database is damaged: nothing is served; reindex rebuilds it */
 } lp_index_state;
 const char *lp_index_state_name(lp_index_state s);
 
@@ -154,6 +179,9 @@ lp_status lp_lease_acquire(const char *root, const char *op, lp_lease **out, lp_
 void lp_lease_progress(lp_lease *l, const char *phase, uint64_t files_done,
                        uint64_t files_total, uint64_t bytes_done);
 void lp_lease_release(lp_lease *l); /* NULL is a no-op */
+/* True when the previous holder died holding the lease (mid-build): SQLite's recovery of
+ * its WAL ran or will run at the next open, so the build checks the database first. */
+bool lp_lease_after_crash(const lp_lease *l);
 /* What a reader sees: whether a writer is live now and its last progress. */
 lp_status lp_lease_inspect(const char *root, lp_lease_info *out, lp_error *err);
 

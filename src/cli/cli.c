@@ -116,7 +116,18 @@ int lp_cli_fail(const lp_error *err, bool json)
         json_escape(stdout, err->msg);
         fprintf(stdout, "\"}}\n");
     }
-    fprintf(stderr, "loupe: %s\n", err->msg[0] ? err->msg : lp_status_code(err->code));
+    /* One line: a file name in the message cannot break it into forged lines. */
+    fputs("loupe: ", stderr);
+    const char *m = err->msg[0] ? err->msg : lp_status_code(err->code);
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", stderr);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
     return lp_cli_exit_code(err->code ? err->code : LP_ERROR);
 }
 

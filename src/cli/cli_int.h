@@ -37,6 +37,21 @@ int lp_cli_exit_code(lp_status s);
 int lp_cli_fail(const lp_error *err, bool json);
 /* Print "loupe CMD: <msg>; run 'loupe CMD --help'" and return LP_EXIT_USAGE. */
 int lp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "unknown option 'ARG'" for cmd; when ARG looks like a file name (a '.' or '/', or it
+ * exists), says how to pass it: '--' before it, or ./ARG. Returns LP_EXIT_USAGE. Every
+ * command accepts '--' (end of options: what follows is an argument even if it starts
+ * with '-'). */
+int lp_cli_unknown_option(const char *cmd, const char *arg);
+/* A path (or any name from the file system) as plain-text output shows it: unchanged when
+ * it has no control character, '"' or '\\'; else quoted like git does ("a\nb", with \t,
+ * \\, \" and \xNN), so a file name can never forge a line of output. The result lives in
+ * a ring of 8 buffers (use it inline in one printf; valid until 8 more calls). NULL gives
+ * "". */
+const char *lp_cli_q(const char *s);
+
+/* The element of argv that getopt_long (opterr = 0) just refused with '?': inside a cluster
+ * of short options ("-rf.c") that is the cluster, not the argument before it. */
+const char *lp_cli_getopt_bad_arg(int argc, char **argv);
 /* True (and usage printed to stdout) when argv has --help or -h. */
 bool lp_cli_wants_help(const lp_cli_cmd *cmd, int argc, char **argv);
 /* Is stderr a terminal (progress lines are drawn only then)? */

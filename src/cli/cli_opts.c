@@ -5,8 +5,67 @@
 
 #include "index/index.h"
 
+#include <getopt.h>
 #include <jansson.h>
 #include <unistd.h>
+
+const char *lp_cli_q(const char *s)
+{
+    static lp_buf ring[8];
+    static unsigned next;
+    if (!s)
+        return "";
+    bool plain = true;
+    for (const unsigned char *p = (const unsigned char *)s; *p && plain; p++)
+        plain = *p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\';
+    if (plain)
+        return s;
+    lp_buf *b = &ring[next++ % LP_ARRAY_LEN(ring)];
+    if (!b->ptr)
+        lp_buf_init(b, 0);
+    lp_buf_reset(b);
+    lp_buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '\n': lp_buf_puts(b, "\\n"); break;
+        case '\t': lp_buf_puts(b, "\\t"); break;
+        case '\r': lp_buf_puts(b, "\\r"); break;
+        case '"': lp_buf_puts(b, "\\\""); break;
+        case '\\': lp_buf_puts(b, "\\\\"); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                lp_buf_printf(b, "\\x%02x", *p);
+            else
+                lp_buf_putc(b, (char)*p);
+        }
+    }
+    lp_buf_putc(b, '"');
+    return b->ptr;
+}
+
+const char *lp_cli_getopt_bad_arg(int argc, char **argv)
+{
+    /* An unknown short option inside a cluster that goes on leaves optind on the cluster;
+     * one that ended its cluster (or an unknown long option) has moved optind past it. */
+    if (optopt && optind < argc && argv[optind][0] == '-' && strchr(argv[optind] + 1, optopt)) {
+        const char *prev = optind > 0 ? argv[optind - 1] : "";
+        size_t pl = strlen(prev);
+        if (!(prev[0] == '-' && pl > 1 && prev[pl - 1] == optopt))
+            return argv[optind];
+    }
+    return optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+}
+
+int lp_cli_unknown_option(const char *cmd, const char *arg)
+{
+    bool file_like = strchr(arg, '.') || strchr(arg, '/') || access(arg, F_OK) == 0;
+    if (file_like && strcmp(arg, "--") != 0)
+        return lp_cli_usage_error(cmd,
+                                  "unknown option '%s'; if it is a file name, put '--' before it "
+                                  "(loupe %s -- %s) or write it as ./%s",
+                                  arg, cmd, arg, arg);
+    return lp_cli_usage_error(cmd, "unknown option '%s'", arg);
+}
 
 lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad, lp_buf *root,
                           lp_error *err)

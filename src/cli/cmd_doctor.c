@@ -131,8 +131,14 @@ static void lp_doctor_check_indexes(report *r, const char *state_dir)
             problem(r, "index", msg.ptr, fix.ptr);
             break;
         case LP_STATE_REQUIRES_REINDEX:
-            lp_buf_puts(&msg, ": built by another loupe version, not served");
-            lp_buf_printf(&fix, "run 'loupe reindex %s'", root);
+        {
+            char why[LP_ERROR_MSG_MAX * 2];
+            lp_fingerprint_explain(&s.pub, root, false, why, sizeof why);
+            lp_buf_printf(&msg, ": not served: %s", why);
+            lp_buf_printf(&fix, "run 'loupe reindex %s' (or run loupe with the settings the "
+                                "index was built with)",
+                          root);
+        }
             problem(r, "index", msg.ptr, fix.ptr);
             break;
         default:
@@ -254,8 +260,11 @@ done:
 
 static int run(int argc, char **argv)
 {
-    if (argc > 1)
-        return lp_cli_usage_error("doctor", "unknown option '%s'", argv[1]);
+    int first = argc > 1 && !strcmp(argv[1], "--") ? 2 : 1;
+    if (argc > first)
+        return argv[first][0] == '-' && first == 1
+                   ? lp_cli_unknown_option("doctor", argv[first])
+                   : lp_cli_usage_error("doctor", "takes no arguments");
     report r = {0};
     lp_error err = {0};
     lp_buf self, dir, msg;

@@ -69,10 +69,10 @@ static json_t *report_json(const char *root, const lp_index_report *r)
 static void print_human(const char *root, const lp_index_report *r)
 {
     if (r->published)
-        printf("indexed %s: publication %lld (%s)%s\n", root, (long long)r->publication_id,
+        printf("indexed %s: publication %lld (%s)%s\n", lp_cli_q(root), (long long)r->publication_id,
                lp_index_op_name(r->op), r->partial ? ", PARTIAL: limit reached" : "");
     else
-        printf("%s is up to date: publication %lld, nothing changed\n", root,
+        printf("%s is up to date: publication %lld, nothing changed\n", lp_cli_q(root),
                (long long)r->publication_id);
     printf("  files %llu (added %llu, changed %llu, deleted %llu, unchanged %llu)",
            (unsigned long long)r->files, (unsigned long long)r->added,
@@ -139,7 +139,7 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
                 return LP_EXIT_USAGE;
             break;
         default:
-            return lp_cli_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+            return lp_cli_unknown_option(name, lp_cli_getopt_bad_arg(argc, argv));
         }
     }
     if (argc - optind > 1)
@@ -171,10 +171,30 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
     rc = lp_index_run(root.ptr, &opts, &rep, &err);
     if (ps.drawn)
         fprintf(stderr, "\r\033[K");
+    if (rc == LP_ECANCELED) {
+        /* Say what stays current: the reader's view did not move. */
+        lp_index_status now;
+        lp_error e2 = {0};
+        if (lp_index_status_get(root.ptr, false, &now, &e2) == LP_OK && now.pub.id)
+            lp_error_set(&err, LP_ECANCELED,
+                         "interrupted: nothing was published; publication %lld of %s stays "
+                         "current",
+                         (long long)now.pub.id, root.ptr);
+        else
+            lp_error_set(&err, LP_ECANCELED, "interrupted: nothing was published for %s",
+                         root.ptr);
+    }
     if (rc) {
         code = lp_cli_fail(&err, json);
         goto done;
     }
+    if (cancel_flag && rep.published)
+        /* The interrupt came while the publication was being committed: too late to undo;
+         * what is current is complete. Said, so the user knows which happened. */
+        fprintf(stderr,
+                "loupe: interrupted too late to cancel: publication %lld was already committed "
+                "and is current (complete)\n",
+                (long long)rep.publication_id);
     if (json) {
         json_t *j = report_json(root.ptr, &rep);
         if (rep.set_aside[0])
@@ -209,7 +229,10 @@ static int run_reindex(int argc, char **argv)
     "                         past it the publication is partial, reported as limit_reached;\n" \
     "                         remembered for the root: later syncs keep it until a new one)\n" \
     "  --allow-broad-root     allow /, $HOME or the state folder as a root\n"                  \
-    "Ctrl-C cancels: nothing is published and the previous publication stays current.\n"
+    "Ctrl-C cancels: nothing is published, the previous publication stays current, and\n"    \
+    "loupe says so (exit 1). An interrupt that arrives while the new publication is being\n" \
+    "committed is too late to cancel: loupe says that the new publication (complete) is\n"    \
+    "current, and exits 0.\n"
 
 const lp_cli_cmd lp_cmd_index = {
     .name = "index",

@@ -69,11 +69,14 @@ static bool parse_one(const char *cmd, int argc, char **argv, const char **arg, 
 {
     *arg = NULL;
     *json = false;
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
+        if (!opts_done && !strcmp(argv[i], "--"))
+            opts_done = true;
+        else if (!opts_done && !strcmp(argv[i], "--json"))
             *json = true;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            lp_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        else if (!opts_done && argv[i][0] == '-' && argv[i][1]) {
+            lp_cli_unknown_option(cmd, argv[i]);
             return false;
         } else if (*arg) {
             lp_cli_usage_error(cmd, "takes one argument");
@@ -126,7 +129,7 @@ static int run_outline(int argc, char **argv)
         lp_cli_print_json(j);
         json_decref(j);
     } else {
-        printf("%s (%zu symbols, publication %lld)\n", c.rel.ptr, n, (long long)pub.id);
+        printf("%s (%zu symbols, publication %lld)\n", lp_cli_q(c.rel.ptr), n, (long long)pub.id);
         for (size_t i = 0; i < n; i++) {
             int depth = 0;
             for (int32_t p = rows[i].parent; p >= 0 && (size_t)p < n && depth < 32;
@@ -179,11 +182,11 @@ static int run_symbol(int argc, char **argv)
         json_decref(j);
     } else {
         if (n == 0)
-            printf("no definition named '%s' in %s\n", name, c.root.ptr);
+            printf("no definition named '%s' in %s\n", name, lp_cli_q(c.root.ptr));
         else if (n > 1)
             printf("'%s' is ambiguous: %zu definitions (none is picked)\n", name, n);
         for (size_t i = 0; i < n; i++)
-            printf("  %s:%u-%u  %s %s  %s\n", rows[i].path, rows[i].start_line, rows[i].end_line,
+            printf("  %s:%u-%u  %s %s  %s\n", lp_cli_q(rows[i].path), rows[i].start_line, rows[i].end_line,
                    lp_symkind_name((lp_symkind)rows[i].kind), rows[i].qname, rows[i].id);
     }
     code = n == 0 ? LP_EXIT_NOT_FOUND : LP_EXIT_OK;

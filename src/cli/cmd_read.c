@@ -69,7 +69,7 @@ static int read_symbol(const char *id, bool json)
         lp_cli_print_json(j);
         json_decref(j);
     } else {
-        printf("%s:%u-%u %s\n", sym.path, sym.start_line, sym.end_line, sym.qname);
+        printf("%s:%u-%u %s\n", lp_cli_q(sym.path), sym.start_line, sym.end_line, sym.qname);
         uint32_t line = sym.start_line;
         for (const char *p = text; *p;) {
             const char *nl = strchr(p, '\n');
@@ -113,7 +113,7 @@ static int run(int argc, char **argv)
             if (!lp_cli_parse_count("read", "--max-lines", optarg, 100000, &max_lines))
                 return LP_EXIT_USAGE;
         } else
-            return lp_cli_usage_error("read", "unknown option '%s'", argv[optind - 1]);
+            return lp_cli_unknown_option("read", lp_cli_getopt_bad_arg(argc, argv));
     }
     if (symbol_id) {
         if (argc - optind != 0)

@@ -59,7 +59,7 @@ static json_t *status_json(const char *root, const lp_index_status *s)
 
 static void status_human(const char *root, const lp_index_status *s)
 {
-    printf("%s: %s\n", root, lp_index_state_name(s->state));
+    printf("%s: %s\n", lp_cli_q(root), lp_index_state_name(s->state));
     if (s->pub.id) {
         char when[32];
         lp_format_iso8601(s->pub.created_ms, when);
@@ -74,7 +74,7 @@ static void status_human(const char *root, const lp_index_status *s)
             printf("  stale: %llu changed, %llu added, %llu deleted since the publication "
                    "(e.g. %s); run 'loupe sync'\n",
                    (unsigned long long)s->changed, (unsigned long long)s->added,
-                   (unsigned long long)s->deleted, s->sample_changed);
+                   (unsigned long long)s->deleted, lp_cli_q(s->sample_changed));
         else
             printf("  fresh: no file changed since the publication\n");
     }
@@ -82,8 +82,11 @@ static void status_human(const char *root, const lp_index_status *s)
         printf("  a writer is live: pid %ld, %s, %s %llu/%llu files\n", s->lease.pid,
                s->lease.op, s->lease.phase, (unsigned long long)s->lease.files_done,
                (unsigned long long)s->lease.files_total);
-    if (s->state == LP_STATE_REQUIRES_REINDEX)
-        printf("  this index was built by another loupe version; run 'loupe reindex %s'\n", root);
+    if (s->state == LP_STATE_REQUIRES_REINDEX) {
+        char why[LP_ERROR_MSG_MAX * 2];
+        lp_fingerprint_explain(&s->pub, root, false, why, sizeof why);
+        printf("  %s\n", why);
+    }
     if (s->state == LP_STATE_NOT_INDEXED)
         printf("  run 'loupe index %s' to index it\n", root);
     if (s->state == LP_STATE_DAMAGED)
@@ -167,7 +170,7 @@ static int run_status(int argc, char **argv)
         else if (c == 'n')
             fresh = false;
         else
-            return lp_cli_usage_error("status", "unknown option '%s'", argv[optind - 1]);
+            return lp_cli_unknown_option("status", lp_cli_getopt_bad_arg(argc, argv));
     }
     if (argc - optind > 1)
         return lp_cli_usage_error("status", "takes one PATH, got %d", argc - optind);
@@ -234,13 +237,13 @@ static int run_list(int argc, char **argv)
                 json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "root", roots[i].root,
                                                      "state", "failed", "error", e2.msg));
             else
-                printf("%-10s %s (%s)\n", "failed", roots[i].root, e2.msg);
+                printf("%-10s %s (%s)\n", "failed", lp_cli_q(roots[i].root), e2.msg);
             continue;
         }
         if (json) {
             json_array_append_new(arr, status_json(roots[i].root, &s));
         } else {
-            printf("%-17s %s", lp_index_state_name(s.state), roots[i].root);
+            printf("%-17s %s", lp_index_state_name(s.state), lp_cli_q(roots[i].root));
             if (s.pub.id)
                 printf("  (publication %lld, %lld files)", (long long)s.pub.id,
                        (long long)s.pub.files);
@@ -264,11 +267,14 @@ static int run_clear(int argc, char **argv)
 {
     bool json = false;
     const char *path = NULL;
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
+        if (!opts_done && !strcmp(argv[i], "--"))
+            opts_done = true;
+        else if (!opts_done && !strcmp(argv[i], "--json"))
             json = true;
-        else if (argv[i][0] == '-')
-            return lp_cli_usage_error("clear", "unknown option '%s'", argv[i]);
+        else if (!opts_done && argv[i][0] == '-')
+            return lp_cli_unknown_option("clear", argv[i]);
         else if (!path)
             path = argv[i];
         else
@@ -294,7 +300,7 @@ static int run_clear(int argc, char **argv)
         lp_cli_print_json(j);
         json_decref(j);
     } else {
-        printf("cleared the index of %s\n", root.ptr);
+        printf("cleared the index of %s\n", lp_cli_q(root.ptr));
     }
     lp_buf_release(&root);
     return code;

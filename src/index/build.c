@@ -763,6 +763,24 @@ static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_lea
 static lp_status build_once(const char *root, const lp_index_opts *opts, bool fresh,
                             lp_index_report *rep, lp_error *err);
 
+/* A cancellation point: LP_ECANCELED once the flag is set (another thread, or a signal
+ * handler, may set it at any time). */
+static lp_status check_cancel(const char *root, const lp_index_opts *opts, lp_error *err)
+{
+    if (opts->cancel && __atomic_load_n(opts->cancel, __ATOMIC_RELAXED))
+        return lp_error_set(err, LP_ECANCELED, "indexing of %s was cancelled", root);
+    return LP_OK;
+}
+
+/* Test hook: sleep LOUPE_TEST_PAUSE_<what>_MS milliseconds (tests send a signal then). */
+static void test_pause(const char *var)
+{
+    const char *v = getenv(var);
+    uint64_t ms = 0;
+    if (v && lp_parse_u64(lp_str_c(v), &ms) && ms)
+        usleep((useconds_t)LP_MIN(ms, 10000u) * 1000u);
+}
+
 lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_report *rep,
                        lp_error *err)
 {
@@ -830,10 +848,8 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         goto done;
     rep->op = opts->op == LP_INDEX_CREATE && cur.id ? LP_INDEX_SYNC : opts->op;
     if (cur.id && !lp_publication_compatible(&cur) && opts->op != LP_INDEX_REINDEX) {
-        rc = lp_error_set(err, LP_EREINDEX,
-                          "the index of %s was built by a different loupe version (%s); run "
-                          "'loupe reindex %s'",
-                          root, cur.fingerprint.text, root);
+        lp_fingerprint_explain(&cur, root, false, err->msg, sizeof err->msg);
+        rc = err->code = LP_EREINDEX;
         goto done;
     }
     if ((rc = lp_store_exec(st, "BEGIN IMMEDIATE", err)))
@@ -979,8 +995,8 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         if (test_delay_us)
             usleep((useconds_t)LP_MIN(test_delay_us, 1000000u));
         /* Atomic: another thread (an MCP cancel) may set the flag while this one builds. */
-        if (!rc && opts->cancel && __atomic_load_n(opts->cancel, __ATOMIC_RELAXED))
-            rc = lp_error_set(err, LP_ECANCELED, "indexing of %s was cancelled", root);
+        if (!rc)
+            rc = check_cancel(root, opts, err);
         if (!rc)
             rc = write_result(&w, &b, r, err);
         if (rc)
@@ -1005,8 +1021,12 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     rep->graph_edges = gst.edges;
     rep->graph_refs = gst.refs_resolved;
     rep->ms_graph = gst.ms;
+    if ((rc = check_cancel(root, opts, err)))
+        goto done;
     report_progress(&w, "collecting", done_items, items.len, rep->bytes_read, 0, true);
     if ((rc = collect_orphans(&w, err)))
+        goto done;
+    if ((rc = check_cancel(root, opts, err)))
         goto done;
     if (w.skips.len)
         qsort(w.skips.items, w.skips.len, sizeof w.skips.items[0], skip_cmp);
@@ -1060,8 +1080,14 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     /* Test hook: a crash between the last write and the commit must lose nothing. */
     if (getenv("LOUPE_TEST_CRASH_BEFORE_COMMIT"))
         abort();
+    test_pause("LOUPE_TEST_PAUSE_BEFORE_COMMIT_MS");
+    /* The last cancellation point: past it the publication is committed and stays. */
+    if ((rc = check_cancel(root, opts, err)))
+        goto done;
     rc = lp_store_exec(st, "COMMIT", err);
     in_txn = rc != LP_OK;
+    if (!rc)
+        test_pause("LOUPE_TEST_PAUSE_AFTER_COMMIT_MS");
     if (!rc && evidence_changed)
         lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
 done:

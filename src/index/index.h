@@ -40,7 +40,10 @@ typedef struct lp_index_opts {
     unsigned threads;         /* parse workers; 0: online CPUs */
     lp_index_progress_fn progress; /* called from the building thread, a few times a second */
     void *progress_ctx;
-    const volatile int *cancel; /* non-zero: stop, roll back, LP_ECANCELED */
+    const volatile int *cancel; /* non-zero: stop, roll back, LP_ECANCELED. Checked up to
+                                   just before COMMIT; set later, the build still succeeds
+                                   (its publication is complete and current): callers that
+                                   promise cancellation must say so */
 } lp_index_opts;
 
 typedef struct lp_index_report {
@@ -102,6 +105,11 @@ typedef struct lp_read_info {
 lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t end,
                               uint32_t max_lines, size_t max_bytes, bool prefer_publication,
                               lp_buf *out, lp_read_info *info, lp_error *err);
+
+/* Why rel is not a file of the pinned publication of st, as a clause for a message ("it
+ * was skipped: it is binary ...", "it is unreadable: Permission denied ...", "it does not
+ * exist", "it is new ... or matched by an ignore rule ..."). out is replaced. */
+void lp_index_why_absent(lp_store *st, const char *rel, lp_buf *out);
 
 /* Published symbols (src/index/symbols.c). Strings are arena-owned. */
 typedef struct lp_symbol_row {

@@ -48,16 +48,19 @@ typedef enum lp_skip_reason {
     LP_SKIP_TOO_LARGE = 2,       /* over max_file_bytes */
     LP_SKIP_LIMIT_REACHED = 3,   /* past max_total_bytes for the publication */
     LP_SKIP_UNREADABLE = 4,      /* permission or I/O error (file or folder) */
-    LP_SKIP_SYMLINK_OUTSIDE = 5, /* symlink that leads out of the root (or dangling) */
+    LP_SKIP_SYMLINK_OUTSIDE = 5, /* symlink that leads out of the root */
     LP_SKIP_SPECIAL = 6,         /* fifo, socket, device */
     LP_SKIP_IGNORED = 7,         /* matched ignore rules (counted, not listed) */
     LP_SKIP_SYMLINK_DIR = 8,     /* symlinked folder: not followed (cycles) */
     LP_SKIP_CHANGING = 9,        /* rewritten while being read, twice: never stored torn */
+    LP_SKIP_SYMLINK_LOOP = 10,   /* symlink that leads back to itself (ELOOP) */
+    LP_SKIP_SYMLINK_DANGLING = 11, /* symlink whose target does not exist */
     LP_SKIP_COUNT
 } lp_skip_reason;
 
 /* "none", "binary", "too_large", "limit_reached", "unreadable", "symlink_outside_root",
- * "special", "ignored", "symlink_dir", "changed_while_reading"; "unknown" for anything else.
+ * "special", "ignored", "symlink_dir", "changed_while_reading", "symlink_loop",
+ * "symlink_dangling"; "unknown" for anything else.
  * Static string. */
 const char *lp_skip_reason_name(lp_skip_reason r);
 

@@ -255,6 +255,79 @@ bool lp_publication_compatible(const lp_publication *pub)
     return pub->id > 0 && strcmp(cur.text, pub->fingerprint.text) == 0;
 }
 
+/* The value of key in a fingerprint text ("k=v;k=v"), into out. */
+static void fp_field(const char *fp, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    out[0] = '\0';
+    for (const char *p = fp; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+        if (!strncmp(p, key, kl) && p[kl] == '=') {
+            const char *v = p + kl + 1, *e = strchr(v, ';');
+            snprintf(out, cap, "%.*s", (int)(e ? (size_t)(e - v) : strlen(v)), v);
+            return;
+        }
+    }
+}
+
+void lp_fingerprint_explain(const lp_publication *pub, const char *root, bool mcp, char *out,
+                            size_t cap)
+{
+    lp_fingerprint cur;
+    lp_fingerprint_current(&cur);
+    static const char *const keys[] = {"schema", "parser", "extractor", "tokenizer",
+                                       "relationship"};
+    char a[96], b[96], differs[160] = "";
+    size_t dl = 0;
+    int shown = 0;
+    for (size_t i = 0; i < LP_ARRAY_LEN(keys) && shown < 2; i++) {
+        fp_field(pub->fingerprint.text, keys[i], a, sizeof a);
+        fp_field(cur.text, keys[i], b, sizeof b);
+        if (strcmp(a, b) != 0 && dl < sizeof differs && ++shown)
+            dl += (size_t)snprintf(differs + dl, sizeof differs - dl, "%s%s %s there, %s here",
+                                   dl ? ", " : "", keys[i], a[0] ? a : "?", b);
+    }
+    char fix[160];
+    if (mcp)
+        snprintf(fix, sizeof fix, "manage_index {action: \"reindex\", path: \"%s\"}", root);
+    else
+        snprintf(fix, sizeof fix, "'loupe reindex %s'", root);
+    if (!pub->fingerprint.text[0]) {
+        /* refused at open (an older or newer schema): no publication was read */
+        snprintf(out, cap,
+                 "the index of %s was written by another loupe version (another schema) and is "
+                 "not served; rebuild it with %s",
+                 root, fix);
+        return;
+    }
+    if (differs[0]) {
+        snprintf(out, cap,
+                 "the index of %s was built by another loupe version (%s) and is not served; "
+                 "rebuild it with %s",
+                 root, differs, fix);
+        return;
+    }
+    fp_field(pub->fingerprint.text, "embedding", a, sizeof a);
+    fp_field(cur.text, "embedding", b, sizeof b);
+    bool built_dense = strcmp(a, "none") != 0, runs_dense = strcmp(b, "none") != 0;
+    if (built_dense && !runs_dense)
+        snprintf(out, cap,
+                 "the index of %s was built with the dense channel (LOUPE_DENSE=1) and this loupe "
+                 "runs without it: set LOUPE_DENSE=1%s to use it as built, or rebuild it without "
+                 "dense vectors with %s",
+                 root, mcp ? " for the server" : "", fix);
+    else if (!built_dense && runs_dense)
+        snprintf(out, cap,
+                 "the index of %s was built without the dense channel and this loupe runs with "
+                 "LOUPE_DENSE set: unset it%s to use the index as built, or add dense vectors "
+                 "with %s",
+                 root, mcp ? " for the server" : "", fix);
+    else
+        snprintf(out, cap,
+                 "the index of %s was built with another embedding model (%s; this loupe has %s): "
+                 "rebuild it with %s",
+                 root, a, b, fix);
+}
+
 lp_status lp_store_current(lp_store *st, lp_publication *out, lp_error *err)
 {
     memset(out, 0, sizeof *out);

@@ -157,6 +157,13 @@ typedef struct lp_publication {
 lp_status lp_store_current(lp_store *st, lp_publication *out, lp_error *err);
 /* True when pub was made with the running binary's fingerprint. */
 bool lp_publication_compatible(const lp_publication *pub);
+/* Why pub (incompatible) is not served, and both ways to fix it, as one sentence for
+ * root: a setting that differs (the dense channel: LOUPE_DENSE) names the setting, how to
+ * search the index as built, and how to rebuild it; another loupe version names the
+ * versions that differ and the reindex. mcp: say manage_index instead of the CLI command.
+ * out gets at most cap bytes. */
+void lp_fingerprint_explain(const lp_publication *pub, const char *root, bool mcp, char *out,
+                            size_t cap);
 
 /* ------------------------------------------------------------------------------------------
  * The writer lease: one writer per root, across processes. */

@@ -64,10 +64,11 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
                                                                : "";
         printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank, lp_cli_q(g->owner.file), g->owner.start_line,
                g->owner.end_line, g->live ? "live" : g->owner.kind, what, g->score,
-               g->live      ? "  [live: current text on disk, not indexed]"
-               : g->deleted ? "  [stale: file deleted since indexing]"
-               : g->stale   ? "  [stale: file changed since indexing]"
-                            : "");
+               g->live          ? "  [live: current text on disk, not indexed]"
+               : g->deleted     ? "  [stale: file deleted since indexing]"
+               : g->stale       ? "  [stale: file changed since indexing]"
+               : g->text_reason ? "  [indexed as text: parse_budget]"
+                                : "");
         for (const char *p = g->snippet ? g->snippet : ""; *p;) {
             const char *nl = strchr(p, '\n');
             int len = nl ? (int)(nl - p) : (int)strlen(p);

@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------------------------
@@ -126,6 +128,7 @@ typedef struct build {
     bool embed;                  /* the dense channel has a provider: embed chunks */
     int embed_broken;            /* a connected provider failed: no more requests (atomic) */
     uint32_t embed_dim;
+    lp_parse_opts parse_opts; /* the per-file parse budget */
 
     pthread_mutex_t mu;
     pthread_cond_t can_push, can_pop;
@@ -192,7 +195,8 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
         return;
     }
     r->kind = RES_NEW;
-    if (lp_parse(r->lang, lp_buf_str(&r->content), NULL, &r->arena, &r->pr, &err) != LP_OK) {
+    if (lp_parse(r->lang, lp_buf_str(&r->content), &b->parse_opts, &r->arena, &r->pr, &err) !=
+        LP_OK) {
         /* A parser that refuses the input still leaves the text searchable. */
         lp_log(LP_LOG_WARN, "index.parse_failed", "path=%s error=\"%s\"", it->entry->path,
                err.msg);
@@ -411,6 +415,12 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
             }
             blob_map_put(&w->fresh, r->hash, (uint32_t)r->lang, bid);
             rep->parsed++;
+            if (r->pr.parse_budget) {
+                rep->skip_counts[LP_SKIP_PARSE_BUDGET]++;
+                lp_log(LP_LOG_WARN, "index.parse_budget",
+                       "path=%s over=%s effect=\"indexed as text (no symbols)\"", e->path,
+                       r->pr.parse_budget);
+            }
         } else {
             rep->reused++;
         }
@@ -590,7 +600,7 @@ static lp_status insert_publication(writer *w, lp_error *err)
     lp_hash128_bytes(rep->merkle, mk);
     uint64_t skipped = 0;
     for (int i = 0; i < LP_SKIP_COUNT; i++)
-        if (i != LP_SKIP_IGNORED)
+        if (i != LP_SKIP_IGNORED && i != LP_SKIP_PARSE_BUDGET) /* parse_budget is indexed */
             skipped += rep->skip_counts[i];
     if ((rc = lp_store_prepare(w->st,
                                "INSERT INTO publications(id, created_ms, op, fingerprint, merkle,"
@@ -627,12 +637,63 @@ const char *lp_index_op_name(lp_index_op op)
     return op == LP_INDEX_REINDEX ? "reindex" : op == LP_INDEX_SYNC ? "sync" : "create";
 }
 
-static unsigned worker_count(const lp_index_opts *opts)
+/* Memory this process may still use: MemAvailable, the cgroup's room, RLIMIT_AS; the least
+ * of those known (0: unknown). */
+static uint64_t memory_room(void)
+{
+    uint64_t room = 0;
+    char line[128];
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (f) {
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                room = (uint64_t)kb << 10;
+        fclose(f);
+    }
+    unsigned long long max = 0, cur = 0;
+    f = fopen("/sys/fs/cgroup/memory.max", "re");
+    if (f) {
+        if (fscanf(f, "%llu", &max) != 1)
+            max = 0; /* "max": no limit */
+        fclose(f);
+    }
+    f = fopen("/sys/fs/cgroup/memory.current", "re");
+    if (f) {
+        if (fscanf(f, "%llu", &cur) != 1)
+            cur = 0;
+        fclose(f);
+    }
+    if (max && max > cur && (!room || max - cur < room))
+        room = max - cur;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (!room || (uint64_t)rl.rlim_cur < room))
+        room = (uint64_t)rl.rlim_cur;
+    return room;
+}
+
+/* Parse workers: --threads, else one per CPU (at most 16), but no more than half the
+ * memory room can hold at one parse budget each (plus the file and its output): four
+ * 8 MiB generated files parsed at once must not take the machine's memory. */
+static unsigned worker_count(const lp_index_opts *opts, uint64_t budget_bytes)
 {
     if (opts->threads)
         return opts->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+    unsigned want = n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+    uint64_t room = memory_room();
+    if (budget_bytes && room) {
+        uint64_t per = budget_bytes + ((uint64_t)32 << 20);
+        uint64_t fit = room / 2 / per;
+        if (fit < want) {
+            lp_log(LP_LOG_INFO, "index.workers_by_memory", "cpus=%u room_mb=%llu workers=%llu",
+                   want, (unsigned long long)(room >> 20),
+                   (unsigned long long)(fit ? fit : 1));
+            want = fit ? (unsigned)fit : 1;
+        }
+    }
+    return want;
 }
 
 static uint64_t default_limit(void)
@@ -947,6 +1008,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     b.items = items.items;
     b.nitems = items.len;
     b.known = &known;
+    lp_parse_budget_default(&b.parse_opts.budget_bytes, &b.parse_opts.budget_ms);
     {
         /* The dense channel's vectors: only when the model is the one in the fingerprint
          * (lp_embed_register_fingerprint at start-up). Without a model, no vectors. */
@@ -962,7 +1024,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         }
         lp_embedder_free(probe);
     }
-    unsigned want = worker_count(opts);
+    unsigned want = worker_count(opts, b.parse_opts.budget_bytes);
     if (want > items.len)
         want = items.len ? (unsigned)items.len : 0;
     b.live_workers = want;

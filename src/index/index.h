@@ -46,6 +46,10 @@ typedef struct lp_index_opts {
                                    promise cancellation must say so */
 } lp_index_opts;
 
+/* blobs.flags */
+#define LP_BLOB_PARTIAL 1      /* the tree had syntax errors */
+#define LP_BLOB_PARSE_BUDGET 2 /* the parse went past its budget: kept as text */
+
 typedef struct lp_index_report {
     lp_index_op op;         /* what ran: a create of an indexed root is a sync */
     int64_t publication_id; /* the new publication, or the current one when unchanged */

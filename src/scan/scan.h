@@ -55,12 +55,15 @@ typedef enum lp_skip_reason {
     LP_SKIP_CHANGING = 9,        /* rewritten while being read, twice: never stored torn */
     LP_SKIP_SYMLINK_LOOP = 10,   /* symlink that leads back to itself (ELOOP) */
     LP_SKIP_SYMLINK_DANGLING = 11, /* symlink whose target does not exist */
+    LP_SKIP_PARSE_BUDGET = 12,   /* not skipped: indexed as text, its parse went past the
+                                    per-file budget (counted with the skips, never stored
+                                    in `skipped`) */
     LP_SKIP_COUNT
 } lp_skip_reason;
 
 /* "none", "binary", "too_large", "limit_reached", "unreadable", "symlink_outside_root",
  * "special", "ignored", "symlink_dir", "changed_while_reading", "symlink_loop",
- * "symlink_dangling"; "unknown" for anything else.
+ * "symlink_dangling", "parse_budget"; "unknown" for anything else.
  * Static string. */
 const char *lp_skip_reason_name(lp_skip_reason r);
 

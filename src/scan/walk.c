@@ -54,7 +54,7 @@ const char *lp_skip_reason_name(lp_skip_reason r)
     static const char *const names[LP_SKIP_COUNT] = {
         "none",    "binary",  "too_large",   "limit_reached", "unreadable", "symlink_outside_root",
         "special", "ignored", "symlink_dir", "changed_while_reading", "symlink_loop",
-        "symlink_dangling",
+        "symlink_dangling", "parse_budget",
     };
     return (unsigned)r < LP_SKIP_COUNT ? names[r] : "unknown";
 }

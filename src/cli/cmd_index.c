@@ -52,7 +52,7 @@ static json_t *report_json(const char *root, const lp_index_report *r)
             json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)i),
                                 json_integer((json_int_t)r->skip_counts[i]));
     return json_pack("{s:s, s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
-                     " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I}}",
+                     " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
                      "root", root, "operation", lp_index_op_name(r->op), "publicationId",
                      (json_int_t)r->publication_id, "published", r->published, "partial",
                      r->partial, "files", "total", (json_int_t)r->files, "added",
@@ -63,7 +63,9 @@ static json_t *report_json(const char *root, const lp_index_report *r)
                      (json_int_t)r->chunks, "bytes", (json_int_t)r->bytes_total, "bytesRead",
                      (json_int_t)r->bytes_read, "merkleRoot", merkle, "skipped", skips,
                      "timingMs", "scan", (json_int_t)r->ms_scan, "total",
-                     (json_int_t)r->ms_total);
+                     (json_int_t)r->ms_total, "write", (json_int_t)r->ms_write, "graph",
+                     (json_int_t)r->ms_graph, "collect", (json_int_t)r->ms_collect, "publish",
+                     (json_int_t)r->ms_publish, "commit", (json_int_t)r->ms_commit);
 }
 
 static void print_human(const char *root, const lp_index_report *r)
@@ -197,6 +199,7 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
                 (long long)rep.publication_id);
     if (json) {
         json_t *j = report_json(root.ptr, &rep);
+        json_object_set_new(j, "rebuilt", json_boolean(rep.rebuilt));
         if (rep.set_aside[0])
             json_object_set_new(j, "damagedFileKept", json_string(rep.set_aside));
         lp_cli_print_json(j);

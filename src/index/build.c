@@ -100,6 +100,7 @@ typedef enum result_kind {
 typedef struct work_item {
     const lp_scan_entry *entry;
     const lp_stored_file *stored; /* NULL for a new path */
+    bool same_stat;               /* a rebuild reads it although its stat agrees */
 } work_item;
 
 typedef struct result {
@@ -125,6 +126,7 @@ typedef struct build {
     work_item *items;
     size_t nitems;
     const blob_map *known;
+    bool rebuild;                /* evidence was reset: every file is new evidence */
     bool embed;                  /* the dense channel has a provider: embed chunks */
     int embed_broken;            /* a connected provider failed: no more requests (atomic) */
     uint32_t embed_dim;
@@ -181,7 +183,8 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
     r->hash = lp_hash128_of(r->content.ptr, r->content.len);
     lp_str head = {r->content.ptr, LP_MIN(r->content.len, (size_t)4096)};
     r->lang = lp_lang_detect(lp_str_c(it->entry->path), head);
-    if (it->stored && it->stored->lang == r->lang && lp_hash128_eq(it->stored->hash, r->hash)) {
+    if (!b->rebuild && it->stored && it->stored->lang == r->lang &&
+        lp_hash128_eq(it->stored->hash, r->hash)) {
         r->kind = RES_SAME;
         r->bid = it->stored->bid;
         lp_buf_release(&r->content);
@@ -331,7 +334,6 @@ static const char SQL_FILE_UPSERT[] =
     " ON CONFLICT(path) DO UPDATE SET bid = excluded.bid, size = excluded.size,"
     " mtime_ns = excluded.mtime_ns, ino = excluded.ino, mode = excluded.mode";
 static const char SQL_FILE_DELETE[] = "DELETE FROM files WHERE path = ?1";
-static const char SQL_BID_USED[] = "SELECT 1 FROM files WHERE bid = ?1 LIMIT 1";
 
 static lp_status file_upsert(writer *w, const lp_scan_entry *e, int64_t bid, lp_error *err)
 {
@@ -427,7 +429,16 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     } else if (r->kind == RES_REUSE) {
         rep->reused++;
     }
-    if (!it->stored) {
+    if (b->rebuild) {
+        /* all evidence is new; the counts still compare with the previous generation */
+        if (!it->stored)
+            rep->added++;
+        else if (!it->same_stat && it->stored->lang == r->lang &&
+                 lp_hash128_eq(it->stored->hash, r->hash))
+            rep->touched++;
+        else if (!it->same_stat)
+            rep->changed++;
+    } else if (!it->stored) {
         rep->added++;
         lp_vec_push(&w->changes, ((lp_graph_change){e->path, 0, 0, bid}));
     } else if (r->kind == RES_SAME) {
@@ -438,35 +449,6 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
         lp_vec_push(&w->changes, ((lp_graph_change){e->path, it->stored->fid, it->stored->bid, bid}));
     }
     return file_upsert(w, e, bid, err);
-}
-
-static lp_status collect_orphans(writer *w, lp_error *err)
-{
-    sqlite3_stmt *s;
-    lp_status rc = LP_OK;
-    for (size_t i = 0; i < w->maybe_orphans.len && !rc; i++) {
-        int64_t bid = w->maybe_orphans.items[i];
-        if ((rc = lp_store_prepare(w->st, SQL_BID_USED, &s, err)))
-            break;
-        sqlite3_bind_int64(s, 1, bid);
-        int step = sqlite3_step(s);
-        sqlite3_reset(s);
-        if (step == SQLITE_ROW)
-            continue;
-        if (step != SQLITE_DONE) {
-            rc = lp_store_sql_error(w->st, "collecting evidence", err);
-            break;
-        }
-        /* Several paths may have pointed at one blob: collect it once. */
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = w->maybe_orphans.items[j] == bid;
-        if (seen)
-            continue;
-        if (!(rc = lp_evidence_collect(w->st, bid, err)))
-            w->rep->collected++;
-    }
-    return rc;
 }
 
 /* The stat columns of a stored skip agree with rec (NULL columns when rec has none). */
@@ -696,6 +678,22 @@ static unsigned worker_count(const lp_index_opts *opts, uint64_t budget_bytes)
     return want;
 }
 
+/* Rebuild a sync's evidence from nothing when it would touch at least
+ * LOUPE_SYNC_REBUILD_PERCENT (default 20) percent of a tree of at least
+ * LOUPE_SYNC_REBUILD_MIN_FILES (default 1000) files. Small trees stay incremental: the
+ * difference is milliseconds there, and the incremental path keeps its coverage. */
+static bool rebuild_pays(size_t stored, size_t touched)
+{
+    uint64_t pct = 20, min_files = 1000, v;
+    const char *e = getenv("LOUPE_SYNC_REBUILD_PERCENT");
+    if (e && lp_parse_u64(lp_str_c(e), &v) && v <= 100)
+        pct = v;
+    e = getenv("LOUPE_SYNC_REBUILD_MIN_FILES");
+    if (e && lp_parse_u64(lp_str_c(e), &v))
+        min_files = v;
+    return pct > 0 && stored >= min_files && stored > 0 && touched * 100 >= pct * stored;
+}
+
 static uint64_t default_limit(void)
 {
     const char *env = getenv("LOUPE_MAX_TOTAL_BYTES");
@@ -880,6 +878,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     lp_stored_file *stored = NULL, *binary = NULL;
     size_t nstored = 0, nbinary = 0;
     LP_VEC(work_item) items = {0};
+    LP_VEC(work_item) same = {0}; /* files whose stat agrees (read only by a rebuild) */
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.can_push, NULL);
     pthread_cond_init(&b.can_pop, NULL);
@@ -983,6 +982,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         admitted += e->size;
         if (f && lp_index_stat_same(f, e)) {
             rep->unchanged++;
+            lp_vec_push(&same, ((work_item){e, f, true}));
             continue;
         }
         while (bi < nbinary && strcmp(binary[bi].path, e->path) < 0)
@@ -993,12 +993,30 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
             rep->skip_counts[LP_SKIP_BINARY]++;
             continue;
         }
-        lp_vec_push(&items, ((work_item){e, f}));
+        lp_vec_push(&items, ((work_item){e, f, false}));
     }
     for (; si < nstored; si++) {
         if ((rc = file_delete(&w, &stored[si], err)))
             goto done;
         rep->deleted++;
+    }
+    /* A sync that changes much of a large tree rebuilds its evidence from nothing, like a
+     * create: an incremental sync costs the single writer ~4x a create per changed file
+     * (the dead blobs' FTS rows are deleted by re-parsing them, the graph is relinked where
+     * the changes reach), so past ~25% changed it is slower than starting over
+     * (docs/decisions/0008-sync-collect.md). Results are the same either way. */
+    if (cur.id && opts->op != LP_INDEX_REINDEX &&
+        rebuild_pays(nstored, items.len + rep->deleted)) {
+        lp_log(LP_LOG_INFO, "index.sync_rebuild", "root=%s stored=%zu to_read=%zu deleted=%llu",
+               root, nstored, items.len, (unsigned long long)rep->deleted);
+        if ((rc = lp_evidence_reset_all(st, err)) || (rc = lp_graph_evidence_bulk_begin(st, err)))
+            goto done;
+        free(known.slots);
+        known = (blob_map){0};
+        for (size_t i = 0; i < same.len; i++)
+            lp_vec_push(&items, same.items[i]);
+        b.rebuild = true;
+        rep->rebuilt = true;
     }
 
     /* Workers read, hash and parse; this thread writes. */
@@ -1070,6 +1088,8 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     for (unsigned i = 0; i < nthreads; i++)
         pthread_join(threads[i], NULL);
     nthreads = 0;
+    uint64_t t_phase = lp_now_ns();
+    rep->ms_write = (t_phase - t0) / 1000000 - rep->ms_scan;
     if (rc)
         goto done;
 
@@ -1077,7 +1097,8 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     report_progress(&w, "linking", done_items, items.len, rep->bytes_read, 0, true);
     lp_graph_stats gst;
     if ((rc = lp_graph_update(st, w.changes.items, w.changes.len,
-                              opts->op == LP_INDEX_REINDEX || cur.id == 0, &gst, err)))
+                              opts->op == LP_INDEX_REINDEX || cur.id == 0 || b.rebuild, &gst,
+                              err)))
         goto done;
     rep->graph_full = gst.full;
     rep->graph_edges = gst.edges;
@@ -1086,8 +1107,16 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     if ((rc = check_cancel(root, opts, err)))
         goto done;
     report_progress(&w, "collecting", done_items, items.len, rep->bytes_read, 0, true);
-    if ((rc = collect_orphans(&w, err)))
+    t_phase = lp_now_ns();
+    if (!b.rebuild &&
+        (rc = lp_index_collect(st, w.maybe_orphans.items, w.maybe_orphans.len,
+                               worker_count(opts, b.parse_opts.budget_bytes), &rep->collected,
+                               err)))
         goto done;
+    if (b.rebuild)
+        rep->collected = nstored; /* every old blob went with the reset */
+    rep->ms_collect = (lp_now_ns() - t_phase) / 1000000;
+    t_phase = lp_now_ns();
     if ((rc = check_cancel(root, opts, err)))
         goto done;
     if (w.skips.len)
@@ -1142,7 +1171,9 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     /* Test hook: a crash between the last write and the commit must lose nothing. */
     if (getenv("LOUPE_TEST_CRASH_BEFORE_COMMIT"))
         abort();
+    rep->ms_publish = (lp_now_ns() - t_phase) / 1000000;
     test_pause("LOUPE_TEST_PAUSE_BEFORE_COMMIT_MS");
+    t_phase = lp_now_ns();
     /* The last cancellation point: past it the publication is committed and stays. */
     if ((rc = check_cancel(root, opts, err)))
         goto done;
@@ -1152,6 +1183,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         test_pause("LOUPE_TEST_PAUSE_AFTER_COMMIT_MS");
     if (!rc && evidence_changed)
         lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
+    rep->ms_commit = (lp_now_ns() - t_phase) / 1000000;
 done:
     if (nthreads) {
         stop_workers(&b);
@@ -1164,6 +1196,7 @@ done:
     pthread_cond_destroy(&b.can_push);
     pthread_cond_destroy(&b.can_pop);
     lp_vec_free(&items);
+    lp_vec_free(&same);
     if (in_txn && st)
         lp_store_exec(st, "ROLLBACK", NULL);
     rep->ms_total = (lp_now_ns() - t0) / 1000000;
@@ -1177,8 +1210,12 @@ done:
     lp_arena_release(&arena);
     lp_buf_release(&state_dir);
     lp_log(rc ? LP_LOG_WARN : LP_LOG_INFO, "index.done",
-           "root=%s op=%s status=%s files=%llu parsed=%llu ms=%llu", root,
-           lp_index_op_name(opts->op), lp_status_code(rc), (unsigned long long)rep->files,
-           (unsigned long long)rep->parsed, (unsigned long long)rep->ms_total);
+           "root=%s op=%s status=%s files=%llu parsed=%llu ms=%llu scan_ms=%llu write_ms=%llu"
+           " graph_ms=%llu collect_ms=%llu publish_ms=%llu commit_ms=%llu",
+           root, lp_index_op_name(opts->op), lp_status_code(rc), (unsigned long long)rep->files,
+           (unsigned long long)rep->parsed, (unsigned long long)rep->ms_total,
+           (unsigned long long)rep->ms_scan, (unsigned long long)rep->ms_write,
+           (unsigned long long)rep->ms_graph, (unsigned long long)rep->ms_collect,
+           (unsigned long long)rep->ms_publish, (unsigned long long)rep->ms_commit);
     return rc;
 }

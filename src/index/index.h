@@ -59,6 +59,8 @@ typedef struct lp_index_report {
     uint64_t parsed;        /* new evidence built (content never seen before) */
     uint64_t reused;        /* content already indexed (renames, copies, reverts) */
     uint64_t collected;     /* evidence no longer referenced, removed */
+    bool rebuilt;           /* a sync that changed much of the tree rebuilt all evidence from
+                               nothing (faster than incremental past ~25%; same results) */
     uint64_t files_read;    /* files opened and read (a file whose stat agrees is not) */
     uint64_t bytes_read, bytes_total;
     uint64_t symbols, chunks; /* in the publication */
@@ -66,6 +68,9 @@ typedef struct lp_index_report {
     bool partial; /* limit_reached */
     lp_hash128 merkle;
     uint64_t ms_scan, ms_total;
+    /* phases after the scan: reading, parsing and writing evidence; collecting evidence no
+       file references; publishing (skips, Merkle root, row); COMMIT and WAL checkpoint */
+    uint64_t ms_write, ms_collect, ms_publish, ms_commit;
     /* the code graph (src/graph): rebuilt in full or only where the changes reach */
     bool graph_full;
     uint64_t graph_refs;  /* references resolved by this build */

@@ -106,9 +106,9 @@ def case_parse_budget(loupe, args, out):
             gen_minified_js(os.path.join(tree, f"min{i}.js"), int(7.9 * 1024 * 1024), i)
             gen_python_lines(os.path.join(tree, f"gen{i}.py"), 1_000_000, i)
         sizes = sum(os.path.getsize(os.path.join(tree, f)) for f in os.listdir(tree))
-        for label, env in (("default settings (parse budget 256 MiB)", {}),
-                           ("parse budget off (LOUPE_PARSE_BUDGET_MB=0)",
-                            {"LOUPE_PARSE_BUDGET_MB": "0"})):
+        for label, env in (("default settings (parse budget 256 MiB, 30 s)", {}),
+                           ("parse budget off (LOUPE_PARSE_BUDGET_MB=0, _MS=0)",
+                            {"LOUPE_PARSE_BUDGET_MB": "0", "LOUPE_PARSE_BUDGET_MS": "0"})):
             e = Env(loupe, tempfile.mkdtemp(dir=tmp))
             rc, so, se, secs, rss = e.run_rss("index", tree, "--json", env=env)
             note = ""

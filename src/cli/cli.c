@@ -171,7 +171,8 @@ static int usage(FILE *out)
                  "  3 not indexed        4 requires reindex (or damaged)    5 busy (another writer)\n"
                  "  6 path refused       7 not found                        8 ambiguous name\n"
                  "\nenvironment:\n"
-                 "  LOUPE_HOME   state folder (default $XDG_STATE_HOME/loupe or ~/.local/state/loupe)\n"
+                 "  LOUPE_HOME   state folder (default $XDG_STATE_HOME/loupe or ~/.local/state/loupe;\n"
+                 "               set but empty is an error)\n"
                  "  LOUPE_LOG    stderr log level: error, warn (default), info, debug, off\n");
     return out == stdout ? LP_EXIT_OK : LP_EXIT_USAGE;
 }

@@ -226,7 +226,6 @@ def case_damage(loupe, args, out):
         src = os.path.join(tmp, "src")
         subprocess.run(["git", "clone", "-q", args.bundle, src], check=True)
         e = Env(loupe, os.path.join(tmp, "env"))
-        os.makedirs(e.tmp)
         rc, so, se, secs, rss = e.run_rss("index", src, "--quiet")
         assert rc == 0, se
         db = None

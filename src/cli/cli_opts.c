@@ -5,42 +5,19 @@
 
 #include "index/index.h"
 
+#include "core/json.h"
 #include <getopt.h>
-#include <jansson.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *lp_cli_q(const char *s)
 {
     static lp_buf ring[8];
     static unsigned next;
-    if (!s)
-        return "";
-    bool plain = true;
-    for (const unsigned char *p = (const unsigned char *)s; *p && plain; p++)
-        plain = *p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\';
-    if (plain)
-        return s;
     lp_buf *b = &ring[next++ % LP_ARRAY_LEN(ring)];
     if (!b->ptr)
         lp_buf_init(b, 0);
-    lp_buf_reset(b);
-    lp_buf_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '\n': lp_buf_puts(b, "\\n"); break;
-        case '\t': lp_buf_puts(b, "\\t"); break;
-        case '\r': lp_buf_puts(b, "\\r"); break;
-        case '"': lp_buf_puts(b, "\\\""); break;
-        case '\\': lp_buf_puts(b, "\\\\"); break;
-        default:
-            if (*p < 0x20 || *p == 0x7f)
-                lp_buf_printf(b, "\\x%02x", *p);
-            else
-                lp_buf_putc(b, (char)*p);
-        }
-    }
-    lp_buf_putc(b, '"');
-    return b->ptr;
+    return lp_cli_path_text(s, b);
 }
 
 const char *lp_cli_getopt_bad_arg(int argc, char **argv)
@@ -96,14 +73,79 @@ done:
     return rc;
 }
 
-void lp_cli_print_json(json_t *j)
+/* True when p has a control character: shown raw, a newline in a file name would forge a
+ * line of output. */
+static bool has_control(const char *p)
 {
-    char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10));
-    if (s) {
-        fputs(s, stdout);
-        fputc('\n', stdout);
-        free(s);
+    for (const unsigned char *c = (const unsigned char *)p; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return true;
+    return false;
+}
+
+const char *lp_cli_path_text(const char *p, lp_buf *buf)
+{
+    if (!p || (lp_utf8_valid(p, strlen(p)) && !has_control(p)))
+        return p ? p : "";
+    lp_buf_reset(buf);
+    /* lp_bytes_escape, with control characters escaped as %HH too (lp_cli_path_arg and
+     * lp_bytes_unescape take either back) */
+    size_t n = strlen(p);
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        while (i + k < n && (unsigned char)p[i + k] >= 0x20 && p[i + k] != 0x7f)
+            k++;
+        lp_bytes_escape(buf, p + i, k);
+        i += k;
+        if (i < n) {
+            lp_buf_printf(buf, "%%%02X", (unsigned char)p[i]);
+            i++;
+        }
     }
+    return buf->ptr;
+}
+
+const char *lp_cli_text(const char *p, size_t n, lp_buf *buf)
+{
+    if (!p)
+        return "";
+    if (lp_utf8_valid(p, n) && p[n] == '\0')
+        return p;
+    lp_buf_reset(buf);
+    lp_utf8_put(buf, p, n);
+    return buf->ptr;
+}
+
+const char *lp_cli_path_arg(const char *arg, lp_buf *buf)
+{
+    struct stat sb;
+    if (!arg || !strchr(arg, '%') || lstat(arg, &sb) == 0)
+        return arg;
+    lp_buf_reset(buf);
+    if (lp_bytes_unescape(lp_str_c(arg), buf, NULL) || memchr(buf->ptr, '\0', buf->len) ||
+        lstat(buf->ptr, &sb) != 0)
+        return arg;
+    return buf->ptr;
+}
+
+int lp_cli_print_json(json_t *j)
+{
+    lp_error err = {0};
+    char *s = NULL;
+    if (!lp_json_failed(&err) && j)
+        s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
+                              JSON_REAL_PRECISION(10));
+    if (!s) {
+        /* Never print nothing and exit 0: say what could not be encoded. */
+        if (!err.code)
+            lp_error_set(&err, LP_ERROR, "could not encode the answer as JSON; this is a bug in "
+                                         "loupe, please report it");
+        return lp_cli_fail(&err, true);
+    }
+    fputs(s, stdout);
+    fputc('\n', stdout);
+    free(s);
+    return LP_EXIT_OK;
 }
 
 bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max,

@@ -9,7 +9,7 @@
 #include "index/index.h"
 
 #include <getopt.h>
-#include <jansson.h>
+#include "core/json.h"
 #include <signal.h>
 
 static volatile int cancel_flag;
@@ -51,9 +51,9 @@ static json_t *report_json(const char *root, const lp_index_report *r)
         if (r->skip_counts[i])
             json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)i),
                                 json_integer((json_int_t)r->skip_counts[i]));
-    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+    json_t *j = lp_json_pack("{s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
                      " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
-                     "root", root, "operation", lp_index_op_name(r->op), "publicationId",
+                     "operation", lp_index_op_name(r->op), "publicationId",
                      (json_int_t)r->publication_id, "published", r->published, "partial",
                      r->partial, "files", "total", (json_int_t)r->files, "added",
                      (json_int_t)r->added, "changed", (json_int_t)r->changed, "deleted",
@@ -66,15 +66,21 @@ static json_t *report_json(const char *root, const lp_index_report *r)
                      (json_int_t)r->ms_total, "write", (json_int_t)r->ms_write, "graph",
                      (json_int_t)r->ms_graph, "collect", (json_int_t)r->ms_collect, "publish",
                      (json_int_t)r->ms_publish, "commit", (json_int_t)r->ms_commit);
+    if (j)
+        lp_json_set_path(j, "root", root, strlen(root));
+    return j;
 }
 
-static void print_human(const char *root, const lp_index_report *r)
+static void print_human(const char *root_bytes, const lp_index_report *r)
 {
+    lp_buf shown;
+    lp_buf_init(&shown, 0);
+    const char *root = lp_cli_path_text(root_bytes, &shown);
     if (r->published)
-        printf("indexed %s: publication %lld (%s)%s\n", lp_cli_q(root), (long long)r->publication_id,
+        printf("indexed %s: publication %lld (%s)%s\n", root, (long long)r->publication_id,
                lp_index_op_name(r->op), r->partial ? ", PARTIAL: limit reached" : "");
     else
-        printf("%s is up to date: publication %lld, nothing changed\n", lp_cli_q(root),
+        printf("%s is up to date: publication %lld, nothing changed\n", root,
                (long long)r->publication_id);
     printf("  files %llu (added %llu, changed %llu, deleted %llu, unchanged %llu)",
            (unsigned long long)r->files, (unsigned long long)r->added,
@@ -102,7 +108,8 @@ static void print_human(const char *root, const lp_index_report *r)
     if (r->set_aside[0])
         printf("  the index database was damaged: it was moved to %s (attach it to a bug "
                "report, or delete it) and rebuilt from nothing\n",
-               r->set_aside);
+               lp_cli_path_text(r->set_aside, &shown));
+    lp_buf_release(&shown);
 }
 
 static int run_build(lp_index_op op, const char *name, int argc, char **argv)
@@ -197,12 +204,15 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
                 "loupe: interrupted too late to cancel: publication %lld was already committed "
                 "and is current (complete)\n",
                 (long long)rep.publication_id);
+    code = LP_EXIT_OK;
     if (json) {
         json_t *j = report_json(root.ptr, &rep);
-        json_object_set_new(j, "rebuilt", json_boolean(rep.rebuilt));
-        if (rep.set_aside[0])
-            json_object_set_new(j, "damagedFileKept", json_string(rep.set_aside));
-        lp_cli_print_json(j);
+        if (j) {
+            json_object_set_new(j, "rebuilt", json_boolean(rep.rebuilt));
+            if (rep.set_aside[0])
+                json_object_set_new(j, "damagedFileKept", lp_json_textz(rep.set_aside));
+        }
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else if (!quiet) {
         print_human(root.ptr, &rep);
@@ -210,7 +220,6 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
     if (rep.set_aside[0] && (json || quiet))
         fprintf(stderr, "loupe: the index database was damaged: moved to %s and rebuilt\n",
                 rep.set_aside);
-    code = LP_EXIT_OK;
 done:
     lp_buf_release(&root);
     return code;

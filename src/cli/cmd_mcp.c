@@ -129,7 +129,10 @@ static int run(int argc, char **argv)
             lp_vec_push(&catalogs, v);
             i++;
         } else {
-            code = lp_cli_usage_error("mcp", "unknown option '%s'", a);
+            code = strcmp(a, "--") == 0 && i + 1 == argc ? LP_EXIT_OK
+                                                         : lp_cli_unknown_option("mcp", a);
+            if (code == LP_EXIT_OK)
+                continue; /* a trailing '--': no arguments follow */
             goto done;
         }
     }

@@ -151,7 +151,7 @@ static int run(int argc, char **argv)
                 return lp_cli_usage_error("read", "--max-bytes needs at least 256, not '%s'",
                                           optarg);
         } else
-            return lp_cli_usage_error("read", "unknown option '%s'", argv[optind - 1]);
+            return lp_cli_unknown_option("read", lp_cli_getopt_bad_arg(argc, argv));
     }
     if (symbol_id) {
         if (argc - optind != 0)

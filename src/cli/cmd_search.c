@@ -77,10 +77,11 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
                lp_cli_path_text(g->owner.file, &path), g->owner.start_line, g->owner.end_line,
                g->live ? "live" : g->owner.kind, lp_cli_text(what, strlen(what), &what_b),
                g->score,
-               g->live      ? "  [live: current text on disk, not indexed]"
-               : g->deleted ? "  [stale: file deleted since indexing]"
-               : g->stale   ? "  [stale: file changed since indexing]"
-                            : "");
+               g->live          ? "  [live: current text on disk, not indexed]"
+               : g->deleted     ? "  [stale: file deleted since indexing]"
+               : g->stale       ? "  [stale: file changed since indexing]"
+               : g->text_reason ? "  [indexed as text: parse_budget]"
+                                : "");
         for (const char *p = g->snippet ? g->snippet : ""; *p;) {
             const char *nl = strchr(p, '\n');
             size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -186,11 +187,10 @@ static int run(int argc, char **argv)
         if (!rc && pub.id == 0)
             rc = lp_error_set(&err, LP_ENOTINDEXED, "%s has no publication yet; run 'loupe index'",
                               root.ptr);
-        else if (!rc && !lp_publication_compatible(&pub))
-            rc = lp_error_set(&err, LP_EREINDEX,
-                              "the index of %s was built by another loupe version; run 'loupe "
-                              "reindex %s'",
-                              root.ptr, root.ptr);
+        else if (!rc && !lp_publication_compatible(&pub)) {
+            lp_fingerprint_explain(&pub, root.ptr, false, err.msg, sizeof err.msg);
+            rc = err.code = LP_EREINDEX;
+        }
         if (!rc)
             rc = lp_search_run(st, &req, &arena, &res, &err);
         if (!rc && res.ngroups > limit) {
@@ -234,7 +234,7 @@ static int run(int argc, char **argv)
         json_decref(j);
     } else {
         if (res.ngroups == 0)
-            printf("no results for '%s' in %s (publication %lld)\n", query.ptr, root.ptr,
+            printf("no results for '%s' in %s (publication %lld)\n", query.ptr, lp_cli_q(root.ptr),
                    (long long)res.publication_id);
         lp_cli_search_print(res.groups, 0, shown);
         lp_cli_more_hint(res.ngroups - shown, handle.ptr);

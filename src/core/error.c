@@ -21,7 +21,7 @@ static const struct {
     {LP_ETOOBIG, "too_big"},
     {LP_EBUSY, "busy"},
     {LP_EPATH, "path_refused"},
-    {LP_ECORRUPT, "corrupt"},
+    {LP_ECORRUPT, "damaged"},
     {LP_ECANCELED, "cancelled"},
     {LP_ENOTINDEXED, "not_indexed"},
     {LP_EREINDEX, "requires_reindex"},

@@ -68,12 +68,18 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
     int step = sqlite3_step(s);
     if (step != SQLITE_ROW) {
         sqlite3_reset(s);
-        rc = step == SQLITE_DONE
-                 ? lp_error_set(err, LP_ENOENT,
-                                "%s is not in the index (publication %lld): it is new, ignored "
-                                "or skipped; run 'loupe sync' if it is new",
-                                rel, (long long)pub.id)
-                 : lp_store_sql_error(st, "reading a file", err);
+        if (step == SQLITE_DONE) {
+            lp_buf why;
+            lp_buf_init(&why, 0);
+            lp_index_why_absent(st, rel, &why);
+            rc = lp_error_set(err, LP_ENOENT,
+                              "%s is not in the index (publication %lld): %s; run 'loupe sync' "
+                              "if it is new",
+                              rel, (long long)pub.id, why.ptr);
+            lp_buf_release(&why);
+        } else {
+            rc = lp_store_sql_error(st, "reading a file", err);
+        }
         goto done;
     }
     lp_hash128 pub_hash = {0, 0};

@@ -249,6 +249,7 @@ bool lp_mcp_validate_args(const json_t *schema, const json_t *args, const char *
 #define LP_MCP_STATE_FAILED "failed"
 #define LP_MCP_STATE_REQUIRES_REINDEX "requires_reindex"
 #define LP_MCP_STATE_STALE "stale"
+#define LP_MCP_STATE_DAMAGED "damaged"
 
 /* Stable warning codes owned by src/mcp. */
 #define LP_MCP_WARN_RESULT_TRUNCATED "result_truncated"

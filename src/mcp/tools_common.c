@@ -371,12 +371,21 @@ lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st_out, 
         if (rc)
             return rc;
     }
-    if (rc == LP_EREINDEX || (!rc && pub->id && !lp_publication_compatible(pub)))
-        return lp_tools_fail(call, "requires_reindex", LP_EREINDEX, err,
-                             "the index of %s was built by another loupe version and is not "
-                             "served; rebuild it with manage_index {action: \"reindex\", path: "
-                             "\"%s\"}",
-                             root, root);
+    if (rc == LP_EREINDEX || (!rc && pub->id && !lp_publication_compatible(pub))) {
+        char why[LP_ERROR_MSG_MAX];
+        lp_fingerprint_explain(pub, root, true, why, sizeof why);
+        return lp_tools_fail(call, "requires_reindex", LP_EREINDEX, err, "%s", why);
+    }
+    if (rc == LP_ECORRUPT) {
+        char what[200];
+        if (!lp_store_damage_get(root, what, sizeof what))
+            snprintf(what, sizeof what, "%.*s", (int)sizeof what - 1, err->msg);
+        return lp_tools_fail(call, "damaged", LP_ECORRUPT, err,
+                             "the index database of %s is damaged (%s) and is not served; "
+                             "rebuild it with manage_index {action: \"reindex\", path: \"%s\"} "
+                             "(the damaged file is kept aside)",
+                             root, what, root);
+    }
     if (rc && rc != LP_ENOTINDEXED)
         return rc;
     if (rc == LP_ENOTINDEXED || pub->id == 0) {

@@ -49,16 +49,22 @@ typedef enum lp_skip_reason {
     LP_SKIP_LIMIT_REACHED = 3,   /* past max_total_bytes for the publication */
     LP_SKIP_UNREADABLE = 4,      /* permission denied (file or folder); also, counted but
                                     not listed, a path longer than LP_PATH_MAX */
-    LP_SKIP_SYMLINK_OUTSIDE = 5, /* symlink that leads out of the root (or dangling) */
+    LP_SKIP_SYMLINK_OUTSIDE = 5, /* symlink that leads out of the root */
     LP_SKIP_SPECIAL = 6,         /* fifo, socket, device */
     LP_SKIP_IGNORED = 7,         /* matched ignore rules (counted, not listed) */
     LP_SKIP_SYMLINK_DIR = 8,     /* symlinked folder: not followed (cycles) */
     LP_SKIP_CHANGING = 9,        /* rewritten while being read, twice: never stored torn */
+    LP_SKIP_SYMLINK_LOOP = 10,   /* symlink that leads back to itself (ELOOP) */
+    LP_SKIP_SYMLINK_DANGLING = 11, /* symlink whose target does not exist */
+    LP_SKIP_PARSE_BUDGET = 12,   /* not skipped: indexed as text, its parse went past the
+                                    per-file budget (counted with the skips, never stored
+                                    in `skipped`) */
     LP_SKIP_COUNT
 } lp_skip_reason;
 
 /* "none", "binary", "too_large", "limit_reached", "unreadable", "symlink_outside_root",
- * "special", "ignored", "symlink_dir", "changed_while_reading"; "unknown" for anything else.
+ * "special", "ignored", "symlink_dir", "changed_while_reading", "symlink_loop",
+ * "symlink_dangling", "parse_budget"; "unknown" for anything else.
  * Static string. */
 const char *lp_skip_reason_name(lp_skip_reason r);
 /* The same as a phrase for messages ("not a regular file (a fifo, socket or device)",

@@ -78,7 +78,8 @@ const char *lp_skip_reason_name(lp_skip_reason r)
 {
     static const char *const names[LP_SKIP_COUNT] = {
         "none",    "binary",  "too_large",   "limit_reached", "unreadable", "symlink_outside_root",
-        "special", "ignored", "symlink_dir", "changed_while_reading",
+        "special", "ignored", "symlink_dir", "changed_while_reading", "symlink_loop",
+        "symlink_dangling", "parse_budget",
     };
     return (unsigned)r < LP_SKIP_COUNT ? names[r] : "unknown";
 }
@@ -340,8 +341,11 @@ static void visit_link(walker *w, const child *c)
     if (!real && (lp_errno_is_resource(e) || e == EIO)) {
         fail_errno(w, e, "cannot resolve symlink");
     } else if (!real) {
-        /* Dangling or looping links lead nowhere inside the root. */
-        add_skip(w, lp_errno_is_permission(e) ? LP_SKIP_UNREADABLE : LP_SKIP_SYMLINK_OUTSIDE);
+        /* Looping or dangling links lead nowhere: say which. */
+        add_skip(w, lp_errno_is_permission(e) ? LP_SKIP_UNREADABLE
+                    : e == ELOOP              ? LP_SKIP_SYMLINK_LOOP
+                    : e == ENOENT             ? LP_SKIP_SYMLINK_DANGLING
+                                              : LP_SKIP_SYMLINK_OUTSIDE);
     } else if (!lp_path_under((lp_str){w->root, w->rootlen}, lp_str_c(real), &rel) ||
                (w->state_real && lp_path_under(lp_str_c(w->state_real), lp_str_c(real), &unused))) {
         add_skip(w, LP_SKIP_SYMLINK_OUTSIDE);

@@ -393,6 +393,8 @@ static json_t *group_json(const lp_search_group *g)
     json_object_set_new(o, "stale", json_boolean(g->stale));
     json_object_set_new(o, "deleted", json_boolean(g->deleted));
     json_object_set_new(o, "live", json_boolean(g->live));
+    if (g->text_reason)
+        json_object_set_new(o, "textReason", json_string("parse_budget"));
     return o;
 }
 
@@ -564,6 +566,8 @@ static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
     g->stale = json_is_true(json_object_get(o, "stale"));
     g->deleted = json_is_true(json_object_get(o, "deleted"));
     g->live = json_is_true(json_object_get(o, "live"));
+    if (json_is_string(json_object_get(o, "textReason")))
+        g->text_reason = "parse_budget"; /* the one reason there is */
     return g->owner.file && g->owner.kind && g->snippet;
 }
 

@@ -127,6 +127,8 @@ typedef struct lp_search_group {
     bool stale;              /* the file differs on disk from the publication (stat data) */
     bool deleted;            /* the file is gone from disk (stale too) */
     bool live;               /* read from disk at search time (channel live), not indexed */
+    const char *text_reason; /* NULL, or why a code file was indexed as text ("parse_budget":
+                                its parse went past the per-file budget); static string */
 } lp_search_group;
 
 typedef struct lp_search_result {

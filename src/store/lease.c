@@ -20,6 +20,7 @@ struct lp_lease {
     char op[16];
     int64_t started_ms;
     int64_t last_write_ms;
+    bool after_crash; /* the previous holder died holding it (its lease.json was left) */
 };
 
 static lp_status lease_paths(const char *root, lp_buf *lock, lp_buf *json, lp_error *err)
@@ -109,6 +110,9 @@ lp_status lp_lease_acquire(const char *root, const char *op, lp_lease **out, lp_
     }
     lp_lease *l = lp_xcalloc(1, sizeof *l);
     l->fd = fd;
+    /* lease.json is removed on every release: one that is still here was left by a holder
+     * that died (SIGKILL, a crash, power loss) in the middle of a build. */
+    l->after_crash = access(json.ptr, F_OK) == 0;
     l->json_path = lp_buf_detach(&json, NULL);
     snprintf(l->op, sizeof l->op, "%s", op);
     l->started_ms = lp_wall_ms();
@@ -118,6 +122,11 @@ done:
     lp_buf_release(&lock);
     lp_buf_release(&json);
     return rc;
+}
+
+bool lp_lease_after_crash(const lp_lease *l)
+{
+    return l && l->after_crash;
 }
 
 void lp_lease_progress(lp_lease *l, const char *phase, uint64_t files_done, uint64_t files_total,

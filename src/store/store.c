@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 static const char *const state_names[] = {"not_indexed", "indexing", "ready",
-                                           "failed", "requires_reindex", "stale"};
+                                           "failed", "requires_reindex", "stale",
+                                           "damaged"};
 
 const char *lp_index_state_name(lp_index_state s)
 {
@@ -63,9 +64,15 @@ lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err)
         s = LP_EIO;
     else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
         s = LP_ECORRUPT;
-    if (s == LP_ECORRUPT)
+    if (s == LP_ECORRUPT) {
+        char detail[200];
+        snprintf(detail, sizeof detail, "%s: %s", what, msg);
+        lp_store_damage_note(st ? st->root : NULL, detail);
+        if (st && st->root)
+            return lp_store_damaged_error(st->root, detail, err);
         return lp_error_set(err, s, "%s: the index database is damaged (%s); run 'loupe reindex'",
                             what, msg);
+    }
     if (prim == SQLITE_FULL || (io && (sys == ENOSPC || sys == EDQUOT)))
         return lp_store_disk_full(what, err);
     /* A writer in a process where a reader had to open the WAL index read-only (a full
@@ -108,8 +115,22 @@ lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp
         }
     }
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK) {
+        /* Our statements are constants checked against this schema version: one that names
+         * a table or column the schema no longer has means the schema pages are damaged
+         * (a flipped byte that still parses), not a user error. */
+        const char *m = sqlite3_errmsg(st->db);
+        if ((sqlite3_errcode(st->db) & 0xff) == SQLITE_ERROR &&
+            (strncmp(m, "no such column", 14) == 0 ||
+             (strncmp(m, "no such table", 13) == 0 && !strstr(m, "temp.")))) {
+            /* (temp tables are made on demand: a statement may probe for one) */
+            char detail[200];
+            snprintf(detail, sizeof detail, "the schema lost what a query needs: %s", m);
+            lp_store_damage_note(st->root, detail);
+            return lp_store_damaged_error(st->root, detail, err);
+        }
         return lp_store_sql_error(st, "preparing a query", err);
+    }
     if (st->ncache < LP_STORE_STMT_CACHE) {
         st->cache[st->ncache].sql = sql;
         st->cache[st->ncache].stmt = s;
@@ -146,6 +167,12 @@ static lp_status open_store(const char *root, lp_store_mode mode, bool heap_wal,
     if (mode == LP_STORE_READ && access(path.ptr, F_OK) != 0) {
         rc = lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed; run 'loupe index %s'", root,
                           root);
+        goto done;
+    }
+    char damage[200];
+    if (mode == LP_STORE_READ && lp_store_damage_get(root, damage, sizeof damage)) {
+        /* Seen damaged before: nothing in it is served until a reindex rebuilds it. */
+        rc = lp_store_damaged_error(root, damage, err);
         goto done;
     }
     if (mode == LP_STORE_WRITE) {
@@ -309,6 +336,79 @@ bool lp_publication_compatible(const lp_publication *pub)
     lp_fingerprint cur;
     lp_fingerprint_current(&cur);
     return pub->id > 0 && strcmp(cur.text, pub->fingerprint.text) == 0;
+}
+
+/* The value of key in a fingerprint text ("k=v;k=v"), into out. */
+static void fp_field(const char *fp, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    out[0] = '\0';
+    for (const char *p = fp; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+        if (!strncmp(p, key, kl) && p[kl] == '=') {
+            const char *v = p + kl + 1, *e = strchr(v, ';');
+            snprintf(out, cap, "%.*s", (int)(e ? (size_t)(e - v) : strlen(v)), v);
+            return;
+        }
+    }
+}
+
+void lp_fingerprint_explain(const lp_publication *pub, const char *root, bool mcp, char *out,
+                            size_t cap)
+{
+    lp_fingerprint cur;
+    lp_fingerprint_current(&cur);
+    static const char *const keys[] = {"schema", "parser", "extractor", "tokenizer",
+                                       "relationship"};
+    char a[96], b[96], differs[160] = "";
+    size_t dl = 0;
+    int shown = 0;
+    for (size_t i = 0; i < LP_ARRAY_LEN(keys) && shown < 2; i++) {
+        fp_field(pub->fingerprint.text, keys[i], a, sizeof a);
+        fp_field(cur.text, keys[i], b, sizeof b);
+        if (strcmp(a, b) != 0 && dl < sizeof differs && ++shown)
+            dl += (size_t)snprintf(differs + dl, sizeof differs - dl, "%s%s %s there, %s here",
+                                   dl ? ", " : "", keys[i], a[0] ? a : "?", b);
+    }
+    char fix[160];
+    if (mcp)
+        snprintf(fix, sizeof fix, "manage_index {action: \"reindex\", path: \"%s\"}", root);
+    else
+        snprintf(fix, sizeof fix, "'loupe reindex %s'", root);
+    if (!pub->fingerprint.text[0]) {
+        /* refused at open (an older or newer schema): no publication was read */
+        snprintf(out, cap,
+                 "the index of %s was written by another loupe version (another schema) and is "
+                 "not served; rebuild it with %s",
+                 root, fix);
+        return;
+    }
+    if (differs[0]) {
+        snprintf(out, cap,
+                 "the index of %s was built by another loupe version (%s) and is not served; "
+                 "rebuild it with %s",
+                 root, differs, fix);
+        return;
+    }
+    fp_field(pub->fingerprint.text, "embedding", a, sizeof a);
+    fp_field(cur.text, "embedding", b, sizeof b);
+    bool built_dense = strcmp(a, "none") != 0, runs_dense = strcmp(b, "none") != 0;
+    if (built_dense && !runs_dense)
+        snprintf(out, cap,
+                 "the index of %s was built with the dense channel (LOUPE_DENSE=1) and this loupe "
+                 "runs without it: set LOUPE_DENSE=1%s to use it as built, or rebuild it without "
+                 "dense vectors with %s",
+                 root, mcp ? " for the server" : "", fix);
+    else if (!built_dense && runs_dense)
+        snprintf(out, cap,
+                 "the index of %s was built without the dense channel and this loupe runs with "
+                 "LOUPE_DENSE set: unset it%s to use the index as built, or add dense vectors "
+                 "with %s",
+                 root, mcp ? " for the server" : "", fix);
+    else
+        snprintf(out, cap,
+                 "the index of %s was built with another embedding model (%s; this loupe has %s): "
+                 "rebuild it with %s",
+                 root, a, b, fix);
 }
 
 lp_status lp_store_current(lp_store *st, lp_publication *out, lp_error *err)

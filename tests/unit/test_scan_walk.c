@@ -131,8 +131,9 @@ T_TEST(scan_walk_each_skip_reason)
     T_CHECK_INT(find_skip(&r, "sock"), LP_SKIP_SPECIAL);
     T_CHECK_INT(find_skip(&r, "link-out"), LP_SKIP_SYMLINK_OUTSIDE);
     T_CHECK_INT(find_skip(&r, "link-outdir"), LP_SKIP_SYMLINK_OUTSIDE);
-    T_CHECK_INT(find_skip(&r, "dangling"), LP_SKIP_SYMLINK_OUTSIDE);
-    T_CHECK_INT(find_skip(&r, "loop1"), LP_SKIP_SYMLINK_OUTSIDE);
+    T_CHECK_INT(find_skip(&r, "dangling"), LP_SKIP_SYMLINK_DANGLING);
+    T_CHECK_INT(find_skip(&r, "loop1"), LP_SKIP_SYMLINK_LOOP);
+    T_CHECK_INT(find_skip(&r, "loop2"), LP_SKIP_SYMLINK_LOOP);
     T_CHECK_INT(find_skip(&r, "link-dir"), LP_SKIP_SYMLINK_DIR);
     T_CHECK_INT(find_skip(&r, "link-self"), LP_SKIP_SYMLINK_DIR); /* the root itself */
     T_CHECK_INT(find_skip(&r, "main.o"), LP_SKIP_NONE);           /* ignored: counted, not listed */
@@ -145,7 +146,9 @@ T_TEST(scan_walk_each_skip_reason)
     T_CHECK_INT(r.skip_counts[LP_SKIP_IGNORED], 2); /* main.o and .git */
     T_CHECK_INT(r.skip_counts[LP_SKIP_TOO_LARGE], 1);
     T_CHECK_INT(r.skip_counts[LP_SKIP_SPECIAL], 2);
-    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_OUTSIDE], 5);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_OUTSIDE], 2);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_LOOP], 2);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_DANGLING], 1);
     T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_DIR], 2);
     T_CHECK_INT(r.nskipped, 10);
     /* The entries: .gitignore, dir/real.txt, edge.txt, link-in, link-via-root. */

@@ -1076,7 +1076,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
      * create: an incremental sync costs the single writer ~4x a create per changed file
      * (the dead blobs' FTS rows are deleted by re-parsing them, the graph is relinked where
      * the changes reach), so past ~25% changed it is slower than starting over
-     * (docs/decisions/0008-sync-collect.md). Results are the same either way. */
+     * (docs/decisions/0011-sync-collect.md). Results are the same either way. */
     if (cur.id && opts->op != LP_INDEX_REINDEX &&
         rebuild_pays(nstored, items.len + rep->deleted)) {
         lp_log(LP_LOG_INFO, "index.sync_rebuild", "root=%s stored=%zu to_read=%zu deleted=%llu",

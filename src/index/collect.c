@@ -5,7 +5,7 @@
  * was inserted with, so each dead blob's stored content is parsed again (evidence.c). On a
  * sync of many changed files that re-parse is most of the work (a checkout jump across
  * 1,365 files of pylint: 37% of all instructions, all on the writer thread while the
- * workers sat idle; docs/decisions/0008-sync-collect.md). So the blobs are first sorted
+ * workers sat idle; docs/decisions/0011-sync-collect.md). So the blobs are first sorted
  * out (still referenced or dead) here, then worker threads, each with its own read
  * connection (it sees the committed blobs, which this uncommitted build has not touched
  * yet), compute the rows, and this thread, the only writer, deletes them as they come,

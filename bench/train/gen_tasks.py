@@ -23,6 +23,7 @@ import argparse
 import collections
 import importlib.util
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -578,16 +579,10 @@ def gen_changelogs(pkg, prose):
 
 
 def split_of(manifest, seed, valid_frac):
-    by_lang = collections.defaultdict(list)
-    for r in manifest:
-        by_lang[r["lang"]].append(r["id"])
-    split = {}
-    for lang, ids in by_lang.items():
-        ids.sort(key=lambda i: common.stable_hash(seed, i))
-        nvalid = max(1, round(len(ids) * valid_frac))
-        for k, i in enumerate(ids):
-            split[i] = "valid" if k < nvalid else "train"
-    return split
+    """Package-disjoint split: a package is valid when sha256(seed, id) falls in the first
+    valid_frac of the hash range, so adding or dropping other packages never moves it."""
+    return {r["id"]: "valid" if int(common.stable_hash(seed, r["id"])[:12], 16) < valid_frac * 16 ** 12
+            else "train" for r in manifest}
 
 
 def sample(tasks, cap, rng, groups=False):
@@ -598,63 +593,105 @@ def sample(tasks, cap, rng, groups=False):
     return [t for g in tasks for t in g] if groups else tasks
 
 
+def one_package(job):
+    """All tasks of one package (a worker process): (rec, split, {kind: [task]})."""
+    rec, sp, seed, loupe = job
+    if sum(rec.get("sources", {}).values()) > MAX_SOURCE_FILES:
+        return rec, sp, None
+    pkg = Package(rec, loupe)
+    rng = random.Random("%s/%s" % (seed, rec["id"]))
+    short, long_ = gen_docs(pkg)
+    short = sample(short, CAPS["doc-comment"], rng)
+    long_ = sample(long_, CAPS["doc-long"], rng)
+    picked = {"doc-comment": [t for t, _ in short], "doc-long": [t for t, _ in long_]}
+    spans = [span for _, span in short + long_]
+    if spans:
+        broot = write_blanked(pkg, spans)
+        for k in ("doc-comment", "doc-long"):
+            for t in picked[k]:
+                t["root"] = broot
+    prose = prose_files(pkg)
+    picked["test-name"] = sample(gen_tests(pkg), CAPS["test-name"], rng)
+    picked["doc-section"] = sample(gen_doc_sections(pkg, prose), CAPS["doc-section"], rng, True)
+    picked["changelog"] = sample(gen_changelogs(pkg, prose), CAPS["changelog"], rng, True)
+    for k in KINDS:
+        out = []
+        for n, t in enumerate(picked[k]):
+            t["task_id"] = "%s/%s/%04d" % (k, rec["id"], n)
+            t["split"] = sp
+            t["root_rel"] = os.path.relpath(t["root"], common.TOP)
+            out.append({key: t[key] for key in ("task_id", "source", "repo", "package", "lang", "root",
+                                                "root_rel", "query", "gold", "split", "meta")})
+        picked[k] = out
+    return rec, sp, picked
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", default="loupe-train-1")
     ap.add_argument("--valid", type=float, default=0.2, help="fraction of packages (per language)")
     ap.add_argument("--loupe", default=common.LOUPE)
     ap.add_argument("--package", action="append", help="only this package id (repeatable)")
+    ap.add_argument("--lang", action="append", help="only packages of this language (repeatable)")
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="packages in parallel (default 2)")
+    ap.add_argument("--merge", nargs="+", metavar="DIR",
+                    help="only merge the task files of earlier runs (e.g. one per language group) "
+                         "into --out, in manifest order, and count them")
     args = ap.parse_args()
+    if args.merge:
+        return merge(args)
 
     manifest = [r for r in common.load_manifest() if r["status"] == "ok"]
     split = split_of(manifest, args.seed, args.valid)
     if args.package:
         manifest = [r for r in manifest if r["id"] in args.package]
+    if args.lang:
+        manifest = [r for r in manifest if r["lang"] in args.lang]
     os.makedirs(args.out, exist_ok=True)
     outs = {(k, s): open(os.path.join(args.out, "%s.%s.jsonl" % (k, s)), "w", encoding="utf-8")
             for k in KINDS for s in ("train", "valid")}
     counts = collections.Counter()
     pkg_counts = collections.Counter()
-    for rec in manifest:
-        nsrc = sum(rec.get("sources", {}).values())
-        if nsrc > MAX_SOURCE_FILES:
-            print("%-55s skipped: %d source files" % (rec["id"][:55], nsrc), flush=True)
-            continue
-        pkg = Package(rec, os.path.abspath(args.loupe))
-        rng = random.Random("%s/%s" % (args.seed, rec["id"]))
-        short, long_ = gen_docs(pkg)
-        short = sample(short, CAPS["doc-comment"], rng)
-        long_ = sample(long_, CAPS["doc-long"], rng)
-        picked = {"doc-comment": [t for t, _ in short], "doc-long": [t for t, _ in long_]}
-        spans = [sp for _, sp in short + long_]
-        if spans:
-            broot = write_blanked(pkg, spans)
-            for k in ("doc-comment", "doc-long"):
-                for t in picked[k]:
-                    t["root"] = broot
-        prose = prose_files(pkg)
-        picked["test-name"] = sample(gen_tests(pkg), CAPS["test-name"], rng)
-        picked["doc-section"] = sample(gen_doc_sections(pkg, prose), CAPS["doc-section"], rng, True)
-        picked["changelog"] = sample(gen_changelogs(pkg, prose), CAPS["changelog"], rng, True)
-        sp = split[rec["id"]]
-        line = []
-        for k in KINDS:
-            for n, t in enumerate(picked[k]):
-                t["task_id"] = "%s/%s/%04d" % (k, rec["id"], n)
-                t["split"] = sp
-                t["root_rel"] = os.path.relpath(t["root"], common.TOP)
-                t = {key: t[key] for key in ("task_id", "source", "repo", "package", "lang", "root",
-                                             "root_rel", "query", "gold", "split", "meta")}
-                outs[(k, sp)].write(json.dumps(t, ensure_ascii=False) + "\n")
-                counts[(k, sp, t["lang"])] += 1
-            if picked[k]:
-                pkg_counts[(k, sp)] += 1
-            line.append("%s %d" % (k, len(picked[k])))
-        print("%-55s %-5s %s" % (rec["id"][:55], sp, ", ".join(line)), flush=True)
+    work = [(rec, split[rec["id"]], args.seed, os.path.abspath(args.loupe)) for rec in manifest]
+    with multiprocessing.Pool(max(1, args.jobs)) as pool:
+        for rec, sp, picked in pool.imap(one_package, work):
+            if picked is None:
+                print("%-55s skipped: too many source files" % rec["id"][:55], flush=True)
+                continue
+            line = []
+            for k in KINDS:
+                for n, t in enumerate(picked[k]):
+                    outs[(k, sp)].write(json.dumps(t, ensure_ascii=False) + "\n")
+                    counts[(k, sp, t["lang"])] += 1
+                if picked[k]:
+                    pkg_counts[(k, sp)] += 1
+                line.append("%s %d" % (k, len(picked[k])))
+            print("%-55s %-5s %s" % (rec["id"][:55], sp, ", ".join(line)), flush=True)
     for fh in outs.values():
         fh.close()
     write_counts(args.out, counts, pkg_counts, args.seed)
+
+
+def merge(args):
+    order = {r["id"]: i for i, r in enumerate(common.load_manifest())}
+    os.makedirs(args.out, exist_ok=True)
+    counts, pkgs = collections.Counter(), collections.defaultdict(set)
+    for k in KINDS:
+        for sp in ("train", "valid"):
+            tasks = []
+            for d in args.merge:
+                path = os.path.join(d, "%s.%s.jsonl" % (k, sp))
+                if os.path.exists(path):
+                    with open(path, encoding="utf-8") as fh:
+                        tasks += [json.loads(l) for l in fh if l.strip()]
+            tasks.sort(key=lambda t: (order.get(t["package"], 1 << 30), t["task_id"]))
+            with open(os.path.join(args.out, "%s.%s.jsonl" % (k, sp)), "w", encoding="utf-8") as fh:
+                for t in tasks:
+                    fh.write(json.dumps(t, ensure_ascii=False) + "\n")
+                    counts[(k, sp, t["lang"])] += 1
+                    pkgs[(k, sp)].add(t["package"])
+    write_counts(args.out, counts, collections.Counter({k: len(v) for k, v in pkgs.items()}), args.seed)
 
 
 def write_counts(out, counts, pkg_counts, seed):

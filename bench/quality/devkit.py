@@ -31,6 +31,7 @@ import ast
 import collections
 import concurrent.futures
 import datetime
+import gzip
 import json
 import math
 import os
@@ -70,7 +71,8 @@ def load_tasks(args):
     for path in paths:
         if not os.path.exists(path):
             die("no task file at %s (set LOUPE_DEVKIT to the devtasks folder, or pass --tasks)" % path)
-        with open(path, encoding="utf-8") as fh:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():
                     t = json.loads(line)

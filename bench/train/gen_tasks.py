@@ -21,6 +21,8 @@ Python 3 standard library only.
 """
 import argparse
 import collections
+import gzip
+import hashlib
 import importlib.util
 import json
 import multiprocessing
@@ -674,23 +676,37 @@ def main():
 
 
 def merge(args):
+    """Join partial runs into --out as gzip'd JSONL (fixed mtime: same tasks, same bytes) and
+    write COUNTS.md and SHA256SUMS (of the .jsonl.gz files and of their uncompressed text)."""
     order = {r["id"]: i for i, r in enumerate(common.load_manifest())}
     os.makedirs(args.out, exist_ok=True)
     counts, pkgs = collections.Counter(), collections.defaultdict(set)
+    sums = []
     for k in KINDS:
         for sp in ("train", "valid"):
             tasks = []
             for d in args.merge:
-                path = os.path.join(d, "%s.%s.jsonl" % (k, sp))
-                if os.path.exists(path):
-                    with open(path, encoding="utf-8") as fh:
-                        tasks += [json.loads(l) for l in fh if l.strip()]
+                for path in (os.path.join(d, "%s.%s.jsonl" % (k, sp)),
+                             os.path.join(d, "%s.%s.jsonl.gz" % (k, sp))):
+                    if os.path.exists(path):
+                        opener = gzip.open if path.endswith(".gz") else open
+                        with opener(path, "rt", encoding="utf-8") as fh:
+                            tasks += [json.loads(l) for l in fh if l.strip()]
             tasks.sort(key=lambda t: (order.get(t["package"], 1 << 30), t["task_id"]))
-            with open(os.path.join(args.out, "%s.%s.jsonl" % (k, sp)), "w", encoding="utf-8") as fh:
-                for t in tasks:
-                    fh.write(json.dumps(t, ensure_ascii=False) + "\n")
-                    counts[(k, sp, t["lang"])] += 1
-                    pkgs[(k, sp)].add(t["package"])
+            text = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tasks).encode("utf-8")
+            name = "%s.%s.jsonl.gz" % (k, sp)
+            with open(os.path.join(args.out, name), "wb") as raw:
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
+                    gz.write(text)
+            sums.append("%s  %s" % (hashlib.sha256(open(os.path.join(args.out, name), "rb").read()).hexdigest(), name))
+            sums.append("%s  %s (uncompressed)" % (hashlib.sha256(text).hexdigest(), name[:-3]))
+            for t in tasks:
+                counts[(k, sp, t["lang"])] += 1
+                pkgs[(k, sp)].add(t["package"])
+    with open(os.path.join(args.out, "SHA256SUMS"), "w") as fh:
+        fh.write("\n".join(s for s in sums if "(uncompressed)" not in s) + "\n")
+    with open(os.path.join(args.out, "SHA256SUMS.uncompressed"), "w") as fh:
+        fh.write("\n".join(s.replace(" (uncompressed)", "") for s in sums if "(uncompressed)" in s) + "\n")
     write_counts(args.out, counts, collections.Counter({k: len(v) for k, v in pkgs.items()}), args.seed)
 
 

@@ -635,7 +635,10 @@ def main():
     ap.add_argument("--loupe", default=common.LOUPE)
     ap.add_argument("--package", action="append", help="only this package id (repeatable)")
     ap.add_argument("--lang", action="append", help="only packages of this language (repeatable)")
-    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--out", default=OUT, help="where the gzip'd task files, COUNTS.md and "
+                    "SHA256SUMS go (default bench/train/tasks)")
+    ap.add_argument("--raw", metavar="DIR", help="write plain JSONL of this (partial) run to DIR "
+                    "only; join partial runs with --merge")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="packages in parallel (default 2)")
     ap.add_argument("--merge", nargs="+", metavar="DIR",
                     help="only merge the task files of earlier runs (e.g. one per language group) "
@@ -650,8 +653,9 @@ def main():
         manifest = [r for r in manifest if r["id"] in args.package]
     if args.lang:
         manifest = [r for r in manifest if r["lang"] in args.lang]
-    os.makedirs(args.out, exist_ok=True)
-    outs = {(k, s): open(os.path.join(args.out, "%s.%s.jsonl" % (k, s)), "w", encoding="utf-8")
+    raw = args.raw or os.path.join(common.WORK, "gen", "full")
+    os.makedirs(raw, exist_ok=True)
+    outs = {(k, s): open(os.path.join(raw, "%s.%s.jsonl" % (k, s)), "w", encoding="utf-8")
             for k in KINDS for s in ("train", "valid")}
     counts = collections.Counter()
     pkg_counts = collections.Counter()
@@ -672,7 +676,11 @@ def main():
             print("%-55s %-5s %s" % (rec["id"][:55], sp, ", ".join(line)), flush=True)
     for fh in outs.values():
         fh.close()
-    write_counts(args.out, counts, pkg_counts, args.seed)
+    if args.raw:
+        write_counts(raw, counts, pkg_counts, args.seed)
+    else:
+        args.merge = [raw]
+        merge(args)
 
 
 def merge(args):

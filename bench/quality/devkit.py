@@ -17,6 +17,13 @@ and git bundles with exactly the trees they are asked against. This runner
    to a gold (file, qualname) or (file, owner) pair, exact), MRR(file)@10; per source, per
    repository, and the tasks only one side found.
 
+`--tasks FILE` (repeatable) scores other task files of the same format whose tasks carry `root`
+(the tree to index) instead of bundle/tree, such as the training sets of bench/train/. Their
+BM25 units come from loupe's own symbols (`loupe parse --json`, every language): one unit per
+function, method, class-like type, macro and top-level variable of non-test, non-vendored
+source files, with the same unit text and tokens as above; tables are then also given per
+source and language.
+
 Python 3 standard library only. `devkit.py --help` for the options.
 """
 import argparse
@@ -24,6 +31,7 @@ import ast
 import collections
 import concurrent.futures
 import datetime
+import gzip
 import json
 import math
 import os
@@ -58,18 +66,36 @@ def die(msg):
 
 
 def load_tasks(args):
-    path = os.path.join(KIT, "tasks.jsonl")
-    if not os.path.exists(path):
-        die("no kit at %s (set LOUPE_DEVKIT to the devtasks folder)" % KIT)
+    paths = args.tasks or [os.path.join(KIT, "tasks.jsonl")]
     tasks = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                tasks.append(json.loads(line))
+    for path in paths:
+        if not os.path.exists(path):
+            die("no task file at %s (set LOUPE_DEVKIT to the devtasks folder, or pass --tasks)" % path)
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    t = json.loads(line)
+                    if "root" not in t and ("bundle" not in t or "tree" not in t):
+                        die("task %s in %s has neither root nor bundle/tree" % (t.get("task_id"), path))
+                    tasks.append(t)
+    if args.lang:
+        tasks = [t for t in tasks if t.get("lang") in args.lang]
     if args.source:
         tasks = [t for t in tasks if t["source"] in args.source]
     if args.repo:
         tasks = [t for t in tasks if any(r in t["repo"] for r in args.repo)]
+    if args.sample:  # a seeded sample of N tasks per (source, variant, language)
+        import random
+        groups = collections.defaultdict(list)
+        for t in tasks:
+            groups[group_key(t)].append(t)
+        tasks = []
+        for k in sorted(groups):
+            g = groups[k]
+            if len(g) > args.sample:
+                g = random.Random("devkit-sample/%s" % "/".join(k)).sample(g, args.sample)
+            tasks += g
     if args.max_tasks:
         per = collections.Counter()
         kept = []
@@ -82,7 +108,23 @@ def load_tasks(args):
     return tasks
 
 
+def group_key(t):
+    """(source with its variant, language): the unit of the per-language tables."""
+    src = t["source"]
+    ident = (t.get("meta") or {}).get("identifiers")
+    if ident:
+        src += "/ids-" + ident
+    return (src, t.get("lang") or "python")
+
+
 def tree_dir(t):
+    if "root" in t:
+        if os.path.isdir(t["root"]):
+            return t["root"]
+        if t.get("root_rel") and os.path.isdir(os.path.join(TOP, t["root_rel"])):
+            return os.path.join(TOP, t["root_rel"])
+        die("tree %s of task %s is missing (run bench/train/corpora.py and gen_tasks.py)"
+            % (t["root"], t["task_id"]))
     return os.path.join(WORK, "trees", t["repo"].replace("/", "+"), t["tree"])
 
 
@@ -90,7 +132,8 @@ def ensure_trees(tasks):
     """Unpack each needed tree once from its bundle (git archive of the tree hash)."""
     by_bundle = collections.defaultdict(set)
     for t in tasks:
-        by_bundle[t["bundle"]].add(t["tree"])
+        if "root" not in t:
+            by_bundle[t["bundle"]].add(t["tree"])
     for bundle, trees in sorted(by_bundle.items()):
         git_dir = os.path.join(WORK, "git", bundle.replace(".bundle", ".git"))
         if not os.path.isdir(git_dir):
@@ -174,6 +217,42 @@ def python_units(root):
     return units
 
 
+UNIT_KINDS = {"function", "method", "constructor", "class", "struct", "interface", "trait", "enum",
+              "type_alias", "union", "record", "object", "macro", "property", "getter", "setter",
+              "type", "protocol", "delegate"}
+TOPLEVEL_KINDS = {"variable", "constant"}
+CLASS_KINDS = {"class", "struct", "interface", "trait", "enum", "union", "record", "object",
+               "protocol", "type"}
+
+
+def loupe_units(root, loupe):
+    """(file, qualname, text) from loupe's symbols, every language (see the module doc)."""
+    sys.path.insert(0, os.path.join(TOP, "bench", "train"))
+    import common as train_common
+    parsed = train_common.parse_tree(root, loupe=loupe)
+    units = []
+    for rel, f in sorted(parsed["files"].items()):
+        if train_common.is_test_path(rel) or train_common.is_vendored_path(rel) or \
+                os.path.basename(rel) in SKIP_FILES:
+            continue
+        try:
+            lines = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read().split("\n")
+        except OSError:
+            continue
+        syms = f["symbols"]
+        for s in syms:
+            k = s["kind"]
+            top = s["parent"] < 0 or syms[s["parent"]]["kind"] in ("package", "module", "namespace")
+            if k not in UNIT_KINDS and not (k in TOPLEVEL_KINDS and top):
+                continue
+            st, en = s["start"], s["end"]
+            if k in CLASS_KINDS:
+                en = min(en, st + 2)
+            q = s["qname"]
+            units.append((rel, q, q + " " + rel + " " + "\n".join(lines[st - 1:en])))
+    return units
+
+
 class BM25:
     def __init__(self, units, k1=1.2, b=0.75):
         self.units = units
@@ -228,6 +307,9 @@ def loupe_env(args):
 
 def loupe_index(args, env, tree):
     p = run_loupe(args, env, ["index", "--json", tree])
+    if p.returncode != 0 and args.tasks:  # many trees: one failure must not stop the rest
+        sys.stderr.write("loupe index %s failed (rc %d): %s\n" % (tree, p.returncode, p.stderr.strip()[:300]))
+        return
     if p.returncode != 0:
         die("loupe index %s failed (rc %d): %s" % (tree, p.returncode, p.stderr.strip()[:300]))
 
@@ -236,6 +318,8 @@ def loupe_search(args, env, tree, query):
     t0 = time.monotonic()
     argv = ["search", "--json", "--limit", str(args.limit), "--path", tree]
     argv += args.search_arg or []
+    if args.loupe_max_words and len(query.split()) > args.loupe_max_words:
+        query = " ".join(query.replace('"', " ").split()[:args.loupe_max_words])
     p = run_loupe(args, env, argv + ["--", query])
     wall = (time.monotonic() - t0) * 1000.0
     if p.returncode not in (0, 1):
@@ -327,7 +411,13 @@ def main():
     ap.add_argument("--env", action="append", help="KEY=VALUE for every loupe process")
     ap.add_argument("--search-arg", action="append", help="extra argument to loupe search")
     ap.add_argument("--limit", type=int, default=50)
-    ap.add_argument("--source", action="append", choices=["swe-qa", "commit-subject"])
+    ap.add_argument("--source", action="append", help="only this task source (repeatable)")
+    ap.add_argument("--tasks", action="append",
+                    help="score this task file (JSONL; tasks carry root) instead of the kit; repeatable")
+    ap.add_argument("--lang", action="append", help="only tasks of this language (repeatable)")
+    ap.add_argument("--sample", type=int, help="a seeded sample of N tasks per source and language")
+    ap.add_argument("--loupe-max-words", type=int,
+                    help="cut longer questions to N words (quotes dropped) before asking loupe")
     ap.add_argument("--repo", action="append", help="substring of the repository name")
     ap.add_argument("--max-tasks", type=int, help="at most N tasks per repository and source")
     ap.add_argument("--no-baseline", action="store_true")
@@ -351,11 +441,11 @@ def main():
         sides.append("bm25")
         t0 = time.monotonic()
         cache = {}
-        for t in tasks:
+        for t in sorted(tasks, key=tree_dir):
             d = tree_dir(t)
             if d not in cache:
                 cache.clear()  # trees come grouped: keep one index in memory
-                cache[d] = BM25(python_units(d))
+                cache[d] = BM25(loupe_units(d, args.loupe) if "root" in t else python_units(d))
             per_task[t["task_id"]]["bm25"] = cache[d].search(t["query"], args.limit)
         sys.stderr.write("bm25: %d tasks in %.1f s\n" % (len(tasks), time.monotonic() - t0))
 
@@ -388,14 +478,20 @@ def main():
     rows = {s: [] for s in sides}
     by_src = collections.defaultdict(lambda: {s: [] for s in sides})
     by_repo = collections.defaultdict(lambda: {s: [] for s in sides})
+    by_lang = collections.defaultdict(lambda: {s: [] for s in sides})
     for tid, pt in per_task.items():
         t = pt["task"]
         for s in sides:
             m = score(t, pt[s])
             pt[s + "_metrics"] = m
             rows[s].append(m)
-            by_src[t["source"]][s].append(m)
-            by_repo[t["repo"].split("/")[1]][s].append(m)
+            if args.tasks:
+                by_repo[t["repo"]][s].append(m)
+                by_lang[" ".join(group_key(t))][s].append(m)
+                by_src[group_key(t)[0]][s].append(m)
+            else:
+                by_src[t["source"]][s].append(m)
+                by_repo[t["repo"].split("/")[1]][s].append(m)
 
     out = ["# Dev kit: loupe against plain BM25 (bench/quality/devkit.py)", "",
            "Generated by `bench/quality/devkit.py`; do not edit by hand.", "",
@@ -404,20 +500,25 @@ def main():
            "- loupe: %s; search limit %d; extra: %s" % (
                os.path.relpath(args.loupe, TOP) if args.loupe.startswith(TOP) else args.loupe,
                args.limit, " ".join((args.env or []) + (args.search_arg or [])) or "none"),
-           "- tasks: %d (kit %s)" % (len(tasks), KIT)]
+           "- tasks: %d (%s)" % (len(tasks), ", ".join(os.path.relpath(p, TOP) for p in args.tasks)
+                                 if args.tasks else "kit " + KIT)]
     if lat:
         ls = sorted(lat)
         out.append("- loupe search wall time: p50 %.0f ms, p95 %.0f ms; failed %d" % (
             ls[len(ls) // 2], ls[min(len(ls) - 1, int(len(ls) * 0.95))], len(failures)))
     out += table("By source", sorted(by_src.items()) + [("all", rows)], sides)
-    out += table("By repository (both sources)", sorted(by_repo.items()), sides)
+    if args.tasks:
+        out += table("By source and language", sorted(by_lang.items()), sides)
+    else:
+        out += table("By repository (both sources)", sorted(by_repo.items()), sides)
     if len(sides) == 2:
         a, b = sides
         out += ["", "### Found by one side only (file@10 / func@10)", "",
                 "| source | %s only file | %s only file | %s only func | %s only func |" % (a, b, a, b),
                 "|---|---|---|---|---|"]
         for src in sorted(by_src):
-            ids = [tid for tid, pt in per_task.items() if pt["task"]["source"] == src]
+            ids = [tid for tid, pt in per_task.items()
+                   if (group_key(pt["task"])[0] if args.tasks else pt["task"]["source"]) == src]
             def only(x, y, c):
                 return sum(1 for tid in ids if per_task[tid][x + "_metrics"].get(c) == 1.0
                            and per_task[tid][y + "_metrics"].get(c) == 0.0)

@@ -232,3 +232,110 @@ done:
     lp_buf_release(&m3);
     lp_pairs_release(&p);
 }
+
+/* The teacher path: the vocabulary the trainer would use (with counts and spellings), a model
+ * assembled from float rows (SIF weights, n-gram buckets from the rows), and fine-tuning
+ * from that model (--init), which keeps its vocabulary and shape; with a zero learning rate
+ * it reproduces the starting model byte for byte. */
+T_TEST(train_vocab_assemble_and_init)
+{
+    lp_pairs p;
+    lp_pairs_init(&p);
+    synth_pairs(&p, 400);
+    lp_train_opts o;
+    lp_train_opts_default(&o);
+    o.vocab_max = 300;
+    o.min_count = 2;
+    o.buckets = 64;
+    o.epochs = 1;
+    o.batch = 32;
+    o.quiet = true;
+    lp_error err = {0};
+    lp_buf tsv, model, tuned, rows_b;
+    lp_buf_init(&tsv, 0);
+    lp_buf_init(&model, 0);
+    lp_buf_init(&tuned, 0);
+    lp_buf_init(&rows_b, 0);
+    lp_embed_model *m = NULL, *m2 = NULL;
+    char vpath[512], rpath[512];
+    snprintf(vpath, sizeof vpath, "%s/vocab.tsv", t->tmpdir);
+    snprintf(rpath, sizeof rpath, "%s/rows.f32", t->tmpdir);
+    T_CHECK_OK(lp_train_vocab_dump(&p, &o, vpath, &err), &err);
+    T_CHECK_OK(lp_read_file(vpath, 1 << 24, &tsv, &err), &err);
+    /* "#total", then token<TAB>count<TAB>spelling lines, most frequent first. */
+    T_CHECK(!strncmp(tsv.ptr, "#total\t", 7));
+    uint32_t n = 0;
+    uint64_t prev = UINT64_MAX;
+    bool spelled = false;
+    for (const char *line = strchr(tsv.ptr, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        const char *t1 = strchr(line, '\t'), *t2 = strchr(t1 + 1, '\t');
+        uint64_t c = strtoull(t1 + 1, NULL, 10);
+        T_CHECK(c <= prev && c >= 2);
+        prev = c;
+        /* A stemmed token keeps its source spelling ("items" for "item"). */
+        if ((size_t)(t1 - line) == 4 && !memcmp(line, "item", 4) &&
+            strchr(t2 + 1, '\n') - (t2 + 1) == 5 && !memcmp(t2 + 1, "items", 5))
+            spelled = true;
+        n++;
+    }
+    T_CHECK(n > 20 && n <= 300);
+    T_CHECK(spelled);
+    /* Rows: token i is the unit vector e_(i mod dim). */
+    uint32_t dim = 16;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < dim; j++) {
+            float x = j == i % dim ? 1.0f : 0.0f;
+            lp_buf_append(&rows_b, &x, sizeof x);
+        }
+    T_CHECK_OK(lp_write_file_atomic(rpath, rows_b.ptr, rows_b.len, &err), &err);
+    T_CHECK_OK(lp_train_assemble(vpath, rpath, dim, &o, &model, &err), &err);
+    T_CHECK_OK(lp_embed_model_from_memory(model.ptr, model.len, &m, &err), &err);
+    lp_embed_info info;
+    lp_embed_model_info(m, &info);
+    T_CHECK(info.dim == dim && info.vocab == n && info.buckets == 64);
+    /* Row 0 is the most frequent token, with the smallest SIF weight. */
+    const float *w = lp_embed_model_weights_(m);
+    T_CHECK(w[0] > 0 && w[0] <= w[n - 1] && w[n - 1] < 1.0f);
+    const int8_t *q = lp_embed_model_rows_(m);
+    T_CHECK(q[0] == 127 && q[1] == 0 && q[(size_t)1 * dim + 1] == 127);
+    /* A bucket row is a mean of token rows: non-negative, and some bucket is filled. */
+    bool filled = false;
+    for (uint32_t b = 0; b < 64; b++)
+        for (uint32_t j = 0; j < dim; j++) {
+            T_CHECK(q[(size_t)(n + b) * dim + j] >= 0);
+            filled |= q[(size_t)(n + b) * dim + j] > 0;
+        }
+    T_CHECK(filled);
+    /* Rows of the wrong size are refused with the reason. */
+    T_CHECK(lp_train_assemble(vpath, rpath, dim * 2, &o, &tuned, &err) == LP_EINVAL &&
+            strstr(err.msg, "float32"));
+    /* Fine-tuning from the model keeps its vocabulary and shape (dim, buckets) whatever the
+     * options say, and moves the rows. */
+    lp_train_stats st;
+    o.init = m;
+    o.dim = 64;
+    o.buckets = 128;
+    o.vocab_max = 10;
+    T_CHECK_OK(lp_train_run(&p, &o, &tuned, &st, &err), &err);
+    T_CHECK_OK(lp_embed_model_from_memory(tuned.ptr, tuned.len, &m2, &err), &err);
+    lp_embed_info info2;
+    lp_embed_model_info(m2, &info2);
+    T_CHECK(info2.dim == dim && info2.vocab == n && info2.buckets == 64);
+    for (uint32_t i = 0; i < n; i++) {
+        lp_str a = lp_embed_model_token(m, i), b = lp_embed_model_token(m2, i);
+        T_CHECK(a.len == b.len && !memcmp(a.ptr, b.ptr, a.len));
+    }
+    T_CHECK(tuned.len == model.len && memcmp(tuned.ptr, model.ptr, model.len) != 0);
+    /* A zero learning rate changes nothing: the same bytes as the starting model. */
+    o.lr = 0.0;
+    T_CHECK_OK(lp_train_run(&p, &o, &tuned, &st, &err), &err);
+    T_CHECK(tuned.len == model.len && memcmp(tuned.ptr, model.ptr, model.len) == 0);
+done:
+    lp_embed_model_free(m);
+    lp_embed_model_free(m2);
+    lp_buf_release(&tsv);
+    lp_buf_release(&model);
+    lp_buf_release(&tuned);
+    lp_buf_release(&rows_b);
+    lp_pairs_release(&p);
+}

@@ -239,6 +239,9 @@ def embed_texts(bert, wp, texts, batch):
             ids[r, : len(enc[i])] = enc[i]
             mask[r, : len(enc[i])] = 1.0
         out[idx] = bert.encode(ids, mask)
+        done = min(s + batch, len(order))
+        if done // batch % 20 == 0 or done == len(order):
+            print(f"distill: teacher {done}/{len(order)} tokens", file=sys.stderr, flush=True)
     return out
 
 
@@ -282,32 +285,57 @@ def pca(X, dim):
     return (Xc @ vecs[:, :dim]).astype(np.float32), kept
 
 
+def teacher_words(d, out):
+    """The teacher's whole-word WordPiece entries (alphabetic, 2+ letters) in vocabulary order,
+    which for BERT's uncased vocabulary is close to English frequency order ("the", "of",
+    "and", ...): the general-English words appended to the code vocabulary."""
+    n = 0
+    with open(d / "vocab.txt", encoding="utf-8") as f, open(out, "w", encoding="utf-8") as o:
+        for line in f:
+            w = line.rstrip("\n")
+            if re.fullmatch(r"[a-z]{2,}", w):
+                o.write(w + "\n")
+                n += 1
+    print(f"distill: {n} teacher words -> {out}", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--vocab", required=True)
-    ap.add_argument("--dim", type=int, required=True)
-    ap.add_argument("--rows", required=True)
-    ap.add_argument("--report", required=True)
+    ap.add_argument("--teacher-words", help="write the teacher's word list here and stop")
+    ap.add_argument("--vocab")
+    ap.add_argument("--dim", type=int)
+    ap.add_argument("--rows")
+    ap.add_argument("--report")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--cache", help="teacher outputs (npy), reused when the vocabulary is equal")
     a = ap.parse_args()
     t0 = time.time()
     d, checked = teacher_dir()
+    if a.teacher_words:
+        teacher_words(d, a.teacher_words)
+        return
+    if not (a.vocab and a.dim and a.rows and a.report):
+        die("--vocab, --dim, --rows and --report are needed")
     config = json.loads((d / "config.json").read_text())
     tokens, counts, surfaces, total = read_vocab(a.vocab)
     texts = [teacher_text(t, s) for t, s in zip(tokens, surfaces)]
-    key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
-    X = None
-    if a.cache and os.path.exists(a.cache) and os.path.exists(a.cache + ".key"):
-        if open(a.cache + ".key").read().strip() == key:
-            X = np.load(a.cache)
-    if X is None:
+    # The cache maps teacher inputs to outputs: a vocabulary that grows only runs the new ones.
+    known = {}
+    if a.cache and os.path.exists(a.cache) and os.path.exists(a.cache + ".texts"):
+        C = np.load(a.cache)
+        ct = open(a.cache + ".texts", encoding="utf-8").read().split("\n")[: len(C)]
+        known = {t: C[i] for i, t in enumerate(ct)}
+    todo = sorted({t for t in texts if t not in known})
+    if todo:
         bert = Bert(load_safetensors(d / "model.safetensors"), config)
         wp = WordPiece(d / "vocab.txt")
-        X = embed_texts(bert, wp, texts, a.batch)
-        if a.cache:
-            np.save(a.cache, X)
-            open(a.cache + ".key", "w").write(key + "\n")
+        for t, x in zip(todo, embed_texts(bert, wp, todo, a.batch)):
+            known[t] = x
+    X = np.stack([known[t] for t in texts]).astype(np.float32)
+    if a.cache and todo:
+        keys = sorted(known)
+        np.save(a.cache, np.stack([known[t] for t in keys]))
+        open(a.cache + ".texts", "w", encoding="utf-8").write("\n".join(keys))
     t_teacher = time.time() - t0
     rows, kept = pca(X, a.dim)
     rows.astype("<f4").tofile(a.rows)

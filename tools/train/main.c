@@ -10,6 +10,7 @@
  *                       [--init MODEL.bin]   (fine-tune a distilled model: its shape is kept)
  *   loupe-train eval    --pairs PAIRS.bin --model MODEL.bin
  *   loupe-train vocab   --pairs PAIRS.bin --out VOCAB.tsv [--vocab N] [--min-count N]
+ *                       [--extra-words WORDS.txt [--max-extra N]]
  *   loupe-train assemble --vocab VOCAB.tsv --rows ROWS.f32 --dim N --out MODEL.bin
  *                       [--buckets N] [--sif-a X]
  *
@@ -334,8 +335,12 @@ static int cmd_vocab(int argc, char **argv)
     lp_pairs_init(&p);
     lp_error err = {0};
     lp_status rc = lp_pairs_read(&p, pp, &err);
+    uint64_t extra = 30000;
+    if (!num_arg(argc, argv, "--max-extra", &extra))
+        return 2;
     if (!rc)
-        rc = lp_train_vocab_dump(&p, &o, out, &err);
+        rc = lp_train_vocab_dump_extra(&p, &o, arg_value(argc, argv, "--extra-words"),
+                                       (uint32_t)extra, out, &err);
     lp_pairs_release(&p);
     return rc ? fail(&err) : 0;
 }

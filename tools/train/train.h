@@ -123,6 +123,13 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *opts, lp_buf 
  * and stemming; tabs and newlines become spaces). */
 lp_status lp_train_vocab_dump(const lp_pairs *pairs, const lp_train_opts *opts, const char *path,
                               lp_error *err);
+/* The same, then general-English words appended: words (one per line, most frequent first,
+ * as a teacher's word list orders them) go through the model's tokenizer; each token not yet
+ * in the vocabulary is added with the word as its spelling and a Zipf count
+ * total * 0.1 / rank (English word frequencies follow p(r) ~ 0.1 / r), at most max_extra. */
+lp_status lp_train_vocab_dump_extra(const lp_pairs *pairs, const lp_train_opts *opts,
+                                    const char *words_path, uint32_t max_extra, const char *path,
+                                    lp_error *err);
 
 /* Assemble a model from a vocabulary TSV (lp_train_vocab_dump's format) and float32 rows
  * (vocab x dim, little-endian, row-major: the distilled table). Token weights are SIF

@@ -861,8 +861,41 @@ static int count_surface(void *vctx, const lp_text_token *tok)
     return 0;
 }
 
+typedef struct extra_ctx {
+    vocab *v;
+    vmap *added; /* tokens added, with their spelling */
+    LP_VEC(char *) spell;
+    lp_str word;
+    uint64_t count;
+    uint32_t max;
+} extra_ctx;
+
+static int add_extra(void *vctx, const lp_text_token *tok)
+{
+    extra_ctx *c = vctx;
+    size_t slot;
+    if (c->added->toks.len >= c->max ||
+        vmap_find(&c->v->map, tok->text, tok->len, lp_embed_token_hash(tok->text, tok->len),
+                  &slot) != UINT32_MAX ||
+        (c->added->cap && vmap_find(c->added, tok->text, tok->len,
+                                    lp_embed_token_hash(tok->text, tok->len), &slot) != UINT32_MAX))
+        return 0;
+    if (tok->flags & (LP_TEXT_TOK_NUMBER | LP_TEXT_TOK_CJK))
+        return 0;
+    vmap_add(c->added, tok->text, tok->len, c->count);
+    lp_vec_push(&c->spell, lp_arena_strndup(&c->added->arena, c->word.ptr, c->word.len));
+    return 0;
+}
+
 lp_status lp_train_vocab_dump(const lp_pairs *pairs, const lp_train_opts *o, const char *path,
                               lp_error *err)
+{
+    return lp_train_vocab_dump_extra(pairs, o, NULL, 0, path, err);
+}
+
+lp_status lp_train_vocab_dump_extra(const lp_pairs *pairs, const lp_train_opts *o,
+                                    const char *words_path, uint32_t max_extra, const char *path,
+                                    lp_error *err)
 {
     vocab v;
     vocab_build(pairs, o, &v);
@@ -899,7 +932,7 @@ lp_status lp_train_vocab_dump(const lp_pairs *pairs, const lp_train_opts *o, con
             best[row] = (uint32_t)i;
     }
     lp_buf out;
-    lp_buf_init(&out, 1 << 20);
+    lp_buf_init(&out, 0);
     lp_buf_printf(&out, "#total\t%llu\n", (unsigned long long)v.total);
     for (uint32_t r = 0; r < v.n; r++) {
         const vtok *t = &v.map.toks.items[r];
@@ -913,7 +946,48 @@ lp_status lp_train_vocab_dump(const lp_pairs *pairs, const lp_train_opts *o, con
         }
         lp_buf_putc(&out, '\n');
     }
-    lp_status rc = lp_write_file_atomic(path, out.ptr, out.len, err);
+    lp_status rc = LP_OK;
+    if (words_path) {
+        lp_buf wb;
+        lp_buf_init(&wb, 0);
+        vmap added;
+        memset(&added, 0, sizeof added);
+        lp_arena_init(&added.arena, 1 << 16);
+        extra_ctx ec = {.v = &v, .added = &added, .max = max_extra};
+        rc = lp_read_file(words_path, (size_t)64 << 20, &wb, err);
+        lp_text_tokenizer *etk = lp_text_tokenizer_new(o->tok_options);
+        lp_str all = lp_buf_str(&wb);
+        uint64_t rank = 0;
+        for (size_t pos = 0; !rc && pos < all.len;) {
+            size_t nl = lp_str_find_char(all, '\n', pos);
+            if (nl == SIZE_MAX)
+                nl = all.len;
+            ec.word = lp_str_trim(lp_str_sub(all, pos, nl));
+            pos = nl + 1;
+            if (!ec.word.len || memchr(ec.word.ptr, '\t', ec.word.len))
+                continue;
+            rank++;
+            ec.count = (uint64_t)((double)v.total * 0.1 / (double)rank);
+            if (ec.count < 1)
+                ec.count = 1;
+            lp_text_tokenize(etk, ec.word, add_extra, &ec);
+        }
+        lp_text_tokenizer_free(etk);
+        for (size_t i = 0; i < added.toks.len; i++) {
+            const vtok *t = &added.toks.items[i];
+            lp_buf_append(&out, t->text, t->len);
+            lp_buf_printf(&out, "\t%llu\t%s\n", (unsigned long long)t->count, ec.spell.items[i]);
+        }
+        lp_vec_free(&ec.spell);
+        free(added.slots);
+        lp_vec_free(&added.toks);
+        lp_arena_release(&added.arena);
+        lp_buf_release(&wb);
+    }
+    if (!rc && out.err)
+        rc = lp_error_set(err, LP_ETOOBIG, "the vocabulary file would be too large");
+    if (!rc)
+        rc = lp_write_file_atomic(path, out.ptr, out.len, err);
     lp_buf_release(&out);
     free(best);
     free(surf.slots);

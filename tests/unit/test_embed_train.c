@@ -280,6 +280,30 @@ T_TEST(train_vocab_assemble_and_init)
     }
     T_CHECK(n > 20 && n <= 300);
     T_CHECK(spelled);
+    /* General-English words appended after the code vocabulary, stemmed by the model's
+     * tokenizer, with Zipf counts (total * 0.1 / rank) and the word as spelling; a word
+     * already in the vocabulary ("sort") or a stopword ("the") adds nothing. */
+    {
+        char wpath[512], xpath[512];
+        snprintf(wpath, sizeof wpath, "%s/words.txt", t->tmpdir);
+        snprintf(xpath, sizeof xpath, "%s/vocab-x.tsv", t->tmpdir);
+        const char *words = "the\nsort\nweather\nthunderstorms\n";
+        T_CHECK_OK(lp_write_file_atomic(wpath, words, strlen(words), &err), &err);
+        T_CHECK_OK(lp_train_vocab_dump_extra(&p, &o, wpath, 100, xpath, &err), &err);
+        lp_buf x;
+        lp_buf_init(&x, 0);
+        T_CHECK_OK(lp_read_file(xpath, 1 << 24, &x, &err), &err);
+        unsigned long long total = strtoull(x.ptr + 7, NULL, 10);
+        char want[128];
+        snprintf(want, sizeof want, "\nweather\t%llu\tweather\n", (unsigned long long)(total * 0.1 / 3));
+        T_CHECK(x.len > tsv.len && !memcmp(x.ptr, tsv.ptr, tsv.len));
+        T_CHECK_MSG(strstr(x.ptr, want) != NULL, "%s", x.ptr + tsv.len);
+        snprintf(want, sizeof want, "\nthunderstorm\t%llu\tthunderstorms\n",
+                 (unsigned long long)(total * 0.1 / 4));
+        T_CHECK(strstr(x.ptr, want) != NULL);
+        T_CHECK(strstr(x.ptr + tsv.len, "\nsort\t") == NULL && strstr(x.ptr, "\nthe\t") == NULL);
+        lp_buf_release(&x);
+    }
     /* Rows: token i is the unit vector e_(i mod dim). */
     uint32_t dim = 16;
     for (uint32_t i = 0; i < n; i++)
@@ -337,5 +361,44 @@ done:
     lp_buf_release(&model);
     lp_buf_release(&tuned);
     lp_buf_release(&rows_b);
+    lp_pairs_release(&p);
+}
+
+/* A vocabulary file larger than 1 MiB is written whole (it was once cut at 1 MiB), and a
+ * vocabulary of more than 32,768 tokens is built quickly (its table was once sized for
+ * 65,536 slots whatever the count, so probing crawled near a full table). */
+T_TEST(train_vocab_dump_large)
+{
+    lp_pairs p;
+    lp_pairs_init(&p);
+    uint32_t u = lp_pairs_unit(&p, "synthetic");
+    lp_buf c;
+    lp_buf_init(&c, 0);
+    for (int i = 0; i < 400; i++) {
+        lp_buf_reset(&c);
+        for (int k = 0; k < 100; k++)
+            lp_buf_printf(&c, "zqxwvu%06d zqxwvu%06d ", i * 100 + k, i * 100 + k);
+        lp_pairs_add(&p, u, LP_LANG_PYTHON, LP_STR("a function"), lp_buf_str(&c));
+    }
+    lp_train_opts o;
+    lp_train_opts_default(&o);
+    o.vocab_max = 100000;
+    o.min_count = 2;
+    lp_error err = {0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/vocab.tsv", t->tmpdir);
+    T_CHECK_OK(lp_train_vocab_dump(&p, &o, path, &err), &err);
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    T_CHECK_OK(lp_read_file(path, 1 << 26, &b, &err), &err);
+    size_t lines = 0;
+    for (size_t i = 0; i < b.len; i++)
+        lines += b.ptr[i] == '\n';
+    T_CHECK(b.len > (1u << 20));
+    T_CHECK(lines > 80000); /* each identifier, its digits, and the shared letters */
+    T_CHECK(b.len && b.ptr[b.len - 1] == '\n');
+    lp_buf_release(&b);
+done:
+    lp_buf_release(&c);
     lp_pairs_release(&p);
 }

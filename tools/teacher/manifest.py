@@ -4,7 +4,6 @@ the fine-tuning manifest of loupe-train (build time only, standard library)."""
 import argparse
 import json
 import os
-import subprocess
 
 
 def main():
@@ -53,6 +52,11 @@ def main():
                   "excluded_dev_corpora", "extractor"):
             if k in t:
                 man[k] = t[k]
+    base = os.path.join(os.path.dirname(os.path.abspath(a.out)), "MANIFEST.json")
+    if "excluded_dev_corpora" not in man and os.path.exists(base):
+        man["excluded_dev_corpora"] = json.load(open(base)).get("excluded_dev_corpora")
+    man["pairs"] = ("the description/code pairs of `make model` (tools/train/make-model.sh): "
+                    "the same pinned packages and exclusions as models/MANIFEST.json")
     with open(a.out, "w") as f:
         json.dump(man, f, indent=2, sort_keys=True)
         f.write("\n")

@@ -251,9 +251,10 @@ static void vocab_build(const lp_pairs *pairs, const lp_train_opts *o, vocab *v)
         keep++;
     v->map.toks.len = keep;
     v->n = (uint32_t)keep;
-    free(v->map.slots);
-    v->map.slots = NULL;
-    v->map.cap = 0;
+    /* vmap_grow doubles cap: at least 2 * keep slots (load <= 1/2, as vmap_add keeps it). */
+    v->map.cap = (size_t)1 << 15;
+    while (v->map.cap < keep)
+        v->map.cap <<= 1;
     vmap_grow(&v->map);
     v->weights = lp_xmalloc(sizeof(float) * (keep ? keep : 1));
     for (size_t i = 0; i < keep; i++) {

@@ -57,9 +57,14 @@ $(TEST_DEPS_STAMP): $(DEPS_STAMP)
 	@tools/apt-ensure $(APT_TEST)
 	@touch $@
 
+# The stamp holds a hash of the pinned files: a fresh checkout (new mtimes) of the same pins
+# reuses the installed sources instead of reinstalling them (worktrees may share one
+# node_modules).
 $(NPM_STAMP): package.json package-lock.json | $(DEPS_STAMP)
-	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
-	@touch $@
+	@h=$$(cat package.json package-lock.json | sha256sum | cut -c1-64); \
+	if [ -f $@ ] && [ "$$(cat $@)" = "$$h" ]; then touch $@; else \
+	    echo "npm ci --ignore-scripts --no-audit --no-fund --loglevel=error"; \
+	    npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && echo "$$h" > $@; fi
 
 .PHONY: deps
 deps: $(DEPS_STAMP) $(NPM_STAMP)

@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "core/core.h"
+#include "core/json.h"
 
 int main(int argc, char **argv)
 {
@@ -10,5 +11,6 @@ int main(int argc, char **argv)
      * which lives for hours: its RSS would only grow (src/core/mem.c). */
     if (!(argc > 1 && strcmp(argv[1], "mcp") == 0))
         lp_mem_tune(LP_MEM_RESERVE_DEFAULT);
+    lp_json_init();
     return lp_cli_main(argc, argv);
 }

@@ -102,7 +102,7 @@
 
 #include "core/core.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 typedef struct lp_catalog lp_catalog;
 typedef struct lp_catalog_batch lp_catalog_batch;

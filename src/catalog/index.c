@@ -396,9 +396,10 @@ static lp_status apply(lp_catalog *cat, lp_catalog_batch *batch, const char *rep
         const lp_catalog_tool *old = lp_catalog_get(cat, d->pub.id);
         if (old && !(replace_group && !strcmp(old->group, replace_group))) {
             st = lp_cat_fail(err, LP_CATALOG_DUPLICATE_TOOL,
-                             "tool '%.80s' from %.60s is already in the catalog (from %.60s); "
+                             "tool '%.*s' from %.*s is already in the catalog (from %.*s); "
                              "load the files with different server names or remove one",
-                             d->pub.id, d->pub.source, old->source);
+                             LP_CUT(d->pub.id, 80), LP_CUT(d->pub.source, 60),
+                             LP_CUT(old->source, 60));
             goto done;
         }
     }
@@ -484,9 +485,9 @@ lp_status lp_catalog_remove(lp_catalog *cat, const char *id, lp_error *err)
     size_t i = id_find(cat, id);
     if (i == SIZE_MAX)
         return lp_cat_fail(err, LP_CATALOG_NOT_FOUND,
-                           "no tool with id '%.100s' in the catalog; list ids with "
+                           "no tool with id '%.*s' in the catalog; list ids with "
                            "'loupe tools stats'",
-                           id);
+                           LP_CUT(id, 100));
     lp_cat_doc *d = cat->slots.items[cat->id_table[i]];
     unindex_docs(cat, &d, 1);
     lp_cat_doc_free(d);
@@ -505,7 +506,8 @@ lp_status lp_catalog_remove_group(lp_catalog *cat, const char *group, size_t *re
         *removed = docs.len;
     if (docs.len == 0) {
         lp_vec_free(&docs);
-        return lp_cat_fail(err, LP_CATALOG_NOT_FOUND, "no tools in group '%.100s'", group);
+        return lp_cat_fail(err, LP_CATALOG_NOT_FOUND, "no tools in group '%.*s'",
+                           LP_CUT(group, 100));
     }
     unindex_docs(cat, docs.items, docs.len);
     for (size_t i = 0; i < docs.len; i++)

@@ -79,39 +79,6 @@ out:
     p->i = i;
 }
 
-/* Length of the valid UTF-8 sequence at s[i] (lead byte >= 0x80), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t i, size_t n)
-{
-    unsigned char c = s[i];
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t k;
-    if (c >= 0xC2 && c <= 0xDF) {
-        k = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        k = 2;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        k = 3;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (n - i <= k)
-        return 0;
-    if (s[i + 1] < lo || s[i + 1] > hi)
-        return 0;
-    for (size_t j = 2; j <= k; j++)
-        if (s[i + j] < 0x80 || s[i + j] > 0xBF)
-            return 0;
-    return k + 1;
-}
-
 static int hexval(char x)
 {
     if (x >= '0' && x <= '9')
@@ -242,7 +209,7 @@ static bool string(parser *p, const char **str, uint32_t *slen)
             esc = true;
             continue;
         }
-        size_t k = utf8_len(s, i, n);
+        size_t k = lp_utf8_seq((const char *)s + i, n - i); /* strict, as jansson */
         if (!k)
             return false;
         i += k;

@@ -20,13 +20,13 @@ static const char *const hint_keys[LP_CATALOG_NHINTS] = {
 json_t *lp_catalog_search_tools_tool(void)
 {
     lp_catalog_limits d = lp_catalog_limits_default();
-    json_t *strings = json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items", "type",
+    json_t *strings = lp_json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items", "type",
                                 "string", "maxItems", MAX_FILTER_ITEMS, "description",
                                 "Keep only tools having every one of these tags.");
     json_t *ann = json_object();
     for (int h = 0; h < LP_CATALOG_NHINTS; h++)
-        json_object_set_new(ann, hint_keys[h], json_pack("{s:s}", "type", "boolean"));
-    json_t *input = json_pack(
+        json_object_set_new(ann, hint_keys[h], lp_json_pack("{s:s}", "type", "boolean"));
+    json_t *input = lp_json_pack(
         "{s:s, s:{s:{s:s, s:s}, s:{s:s, s:i, s:i, s:i, s:s}, s:{s:s, s:i, s:i, s:s},"
         " s:o, s:o, s:o, s:{s:s, s:o, s:b, s:s}, s:{s:s, s:b, s:s}},"
         " s:[s], s:b}",
@@ -37,10 +37,10 @@ json_t *lp_catalog_search_tools_tool(void)
         "default", 5, "description", "Most tools to return.",
         "maxTokens", "type", "integer", "minimum", 0, "maximum", MAX_TOKEN_BUDGET,
         "description", "Token budget for the returned definitions (estimated); 0 = none.",
-        "pinned", json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items", "type",
+        "pinned", lp_json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items", "type",
                             "string", "maxItems", (int)d.max_pins, "description",
                             "Tool ids or names always returned first."),
-        "namespaces", json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items", "type",
+        "namespaces", lp_json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items", "type",
                                 "string", "maxItems", MAX_FILTER_ITEMS, "description",
                                 "Keep only tools of these servers/namespaces."),
         "tags", strings,
@@ -50,7 +50,7 @@ json_t *lp_catalog_search_tools_tool(void)
         "includeDefinitions", "type", "boolean", "default", 1, "description",
         "Embed each tool's original definition.",
         "required", "query", "additionalProperties", 0);
-    json_t *hit = json_pack(
+    json_t *hit = lp_json_pack(
         "{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s},"
         " s:{s:s}, s:{s:s}}, s:[s,s,s,s,s,s,s]}",
         "type", "object", "properties", "rank", "type", "integer", "id", "type", "string",
@@ -59,14 +59,14 @@ json_t *lp_catalog_search_tools_tool(void)
         "matchedTerms", "type", "integer", "definition", "type", "object", "required", "rank",
         "id", "name", "namespace", "provider", "score", "tokens");
     /* Which retrieval channels found each tool, and which ran for the query. */
-    json_t *channels = json_pack("{s:s, s:{s:s, s:[s,s,s,s]}}", "type", "array", "items", "type",
+    json_t *channels = lp_json_pack("{s:s, s:{s:s, s:[s,s,s,s]}}", "type", "array", "items", "type",
                                  "string", "enum", "lexical", "dense", "exact", "words");
     json_t *hprops = json_object_get(hit, "properties");
     json_object_set(hprops, "channels", channels);
     json_object_set_new(hprops, "similarity",
-                        json_pack("{s:s, s:s}", "type", "number", "description",
+                        lp_json_pack("{s:s, s:s}", "type", "number", "description",
                                   "Cosine of the query and the tool (dense channel)."));
-    json_t *output = json_pack(
+    json_t *output = lp_json_pack(
         "{s:s, s:{s:{s:s}, s:{s:s, s:o}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s},"
         " s:{s:s}, s:{s:s, s:{s:s, s:{s:{s:s}, s:{s:s}}}}}, s:[s,s,s]}",
         "type", "object", "properties", "query", "type", "string", "tools", "type", "array",
@@ -76,7 +76,7 @@ json_t *lp_catalog_search_tools_tool(void)
         "items", "type", "object", "properties", "code", "type", "string", "message", "type",
         "string", "required", "query", "tools", "totalTokens");
     json_object_set_new(json_object_get(output, "properties"), "channels", channels);
-    json_t *tool = json_pack(
+    json_t *tool = lp_json_pack(
         "{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b, s:b}}", "name", "search_tools", "title",
         "Search tools",
         "description",
@@ -185,16 +185,16 @@ lp_status lp_catalog_search_tools_call(const lp_catalog *cat, const json_t *argu
                     h++;
                 if (h == LP_CATALOG_NHINTS || !json_is_boolean(hv)) {
                     snprintf(msg, sizeof msg,
-                             "annotation filter \"%.40s\" is not one of readOnlyHint, "
+                             "annotation filter \"%.*s\" is not one of readOnlyHint, "
                              "destructiveHint, idempotentHint, openWorldHint with a boolean",
-                             hk);
+                             LP_CUT(hk, 40));
                     st = bad(err, msg);
                     goto done;
                 }
                 q.hints[h] = json_is_true(hv) ? LP_HINT_TRUE : LP_HINT_FALSE;
             }
         } else {
-            snprintf(msg, sizeof msg, "unknown argument \"%.40s\"", key);
+            snprintf(msg, sizeof msg, "unknown argument \"%.*s\"", LP_CUT(key, 40));
             st = bad(err, msg);
             goto done;
         }

@@ -462,9 +462,9 @@ static lp_status prepare(lp_cat_parse_ctx *c, const lp_json *v, lp_jrange r, boo
     const lp_json *jdesc = lp_json_get(fn, "description");
     if (jdesc && !is_string(jdesc) && !is_type(jdesc, LP_JSON_NULL))
         return lp_cat_fail(err, LP_CATALOG_INVALID_DEFINITION,
-                           "%s (tool '%.64s') has a \"description\" that is %s; it must be a "
+                           "%s (tool '%.*s') has a \"description\" that is %s; it must be a "
                            "string",
-                           AT, name, type_name(jdesc));
+                           AT, LP_CUT(name, 64), type_name(jdesc));
 #undef AT
     const char *desc = is_string(jdesc) ? jdesc->str : "";
     size_t desc_len = is_string(jdesc) ? jdesc->n : 0;
@@ -874,7 +874,8 @@ static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, const lp_json *no
                                     l1)) {
                 st = lp_cat_fail(err, LP_CATALOG_INVALID_JSON,
                                  "%s (byte %zu): duplicate object key %.*s; keep one", c->source,
-                                 m.items[i].key.start, (int)LP_MIN(l1, (size_t)64),
+                                 m.items[i].key.start,
+                                 (int)lp_utf8_cut(c->s + m.items[i].key.start, l1, 64),
                                  c->s + m.items[i].key.start);
                 goto done;
             }
@@ -916,7 +917,7 @@ static lp_status read_object(lp_cat_parse_ctx *c, lp_jrange r, const lp_json *no
         if (!node && (st = parse_slice(c, mm.value, named ? &v : NULL, err)))
             goto done;
         if (named && is_string(v) && !sh->server[0])
-            snprintf(sh->server, sizeof sh->server, "%s", v->str);
+            lp_utf8_copy(sh->server, sizeof sh->server, v->str);
         if (!node)
             lp_arena_rewind(arena, mark);
     }
@@ -1067,9 +1068,9 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
         for (size_t i = 1; i < b->docs.len && st == LP_OK; i++)
             if (!strcmp(sorted[i - 1]->pub.id, sorted[i]->pub.id))
                 st = lp_cat_fail(err, LP_CATALOG_DUPLICATE_TOOL,
-                                 "%s defines tool '%.80s' twice; remove one, or load the "
+                                 "%s defines tool '%.*s' twice; remove one, or load the "
                                  "files with different server names",
-                                 source, sorted[i]->pub.id);
+                                 source, LP_CUT(sorted[i]->pub.id, 80));
         free(sorted);
         if (st)
             goto done;

@@ -239,7 +239,7 @@ static void prefix_cands(const lp_catalog *cat, lp_str q, cand_vec *out)
     }
     /* Terms of 4+ bytes that start q. */
     for (size_t l = q.len - 1; l >= 4 && l < q.len; l--) {
-        if (((unsigned char)q.ptr[l] & 0xC0) == 0x80)
+        if (lp_utf8_cut(q.ptr, q.len, l) != l)
             continue; /* not a codepoint boundary */
         uint32_t id = lp_cat_term_lookup(cat, (lp_str){q.ptr, l});
         if (live(cat, id)) {
@@ -817,7 +817,7 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             pinned_count++;
         }
         if (!found)
-            warn(out, "unknown_pin", "no tool has the id or name '%.100s'", pin);
+            warn(out, "unknown_pin", "no tool has the id or name '%.*s'", LP_CUT(pin, 100));
     }
     if (pinned_count > max_tools)
         warn(out, "pinned_over_budget", "%zu pinned tools exceed max_tools %zu", pinned_count,

@@ -329,18 +329,8 @@ void lp_cat_json_str(lp_buf *out, lp_str s)
             i++;
         } else {
             /* Copy a valid UTF-8 sequence; replace anything else. */
-            size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-            bool ok = n && c <= 0xF4 && i + n <= s.len;
-            for (size_t k = 1; ok && k < n; k++)
-                ok = ((unsigned char)s.ptr[i + k] & 0xC0) == 0x80;
-            if (ok && n == 3) {
-                unsigned char c1 = (unsigned char)s.ptr[i + 1];
-                ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-            } else if (ok && n == 4) {
-                unsigned char c1 = (unsigned char)s.ptr[i + 1];
-                ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-            }
-            if (ok) {
+            size_t n = lp_utf8_seq(s.ptr + i, s.len - i);
+            if (n) {
                 lp_buf_append(out, s.ptr + i, n);
                 i += n;
             } else {

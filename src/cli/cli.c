@@ -95,9 +95,13 @@ int lp_cli_exit_code(lp_status s)
     }
 }
 
-static void json_escape(FILE *out, const char *s)
+/* s as the inside of a JSON string: bytes that are not UTF-8 become U+FFFD. */
+static void json_escape(FILE *out, const char *raw)
 {
-    for (; *s; s++) {
+    lp_buf text;
+    lp_buf_init(&text, 0);
+    lp_utf8_put(&text, raw, strlen(raw));
+    for (const char *s = text.ptr; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
             fprintf(out, "\\%c", c);
@@ -106,6 +110,7 @@ static void json_escape(FILE *out, const char *s)
         else
             fputc(c, out);
     }
+    lp_buf_release(&text);
 }
 
 int lp_cli_fail(const lp_error *err, bool json)
@@ -115,7 +120,12 @@ int lp_cli_fail(const lp_error *err, bool json)
         json_escape(stdout, err->msg);
         fprintf(stdout, "\"}}\n");
     }
-    fprintf(stderr, "loupe: %s\n", err->msg[0] ? err->msg : lp_status_code(err->code));
+    lp_buf shown;
+    lp_buf_init(&shown, 0);
+    fprintf(stderr, "loupe: %s\n",
+            err->msg[0] ? lp_cli_text(err->msg, strlen(err->msg), &shown)
+                        : lp_status_code(err->code));
+    lp_buf_release(&shown);
     return lp_cli_exit_code(err->code ? err->code : LP_ERROR);
 }
 

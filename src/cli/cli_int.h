@@ -47,9 +47,24 @@ bool lp_cli_stderr_is_tty(void);
  * broadness. */
 lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad,
                           lp_buf *root, lp_error *err);
-/* Print JSON to stdout (sorted keys, two-space indent, ASCII), newline-terminated. */
+/* Bytes that are not UTF-8 in plain output (docs/ARCHITECTURE.md, "Bytes that are not
+ * UTF-8"): a path is shown as itself when it is UTF-8, else in its escaped form
+ * (lp_bytes_escape: %HH for each such byte and for '%'), which every path argument accepts
+ * back (lp_cli_path_arg); text is shown with U+FFFD for each such byte. Both return p or a
+ * pointer into buf, valid until buf changes. */
+const char *lp_cli_path_text(const char *p, lp_buf *buf);
+const char *lp_cli_text(const char *p, size_t n, lp_buf *buf);
+/* A path argument: arg itself, unless nothing has that name and arg holds %HH escapes whose
+ * bytes name something (then those bytes, in buf): the escaped form of plain output and of
+ * the JSON `<key>Bytes` fields is accepted wherever a path is. */
+const char *lp_cli_path_arg(const char *arg, lp_buf *buf);
+
+/* Print JSON to stdout (sorted keys, two-space indent, ASCII), newline-terminated, and
+ * return LP_EXIT_OK. When j is NULL or an lp_json_pack of this command failed, print the
+ * JSON error object (and the message on stderr) instead and return a failing exit code:
+ * a command never prints nothing and exits 0. j stays the caller's. */
 struct json_t;
-void lp_cli_print_json(struct json_t *j);
+int lp_cli_print_json(struct json_t *j);
 /* Parse a positive count option; on failure prints a usage error and returns false. */
 bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max,
                         uint64_t *out);

@@ -5,7 +5,8 @@
 
 #include "index/index.h"
 
-#include <jansson.h>
+#include "core/json.h"
+#include <sys/stat.h>
 #include <unistd.h>
 
 lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad, lp_buf *root,
@@ -37,14 +38,56 @@ done:
     return rc;
 }
 
-void lp_cli_print_json(json_t *j)
+const char *lp_cli_path_text(const char *p, lp_buf *buf)
 {
-    char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10));
-    if (s) {
-        fputs(s, stdout);
-        fputc('\n', stdout);
-        free(s);
+    if (!p || lp_utf8_valid(p, strlen(p)))
+        return p ? p : "";
+    lp_buf_reset(buf);
+    lp_bytes_escape(buf, p, strlen(p));
+    return buf->ptr;
+}
+
+const char *lp_cli_text(const char *p, size_t n, lp_buf *buf)
+{
+    if (!p)
+        return "";
+    if (lp_utf8_valid(p, n) && p[n] == '\0')
+        return p;
+    lp_buf_reset(buf);
+    lp_utf8_put(buf, p, n);
+    return buf->ptr;
+}
+
+const char *lp_cli_path_arg(const char *arg, lp_buf *buf)
+{
+    struct stat sb;
+    if (!arg || !strchr(arg, '%') || lstat(arg, &sb) == 0)
+        return arg;
+    lp_buf_reset(buf);
+    if (lp_bytes_unescape(lp_str_c(arg), buf, NULL) || memchr(buf->ptr, '\0', buf->len) ||
+        lstat(buf->ptr, &sb) != 0)
+        return arg;
+    return buf->ptr;
+}
+
+int lp_cli_print_json(json_t *j)
+{
+    lp_error err = {0};
+    char *s = NULL;
+    if (!lp_json_failed(&err) && j)
+        s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
+                              JSON_REAL_PRECISION(10));
+    if (!s) {
+        /* Never print nothing and exit 0: say what could not be encoded. */
+        if (!err.code)
+            lp_error_set(&err, LP_ERROR, "could not encode the answer as JSON; this is a bug in "
+                                         "loupe, please report it");
+        return lp_cli_fail(&err, true);
     }
+    fputs(s, stdout);
+    fputc('\n', stdout);
+    free(s);
+    return LP_EXIT_OK;
 }
 
 bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max,

@@ -106,9 +106,10 @@ static int run_arch(int argc, char **argv)
     }
     if (argc != optind)
         return lp_cli_usage_error("arch", "takes no arguments (use --root PATH, --subtree DIR)");
-    json_t *args = json_pack("{s:s, s:I}", "scope", scope, "maxPackages", (json_int_t)max);
+    json_t *args = lp_json_pack("{s:o, s:I}", "scope", lp_json_textz(scope), "maxPackages",
+                                (json_int_t)max);
     if (subtree)
-        json_object_set_new(args, "subtree", json_string(subtree));
+        json_object_set_new(args, "subtree", lp_json_textz(subtree));
     int code = lp_graph_cli_run("arch", root, args, lp_graph_architecture, fmt, text, draw);
     json_decref(args);
     return code;

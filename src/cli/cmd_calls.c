@@ -172,7 +172,8 @@ static int run_calls(int argc, char **argv)
     int code = lp_graph_cli_symbol("calls", root, argv[optind], &id);
     if (code)
         return code;
-    json_t *args = json_pack("{s:s, s:s, s:I, s:I, s:I}", "symbolId", id, "direction", dir,
+    json_t *args = lp_json_pack("{s:o, s:o, s:I, s:I, s:I}", "symbolId", lp_json_textz(id),
+                                "direction", lp_json_textz(dir),
                              "depth", (json_int_t)depth, "maxNodes", (json_int_t)max_nodes,
                              "maxEdges", (json_int_t)max_edges);
     code = lp_graph_cli_run("calls", root, args, lp_graph_call_graph, fmt, text, draw);

@@ -67,7 +67,8 @@ static int run_changes(int argc, char **argv)
     }
     if (argc != optind)
         return lp_cli_usage_error("changes", "takes no arguments (use --root PATH, --base REF)");
-    json_t *args = json_pack("{s:s, s:I, s:I, s:I}", "baseRef", base, "maxDepth", (json_int_t)depth,
+    json_t *args = lp_json_pack("{s:o, s:I, s:I, s:I}", "baseRef", lp_json_textz(base),
+                                "maxDepth", (json_int_t)depth,
                              "maxCallers", (json_int_t)max_callers, "maxFiles",
                              (json_int_t)max_files);
     int code = lp_graph_cli_run("changes", root, args, lp_graph_detect_changes, fmt, text, NULL);

@@ -9,7 +9,7 @@
 #include "cli/cli_int.h"
 #include "scan/scan.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 typedef struct scan_run {
     const char *root;
@@ -126,31 +126,11 @@ static void print_text(const scan_run *r, bool hash, bool list)
     }
 }
 
-/* File names are bytes; JSON strings are UTF-8. A name that is not valid UTF-8 is shown
- * with its bytes >= 0x80 written as \xNN (this is a debug listing, not an identity). */
-static json_t *jpath(const char *s)
-{
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    lp_buf b;
-    lp_buf_init(&b, 0);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x80)
-            lp_buf_putc(&b, (char)*p);
-        else
-            lp_buf_printf(&b, "\\x%02x", *p);
-    }
-    j = json_string(b.ptr);
-    lp_buf_release(&b);
-    return j;
-}
-
 static json_t *skip_json(const char *path, lp_skip_reason r)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "path", jpath(path));
-    json_object_set_new(o, "reason", json_string(lp_skip_reason_name(r)));
+    lp_json_set_path(o, "path", path, strlen(path)); /* pathBytes when it is not UTF-8 */
+    json_object_set_new(o, "reason", lp_json_textz(lp_skip_reason_name(r)));
     return o;
 }
 
@@ -165,10 +145,10 @@ static json_t *list_json(const scan_run *r)
             continue;
         }
         json_t *f = json_object();
-        json_object_set_new(f, "path", jpath(e->path));
+        lp_json_set_path(f, "path", e->path, strlen(e->path));
         json_object_set_new(f, "size", json_integer((json_int_t)e->size));
         if (e->target)
-            json_object_set_new(f, "target", jpath(e->target));
+            lp_json_set_path(f, "target", e->target, strlen(e->target));
         json_array_append_new(files, f);
     }
     for (size_t i = 0; i < r->res.nskipped; i++)
@@ -186,7 +166,7 @@ static void print_json(const scan_run *r, bool hash, bool list)
         json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)k),
                             json_integer((json_int_t)r->res.skip_counts[k]));
     json_t *o = json_object();
-    json_object_set_new(o, "root", jpath(r->root));
+    lp_json_set_path(o, "root", r->root, strlen(r->root));
     json_object_set_new(o, "files", json_integer((json_int_t)r->res.nentries));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->res.bytes));
     json_object_set_new(o, "dirs", json_integer((json_int_t)r->res.dirs_walked));
@@ -199,7 +179,7 @@ static void print_json(const scan_run *r, bool hash, bool list)
         json_object_set_new(o, "hashed_bytes", json_integer((json_int_t)r->hashed_bytes));
         json_object_set_new(o, "hash_ms", json_real(r->hash_ms));
         json_object_set_new(o, "mb_per_s", json_real(mb_per_s(r)));
-        json_object_set_new(o, "merkle", json_string(hex));
+        json_object_set_new(o, "merkle", lp_json_textz(hex));
     }
     if (list)
         json_object_update_new(o, list_json(r));

@@ -9,7 +9,7 @@
 #include "embed/embed.h"
 #include "store/store.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 static int info(void)
 {
@@ -18,25 +18,25 @@ static int info(void)
         const lp_embed_remote *r;
         if (lp_embed_remote_get(&r, &err))
             return lp_cli_fail(&err, false);
-        json_t *j = json_pack("{s:s,s:i,s:s,s:s}", "identity", lp_embed_remote_identity(r), "dim",
+        json_t *j = lp_json_pack("{s:s,s:i,s:s,s:s}", "identity", lp_embed_remote_identity(r), "dim",
                               (int)lp_embed_remote_dim(r), "provider", "openai-compatible", "simd",
                               lp_embed_simd_name(lp_embed_simd_best()));
-        lp_cli_print_json(j);
+        int code = lp_cli_print_json(j);
         json_decref(j);
-        return LP_EXIT_OK;
+        return code;
     }
     const lp_embed_model *m;
     if (lp_embed_default(&m, &err))
         return lp_cli_fail(&err, false);
     lp_embed_info in;
     lp_embed_model_info(m, &in);
-    json_t *j = json_pack(
+    json_t *j = lp_json_pack(
         "{s:s,s:i,s:i,s:i,s:i,s:I,s:s}", "identity", in.identity, "dim", (int)in.dim, "vocab",
         (int)in.vocab, "buckets", (int)in.buckets, "format_version", (int)in.format_version,
         "bytes", (json_int_t)in.file_bytes, "simd", lp_embed_simd_name(lp_embed_simd_best()));
-    lp_cli_print_json(j);
+    int code = lp_cli_print_json(j);
     json_decref(j);
-    return LP_EXIT_OK;
+    return code;
 }
 
 static int vector(const char *text)
@@ -59,10 +59,10 @@ static int vector(const char *text)
     for (uint32_t i = 0; i < dim; i++)
         json_array_append_new(a, json_real(v[i]));
     free(v);
-    json_t *j = json_pack("{s:b,s:o}", "known_tokens", any, "vector", a);
-    lp_cli_print_json(j);
+    json_t *j = lp_json_pack("{s:b,s:o}", "known_tokens", any, "vector", a);
+    int code = lp_cli_print_json(j);
     json_decref(j);
-    return LP_EXIT_OK;
+    return code;
 }
 
 static int search(const char *path, const char *query, uint64_t k)
@@ -99,9 +99,9 @@ static int search(const char *path, const char *query, uint64_t k)
     for (size_t i = 0; i < n && s; i++) {
         sqlite3_bind_int64(s, 1, hits[i].cid);
         json_t *h =
-            json_pack("{s:I,s:f}", "cid", (json_int_t)hits[i].cid, "score", (double)hits[i].score);
+            lp_json_pack("{s:I,s:f}", "cid", (json_int_t)hits[i].cid, "score", (double)hits[i].score);
         if (sqlite3_step(s) == SQLITE_ROW) {
-            json_object_set_new(h, "path", json_string((const char *)sqlite3_column_text(s, 0)));
+            json_object_set_new(h, "path", lp_json_textz((const char *)sqlite3_column_text(s, 0)));
             json_object_set_new(h, "start_line", json_integer(sqlite3_column_int(s, 1)));
             json_object_set_new(h, "end_line", json_integer(sqlite3_column_int(s, 2)));
         }
@@ -110,8 +110,8 @@ static int search(const char *path, const char *query, uint64_t k)
     }
     sqlite3_finalize(s);
     json_t *j =
-        json_pack("{s:I,s:f,s:o}", "publication", (json_int_t)pub.id, "ms", ms, "hits", arr);
-    lp_cli_print_json(j);
+        lp_json_pack("{s:I,s:f,s:o}", "publication", (json_int_t)pub.id, "ms", ms, "hits", arr);
+    code = lp_cli_print_json(j);
     json_decref(j);
 done:
     if (st)

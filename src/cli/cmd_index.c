@@ -9,7 +9,7 @@
 #include "index/index.h"
 
 #include <getopt.h>
-#include <jansson.h>
+#include "core/json.h"
 #include <signal.h>
 
 static volatile int cancel_flag;
@@ -51,9 +51,9 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
         if (r->skip_counts[i])
             json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)i),
                                 json_integer((json_int_t)r->skip_counts[i]));
-    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+    json_t *j = lp_json_pack("{s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
                      " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I}}",
-                     "root", root, "operation", lp_index_op_name(op), "publicationId",
+                     "operation", lp_index_op_name(op), "publicationId",
                      (json_int_t)r->publication_id, "published", r->published, "partial",
                      r->partial, "files", "total", (json_int_t)r->files, "added",
                      (json_int_t)r->added, "changed", (json_int_t)r->changed, "deleted",
@@ -64,10 +64,16 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
                      (json_int_t)r->bytes_read, "merkleRoot", merkle, "skipped", skips,
                      "timingMs", "scan", (json_int_t)r->ms_scan, "total",
                      (json_int_t)r->ms_total);
+    if (j)
+        lp_json_set_path(j, "root", root, strlen(root));
+    return j;
 }
 
-static void print_human(const char *root, lp_index_op op, const lp_index_report *r)
+static void print_human(const char *root_bytes, lp_index_op op, const lp_index_report *r)
 {
+    lp_buf shown;
+    lp_buf_init(&shown, 0);
+    const char *root = lp_cli_path_text(root_bytes, &shown);
     if (r->published)
         printf("indexed %s: publication %lld (%s)%s\n", root, (long long)r->publication_id,
                lp_index_op_name(op), r->partial ? ", PARTIAL: limit reached" : "");
@@ -97,6 +103,7 @@ static void print_human(const char *root, lp_index_op op, const lp_index_report 
     if (r->partial)
         printf("  the %s searchable-byte limit was reached; raise it with --max-total-bytes\n",
                "512 MiB");
+    lp_buf_release(&shown);
 }
 
 static int run_build(lp_index_op op, const char *name, int argc, char **argv)
@@ -173,7 +180,7 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
     }
     if (json) {
         json_t *j = report_json(root.ptr, op, &rep);
-        lp_cli_print_json(j);
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else if (!quiet) {
         print_human(root.ptr, op, &rep);

@@ -141,14 +141,14 @@ json_t *lp_client_entry(const lp_client *c, const char *exe)
     json_t *e = json_object();
     if (!strcmp(c->name, "opencode")) {
         json_object_set_new(e, "type", json_string("local"));
-        json_object_set_new(e, "command", json_pack("[ss]", exe, "mcp"));
+        json_object_set_new(e, "command", lp_json_pack("[ss]", exe, "mcp"));
         json_object_set_new(e, "enabled", json_true());
         return e;
     }
     if (!strcmp(c->name, "claude"))
         json_object_set_new(e, "type", json_string("stdio"));
-    json_object_set_new(e, "command", json_string(exe));
-    json_object_set_new(e, "args", json_pack("[s]", "mcp"));
+    json_object_set_new(e, "command", lp_json_textz(exe));
+    json_object_set_new(e, "args", lp_json_pack("[s]", "mcp"));
     json_object_set_new(e, "env", json_object());
     return e;
 }
@@ -394,10 +394,7 @@ static int run_install(int argc, char **argv)
         fprintf(stderr, "loupe install: %s\n", err.msg);
         goto done;
     }
-    json_t *utf8 = json_string(exe.ptr); /* NULL when the path is not valid UTF-8 */
-    bool utf8_ok = utf8 != NULL;
-    json_decref(utf8);
-    if (!utf8_ok) {
+    if (!lp_utf8_valid(exe.ptr, exe.len)) {
         fprintf(stderr, "loupe install: the binary's path %s is not valid UTF-8; move loupe "
                         "to a UTF-8 path\n", exe.ptr);
         failures++;
@@ -470,18 +467,23 @@ static int run_install(int argc, char **argv)
             failures++;
             continue;
         }
+        /* The record is keyed by the config path: filled first, then handed over (a path
+         * that is not UTF-8 cannot be a JSON key, and jansson frees what it refuses). */
         json_t *r = json_object_get(rec, config.ptr);
-        if (!json_is_object(r)) {
+        bool fresh = !json_is_object(r);
+        if (fresh)
             r = json_object();
-            json_object_set_new(rec, config.ptr, r);
-        }
-        json_object_set_new(r, "client", json_string(c->name));
+        json_object_set_new(r, "client", lp_json_textz(c->name));
         if (!existed)
             json_object_set_new(r, "createdFile", json_true());
         if (created.container)
             json_object_set_new(r, "createdContainer", json_true());
         if (c->kind == LP_CLIENT_TOML && res == LP_EDIT_ADDED)
-            json_object_set_new(r, "prefix", json_string(created.prefix));
+            json_object_set_new(r, "prefix", lp_json_textz(created.prefix));
+        if (fresh && json_object_set_new(rec, config.ptr, r) != 0)
+            fprintf(stderr, "loupe install: %s: the path of %s is not UTF-8, so 'loupe "
+                            "uninstall' cannot record it; remove loupe from it by hand\n",
+                    c->label, config.ptr);
         rec_dirty = true;
         printf("%s: %s loupe in %s", c->label, res == LP_EDIT_ADDED ? "added" : "updated",
                config.ptr);

@@ -9,7 +9,7 @@
 
 #include "search/search.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 /* A failure with the specific continuation code (continuation_expired, ...). */
 static int fail(const lp_error *err, lp_frozen_fail why, bool json)
@@ -17,9 +17,9 @@ static int fail(const lp_error *err, lp_frozen_fail why, bool json)
     if (why == LP_FROZEN_OK)
         return lp_cli_fail(err, json);
     if (json) {
-        json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", lp_frozen_fail_code(why),
-                              "message", err->msg);
-        lp_cli_print_json(j);
+        json_t *j = lp_json_pack("{s:{s:s, s:o}}", "error", "code", lp_frozen_fail_code(why),
+                                 "message", lp_json_textz(err->msg));
+        lp_cli_print_json(j); /* its own failure is reported; this path fails either way */
         json_decref(j);
     }
     fprintf(stderr, "loupe: %s\n", err->msg);
@@ -80,13 +80,15 @@ static int run(int argc, char **argv)
     if (json) {
         json_t *warnings = json_array();
         for (size_t i = 0; i < set.nwarnings; i++)
-            json_array_append_new(warnings, json_string(set.warnings[i]));
-        json_t *j =
-            json_pack("{s:s, s:I, s:s, s:o, s:o, s:o}", "codebaseRoot", set.root, "publicationId",
-                      (json_int_t)set.publication_id, "query", set.query, "results",
-                      lp_cli_search_results_json(set.root, set.groups, from, shown), "warnings", warnings,
-                      "pagination", lp_cli_pagination_json(from, shown, set.ngroups, next.ptr));
-        lp_cli_print_json(j);
+            json_array_append_new(warnings, lp_json_textz(set.warnings[i]));
+        json_t *j = lp_json_pack(
+            "{s:I, s:o, s:o, s:o, s:o}", "publicationId", (json_int_t)set.publication_id,
+            "query", lp_json_textz(set.query), "results",
+            lp_cli_search_results_json(set.root, set.groups, from, shown), "warnings", warnings,
+            "pagination", lp_cli_pagination_json(from, shown, set.ngroups, next.ptr));
+        if (j)
+            lp_json_set_path(j, "codebaseRoot", set.root, strlen(set.root));
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else {
         if (shown == 0)

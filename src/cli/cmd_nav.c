@@ -6,7 +6,7 @@
 #include "index/index.h"
 #include "lang/lang.h"
 
-#include <jansson.h>
+#include "core/json.h"
 #include <unistd.h>
 
 static const char *vis_name(int v)
@@ -26,7 +26,7 @@ static json_t *flags_json(uint32_t f)
                  {LP_SYMF_TEST, "test"},           {LP_SYMF_DEFAULT_EXPORT, "default_export"}};
     for (size_t i = 0; i < LP_ARRAY_LEN(names); i++)
         if (f & names[i].bit)
-            json_array_append_new(a, json_string(names[i].name));
+            json_array_append_new(a, lp_json_textz(names[i].name));
     return a;
 }
 
@@ -36,18 +36,23 @@ static json_t *symbol_json(const lp_symbol_row *r, const lp_symbol_row *all, siz
     for (size_t i = 0; all && i < n; i++)
         if (all[i].ord == r->parent && all[i].bid == r->bid)
             parent = all[i].id;
-    json_t *doc = r->doc_start_line ? json_pack("{s:i, s:i}", "startLine", (int)r->doc_start_line,
+    json_t *doc = r->doc_start_line ? lp_json_pack("{s:i, s:i}", "startLine", (int)r->doc_start_line,
                                                 "endLine", (int)r->doc_end_line)
                                     : json_null();
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:s?, s:s, s:o, s:o}", "id", r->id,
-                     "file", r->path, "name", r->name, "qualifiedName", r->qname, "kind",
-                     lp_symkind_name((lp_symkind)r->kind), "startLine", (int)r->start_line,
-                     "endLine", (int)r->end_line, "parent", parent, "visibility",
-                     vis_name(r->vis), "flags", flags_json(r->flags), "doc", doc);
+    json_t *o = lp_json_pack("{s:s, s:o, s:o, s:s, s:i, s:i, s:s?, s:s, s:o, s:o}", "id", r->id,
+                             "name", lp_json_textz(r->name), "qualifiedName",
+                             lp_json_textz(r->qname), "kind",
+                             lp_symkind_name((lp_symkind)r->kind), "startLine",
+                             (int)r->start_line, "endLine", (int)r->end_line, "parent", parent,
+                             "visibility", vis_name(r->vis), "flags", flags_json(r->flags), "doc",
+                             doc);
+    if (o)
+        lp_json_set_path(o, "file", r->path, strlen(r->path));
+    return o;
 }
 
 typedef struct nav_ctx {
-    lp_buf root, rel;
+    lp_buf root, rel, arg, shown;
     lp_store *st;
     lp_arena arena;
     lp_error err;
@@ -61,6 +66,8 @@ static void nav_release(nav_ctx *c)
     lp_store_close(c->st);
     lp_buf_release(&c->root);
     lp_buf_release(&c->rel);
+    lp_buf_release(&c->arg);
+    lp_buf_release(&c->shown);
     lp_arena_release(&c->arena);
 }
 
@@ -96,12 +103,14 @@ static int run_outline(int argc, char **argv)
         return LP_EXIT_USAGE;
     lp_buf_init(&c.root, 0);
     lp_buf_init(&c.rel, 0);
+    lp_buf_init(&c.arg, 0);
+    lp_buf_init(&c.shown, 0);
     lp_arena_init(&c.arena, 0);
     int code = LP_EXIT_OK;
     char cwd[LP_PATH_MAX];
     lp_status rc = getcwd(cwd, sizeof cwd) ? LP_OK : lp_error_set(&c.err, LP_EIO, "no cwd");
     if (!rc)
-        rc = lp_index_resolve_file(file, cwd, &c.root, &c.rel, &c.err);
+        rc = lp_index_resolve_file(lp_cli_path_arg(file, &c.arg), cwd, &c.root, &c.rel, &c.err);
     if (!rc)
         rc = lp_store_open(c.root.ptr, LP_STORE_READ, &c.st, &c.err);
     if (!rc)
@@ -121,19 +130,24 @@ static int run_outline(int argc, char **argv)
         json_t *arr = json_array();
         for (size_t i = 0; i < n; i++)
             json_array_append_new(arr, symbol_json(&rows[i], rows, n));
-        json_t *j = json_pack("{s:s, s:s, s:I, s:o}", "root", c.root.ptr, "file", c.rel.ptr,
-                              "publicationId", (json_int_t)pub.id, "symbols", arr);
-        lp_cli_print_json(j);
+        json_t *j = lp_json_pack("{s:I, s:o}", "publicationId", (json_int_t)pub.id, "symbols", arr);
+        if (j) {
+            lp_json_set_path(j, "root", c.root.ptr, c.root.len);
+            lp_json_set_path(j, "file", c.rel.ptr, c.rel.len);
+        }
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else {
-        printf("%s (%zu symbols, publication %lld)\n", c.rel.ptr, n, (long long)pub.id);
+        printf("%s (%zu symbols, publication %lld)\n", lp_cli_path_text(c.rel.ptr, &c.shown), n,
+               (long long)pub.id);
         for (size_t i = 0; i < n; i++) {
             int depth = 0;
             for (int32_t p = rows[i].parent; p >= 0 && (size_t)p < n && depth < 32;
                  p = rows[p].parent)
                 depth++;
             printf("%*s%-11s %-40s %u-%u  %s\n", 2 + depth * 2, "",
-                   lp_symkind_name((lp_symkind)rows[i].kind), rows[i].qname, rows[i].start_line,
+                   lp_symkind_name((lp_symkind)rows[i].kind),
+                   lp_cli_text(rows[i].qname, strlen(rows[i].qname), &c.shown), rows[i].start_line,
                    rows[i].end_line, rows[i].id);
         }
     }
@@ -150,6 +164,8 @@ static int run_symbol(int argc, char **argv)
         return LP_EXIT_USAGE;
     lp_buf_init(&c.root, 0);
     lp_buf_init(&c.rel, 0);
+    lp_buf_init(&c.arg, 0);
+    lp_buf_init(&c.shown, 0);
     lp_arena_init(&c.arena, 0);
     int code = LP_EXIT_OK;
     lp_status rc = lp_cli_root_for(NULL, true, false, &c.root, &c.err);
@@ -172,21 +188,27 @@ static int run_symbol(int argc, char **argv)
         json_t *arr = json_array();
         for (size_t i = 0; i < n; i++)
             json_array_append_new(arr, symbol_json(&rows[i], NULL, 0));
-        json_t *j = json_pack("{s:s, s:I, s:s, s:b, s:o}", "root", c.root.ptr, "publicationId",
-                              (json_int_t)pub.id, "query", name, "ambiguous", n > 1,
-                              "definitions", arr);
-        lp_cli_print_json(j);
+        json_t *j = lp_json_pack("{s:I, s:o, s:b, s:o}", "publicationId", (json_int_t)pub.id,
+                                 "query", lp_json_textz(name), "ambiguous", n > 1, "definitions",
+                                 arr);
+        if (j)
+            lp_json_set_path(j, "root", c.root.ptr, c.root.len);
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else {
         if (n == 0)
             printf("no definition named '%s' in %s\n", name, c.root.ptr);
         else if (n > 1)
             printf("'%s' is ambiguous: %zu definitions (none is picked)\n", name, n);
-        for (size_t i = 0; i < n; i++)
-            printf("  %s:%u-%u  %s %s  %s\n", rows[i].path, rows[i].start_line, rows[i].end_line,
-                   lp_symkind_name((lp_symkind)rows[i].kind), rows[i].qname, rows[i].id);
+        for (size_t i = 0; i < n; i++) {
+            printf("  %s:%u-%u  ", lp_cli_path_text(rows[i].path, &c.shown), rows[i].start_line,
+                   rows[i].end_line);
+            printf("%s %s  %s\n", lp_symkind_name((lp_symkind)rows[i].kind),
+                   lp_cli_text(rows[i].qname, strlen(rows[i].qname), &c.shown), rows[i].id);
+        }
     }
-    code = n == 0 ? LP_EXIT_NOT_FOUND : LP_EXIT_OK;
+    if (code == LP_EXIT_OK && n == 0)
+        code = LP_EXIT_NOT_FOUND;
 done:
     nav_release(&c);
     return code;

@@ -6,7 +6,7 @@
 #include "cli/cli_int.h"
 #include "lang/lang.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 #define PARSE_MAX_FILE ((size_t)64 << 20)
 
@@ -79,11 +79,7 @@ static lp_str one_line(lp_str content, lp_span sp, char *buf, size_t cap)
         space = false;
         buf[n++] = c;
     }
-    if (n > 120) {
-        n = 120;
-        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80)
-            n--;
-    }
+    n = lp_utf8_cut(buf, n, 120);
     buf[n] = 0;
     return (lp_str){buf, n};
 }
@@ -146,7 +142,7 @@ static void print_outline(FILE *out, const char *path, lp_str content, const lp_
 
 static json_t *span_json(lp_span s)
 {
-    return json_pack("{s:I,s:I,s:I,s:I}", "start_line", (json_int_t)s.start_line, "end_line",
+    return lp_json_pack("{s:I,s:I,s:I,s:I}", "start_line", (json_int_t)s.start_line, "end_line",
                      (json_int_t)s.end_line, "start_byte", (json_int_t)s.start_byte, "end_byte",
                      (json_int_t)s.end_byte);
 }
@@ -163,27 +159,30 @@ static json_t *result_json(const char *path, lp_str content, const lp_parse_resu
         flags_str(s->flags, &fl);
         char sigbuf[512];
         lp_str sig = one_line(content, s->sig, sigbuf, sizeof(sigbuf));
-        json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:o,s:o,s:s%,s:I,s:s,s:s}", "kind",
-                              lp_symkind_name(s->kind), "name", s->name, "qname", s->qname,
-                              "ordinal", (json_int_t)s->ordinal, "span", span_json(s->span), "sig",
-                              span_json(s->sig), "sig_text", sig.ptr, sig.len, "parent",
+        json_t *o = lp_json_pack("{s:s,s:o,s:o,s:I,s:o,s:o,s:o,s:I,s:s,s:s}", "kind",
+                              lp_symkind_name(s->kind), "name", lp_json_textz(s->name), "qname",
+                              lp_json_textz(s->qname), "ordinal", (json_int_t)s->ordinal, "span",
+                              span_json(s->span), "sig", span_json(s->sig), "sig_text",
+                              lp_json_text(sig.ptr, sig.len), "parent",
                               (json_int_t)s->parent, "visibility", vis_name(s->vis), "flags",
                               fl.ptr);
         json_object_set_new(o, "doc", s->doc.start_line ? span_json(s->doc) : json_null());
         json_array_append_new(syms, o);
     }
     lp_buf_release(&fl);
-    json_t *root = json_pack("{s:s,s:s,s:b,s:o}", "path", path, "lang", lp_lang_name(r->lang),
-                             "partial", r->partial_parse, "symbols", syms);
+    json_t *root = lp_json_pack("{s:s,s:b,s:o}", "lang", lp_lang_name(r->lang), "partial",
+                                r->partial_parse, "symbols", syms);
+    if (root)
+        lp_json_set_path(root, "path", path, strlen(path));
     if (a->chunks || a->chunk_text) {
         static const char *const ck[] = {"code", "module", "section", "text"};
         json_t *chunks = json_array();
         for (size_t i = 0; i < r->nchunks; i++) {
             const lp_chunk *c = &r->chunks[i];
-            json_t *o = json_pack("{s:I,s:s,s:o}", "owner", (json_int_t)c->owner, "kind",
+            json_t *o = lp_json_pack("{s:I,s:s,s:o}", "owner", (json_int_t)c->owner, "kind",
                                   ck[c->kind], "span", span_json(c->span));
             if (a->chunk_text)
-                json_object_set_new(o, "text", json_stringn_nocheck(c->text, c->text_len));
+                json_object_set_new(o, "text", lp_json_text(c->text, c->text_len));
             json_array_append_new(chunks, o);
         }
         json_object_set_new(root, "chunks", chunks);
@@ -283,7 +282,7 @@ static void print_stats(const lang_stats *stats, bool json)
         const char *name = l < LP_LANG_COUNT ? lp_lang_name((lp_lang)l) : "total";
         double mbs = s->ns ? (double)s->bytes / 1e6 / ((double)s->ns / 1e9) : 0;
         if (json)
-            json_array_append_new(arr, json_pack("{s:s,s:I,s:I,s:f,s:f,s:I,s:I,s:I}", "lang",
+            json_array_append_new(arr, lp_json_pack("{s:s,s:I,s:I,s:f,s:f,s:I,s:I,s:I}", "lang",
                                                  name, "files", (json_int_t)s->files, "bytes",
                                                  (json_int_t)s->bytes, "ms", (double)s->ns / 1e6,
                                                  "mb_per_s", mbs, "symbols",

@@ -57,9 +57,9 @@ static int run_refs(int argc, char **argv)
     int code = lp_graph_cli_symbol("refs", root, argv[optind], &id);
     if (code)
         return code;
-    json_t *args = json_pack("{s:s, s:I}", "symbolId", id, "maxResults", (json_int_t)max);
+    json_t *args = lp_json_pack("{s:s, s:I}", "symbolId", id, "maxResults", (json_int_t)max);
     if (prefix)
-        json_object_set_new(args, "pathPrefix", json_string(prefix));
+        json_object_set_new(args, "pathPrefix", lp_json_textz(prefix));
     code = lp_graph_cli_run("refs", root, args, lp_graph_find_references, fmt, text, NULL);
     json_decref(args);
     free(id);

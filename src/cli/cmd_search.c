@@ -6,7 +6,7 @@
 #include "index/index.h"
 #include "search/search.h"
 
-#include <jansson.h>
+#include "core/json.h"
 #include <math.h>
 
 #define FROZEN_MIN 50u
@@ -17,7 +17,7 @@ static json_t *channels_json(uint32_t ch)
     size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(names[i]));
+        json_array_append_new(a, lp_json_textz(names[i]));
     return a;
 }
 
@@ -27,19 +27,25 @@ json_t *lp_cli_search_results_json(const char *root, const lp_search_group *grou
     json_t *arr = json_array();
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
-        json_t *owner = json_pack("{s:s?, s:s, s:s?, s:s?, s:s, s:i, s:i}", "id",
-                                  g->owner.id[0] ? g->owner.id : NULL, "file", g->owner.file,
-                                  "symbol", g->owner.symbol, "qualifiedName", g->owner.qname,
-                                  "kind", g->owner.kind, "startLine", (int)g->owner.start_line,
-                                  "endLine", (int)g->owner.end_line);
-        json_t *r = json_pack("{s:i, s:o, s:f, s:o, s:s, s:i}", "rank", (int)g->rank, "owner",
-                              owner, "score", g->score, "channels", channels_json(g->channels),
-                              "snippet", g->snippet ? g->snippet : "", "snippetStartLine",
-                              (int)g->snippet_start_line);
-        if (!r) /* a snippet that is not UTF-8: keep the result, without the text */
-            r = json_pack("{s:i, s:o, s:f, s:o, s:s, s:i}", "rank", (int)g->rank, "owner", owner,
-                          "score", g->score, "channels", channels_json(g->channels), "snippet",
-                          "", "snippetStartLine", (int)g->snippet_start_line);
+        /* Text from the index goes through lp_json_text (any bytes), the file through
+         * lp_json_set_path (adds fileBytes when the name is not UTF-8): nothing here can make
+         * a pack fail, and no argument is used again after a pack consumed it. */
+        json_t *owner = lp_json_pack(
+            "{s:o, s:o, s:o, s:o, s:i, s:i}", "id",
+            g->owner.id[0] ? lp_json_textz(g->owner.id) : json_null(), "symbol",
+            lp_json_textz(g->owner.symbol), "qualifiedName", lp_json_textz(g->owner.qname),
+            "kind", lp_json_textz(g->owner.kind ? g->owner.kind : ""), "startLine",
+            (int)g->owner.start_line, "endLine", (int)g->owner.end_line);
+        if (owner)
+            lp_json_set_path(owner, "file", g->owner.file ? g->owner.file : "",
+                             g->owner.file ? strlen(g->owner.file) : 0);
+        json_t *r = lp_json_pack("{s:i, s:o, s:f, s:o, s:o, s:i}", "rank", (int)g->rank, "owner",
+                                 owner, "score", g->score, "channels",
+                                 channels_json(g->channels), "snippet",
+                                 lp_json_textz(g->snippet ? g->snippet : ""), "snippetStartLine",
+                                 (int)g->snippet_start_line);
+        if (!r)
+            continue; /* recorded: the command reports it instead of printing */
         lp_search_group_surface_json(r, root, g);
         json_array_append_new(arr, r);
     }
@@ -49,32 +55,44 @@ json_t *lp_cli_search_results_json(const char *root, const lp_search_group *grou
 json_t *lp_cli_pagination_json(size_t offset, size_t shown, size_t frozen, const char *handle)
 {
     bool complete = !handle || !*handle;
-    return json_pack("{s:I, s:I, s:I, s:b, s:s?}", "offset", (json_int_t)offset, "shown",
+    return lp_json_pack("{s:I, s:I, s:I, s:b, s:s?}", "offset", (json_int_t)offset, "shown",
                      (json_int_t)shown, "frozen", (json_int_t)frozen, "complete", complete,
                      "continuation", complete ? NULL : handle);
 }
 
 void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
 {
+    lp_buf path, what_b, line;
+    lp_buf_init(&path, 0);
+    lp_buf_init(&what_b, 0);
+    lp_buf_init(&line, 0);
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
         const char *what = g->live                            ? "region"
                            : g->breadcrumbs && *g->breadcrumbs ? g->breadcrumbs
                            : g->owner.qname                    ? g->owner.qname
                                                                : "";
-        printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank, g->owner.file, g->owner.start_line,
-               g->owner.end_line, g->live ? "live" : g->owner.kind, what, g->score,
+        /* A file name that is not UTF-8 in its escaped form, text with U+FFFD. */
+        printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank,
+               lp_cli_path_text(g->owner.file, &path), g->owner.start_line, g->owner.end_line,
+               g->live ? "live" : g->owner.kind, lp_cli_text(what, strlen(what), &what_b),
+               g->score,
                g->live      ? "  [live: current text on disk, not indexed]"
                : g->deleted ? "  [stale: file deleted since indexing]"
                : g->stale   ? "  [stale: file changed since indexing]"
                             : "");
         for (const char *p = g->snippet ? g->snippet : ""; *p;) {
             const char *nl = strchr(p, '\n');
-            int len = nl ? (int)(nl - p) : (int)strlen(p);
-            printf("    %.*s\n", len, p);
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            lp_buf_reset(&line);
+            lp_utf8_put(&line, p, len);
+            printf("    %s\n", line.ptr);
             p += len + (nl ? 1 : 0);
         }
     }
+    lp_buf_release(&path);
+    lp_buf_release(&what_b);
+    lp_buf_release(&line);
 }
 
 void lp_cli_more_hint(size_t left, const char *handle)
@@ -187,19 +205,21 @@ static int run(int argc, char **argv)
     if (json) {
         json_t *warnings = json_array();
         for (size_t i = 0; i < res.nwarnings; i++)
-            json_array_append_new(warnings, json_string(res.warnings[i]));
-        json_t *j = json_pack("{s:s, s:I, s:o, s:o, s:o, s:f}", "codebaseRoot", root.ptr,
+            json_array_append_new(warnings, lp_json_textz(res.warnings[i]));
+        json_t *j = lp_json_pack("{s:I, s:o, s:o, s:o, s:f}",
                               "publicationId", (json_int_t)res.publication_id, "results",
                               lp_cli_search_results_json(root.ptr, res.groups, 0, shown),
                               "warnings", warnings, "pagination",
                               lp_cli_pagination_json(0, shown, res.ngroups, handle.ptr),
                               "timingMs", round(res.timing_ms * 100.0) / 100.0);
+        if (j)
+            lp_json_set_path(j, "codebaseRoot", root.ptr, root.len);
         char iso[32];
         lp_format_iso8601(res.published_ms, iso);
-        json_object_set_new(j, "publishedAt", json_string(iso));
+        json_object_set_new(j, "publishedAt", lp_json_textz(iso));
         json_object_set_new(j, "staleResults", json_integer(res.nstale));
         json_object_set_new(j, "liveResults", json_integer(res.nlive));
-        lp_cli_print_json(j);
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else {
         if (res.ngroups == 0)

@@ -7,22 +7,23 @@
 #include "index/index.h"
 
 #include <getopt.h>
-#include <jansson.h>
+#include "core/json.h"
 
 static json_t *status_json(const char *root, const lp_index_status *s)
 {
     json_t *j = json_object();
-    json_object_set_new(j, "root", json_string(root));
-    json_object_set_new(j, "state", json_string(lp_index_state_name(s->state)));
+    lp_json_set_path(j, "root", root, strlen(root));
+    json_object_set_new(j, "state", lp_json_textz(lp_index_state_name(s->state)));
     if (s->pub.id) {
         char when[32], merkle[LP_HASH_HEX];
         lp_format_iso8601(s->pub.created_ms, when);
         lp_hash128_hex(s->pub.merkle, merkle);
         json_object_set_new(
             j, "publication",
-            json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:s}", "id",
-                      (json_int_t)s->pub.id, "createdAt", when, "operation", s->pub.op,
-                      "fingerprint", s->pub.fingerprint.text, "files", (json_int_t)s->pub.files,
+            lp_json_pack("{s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:s}", "id",
+                      (json_int_t)s->pub.id, "createdAt", when, "operation",
+                      lp_json_textz(s->pub.op), "fingerprint",
+                      lp_json_textz(s->pub.fingerprint.text), "files", (json_int_t)s->pub.files,
                       "bytes", (json_int_t)s->pub.bytes, "symbols", (json_int_t)s->pub.symbols,
                       "chunks", (json_int_t)s->pub.chunks, "skipped", (json_int_t)s->pub.skipped,
                       "partial", s->pub.partial, "durationMs", (json_int_t)s->pub.duration_ms,
@@ -32,7 +33,7 @@ static json_t *status_json(const char *root, const lp_index_status *s)
     }
     if (s->freshness_checked)
         json_object_set_new(j, "freshness",
-                            json_pack("{s:s, s:I, s:I, s:I}", "state",
+                            lp_json_pack("{s:s, s:I, s:I, s:I}", "state",
                                       (s->changed || s->added || s->deleted) ? "stale" : "fresh",
                                       "changed", (json_int_t)s->changed, "added",
                                       (json_int_t)s->added, "deleted", (json_int_t)s->deleted));
@@ -40,9 +41,10 @@ static json_t *status_json(const char *root, const lp_index_status *s)
         char when[32];
         lp_format_iso8601(s->lease.started_ms, when);
         json_object_set_new(j, "writer",
-                            json_pack("{s:I, s:s, s:s, s:s, s:I, s:I}", "pid",
-                                      (json_int_t)s->lease.pid, "operation", s->lease.op,
-                                      "phase", s->lease.phase, "startedAt", when, "filesDone",
+                            lp_json_pack("{s:I, s:o, s:o, s:s, s:I, s:I}", "pid",
+                                      (json_int_t)s->lease.pid, "operation",
+                                      lp_json_textz(s->lease.op), "phase",
+                                      lp_json_textz(s->lease.phase), "startedAt", when, "filesDone",
                                       (json_int_t)s->lease.files_done, "filesTotal",
                                       (json_int_t)s->lease.files_total));
     }
@@ -55,8 +57,11 @@ static json_t *status_json(const char *root, const lp_index_status *s)
     return j;
 }
 
-static void status_human(const char *root, const lp_index_status *s)
+static void status_human(const char *root_bytes, const lp_index_status *s)
 {
+    lp_buf shown;
+    lp_buf_init(&shown, 0);
+    const char *root = lp_cli_path_text(root_bytes, &shown);
     printf("%s: %s\n", root, lp_index_state_name(s->state));
     if (s->pub.id) {
         char when[32];
@@ -84,6 +89,7 @@ static void status_human(const char *root, const lp_index_status *s)
         printf("  this index was built by another loupe version; run 'loupe reindex %s'\n", root);
     if (s->state == LP_STATE_NOT_INDEXED)
         printf("  run 'loupe index %s' to index it\n", root);
+    lp_buf_release(&shown);
 }
 
 /* The code graph: totals of the publication and the per-language capability table. */
@@ -193,7 +199,7 @@ static int run_status(int argc, char **argv)
         json_t *j = status_json(root.ptr, &s);
         json_object_set_new(j, "graph", graph);
         graph = NULL;
-        lp_cli_print_json(j);
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else {
         status_human(root.ptr, &s);
@@ -219,21 +225,30 @@ static int run_list(int argc, char **argv)
     if (lp_store_list_roots(&roots, &n, &err))
         return lp_cli_fail(&err, json);
     json_t *arr = json_array();
+    lp_buf shown;
+    lp_buf_init(&shown, 0);
+    int code = LP_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         lp_index_status s;
         lp_error e2 = {0};
         if (lp_index_status_get(roots[i].root, false, &s, &e2)) {
-            if (json)
-                json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "root", roots[i].root,
-                                                     "state", "failed", "error", e2.msg));
-            else
-                printf("%-10s %s (%s)\n", "failed", roots[i].root, e2.msg);
+            if (json) {
+                json_t *f = lp_json_pack("{s:s, s:o}", "state", "failed", "error",
+                                         lp_json_textz(e2.msg));
+                if (f)
+                    lp_json_set_path(f, "root", roots[i].root, strlen(roots[i].root));
+                json_array_append_new(arr, f);
+            } else {
+                printf("%-10s %s (%s)\n", "failed", lp_cli_path_text(roots[i].root, &shown),
+                       e2.msg);
+            }
             continue;
         }
         if (json) {
             json_array_append_new(arr, status_json(roots[i].root, &s));
         } else {
-            printf("%-17s %s", lp_index_state_name(s.state), roots[i].root);
+            printf("%-17s %s", lp_index_state_name(s.state),
+                   lp_cli_path_text(roots[i].root, &shown));
             if (s.pub.id)
                 printf("  (publication %lld, %lld files)", (long long)s.pub.id,
                        (long long)s.pub.files);
@@ -241,16 +256,17 @@ static int run_list(int argc, char **argv)
         }
     }
     if (json) {
-        json_t *j = json_pack("{s:o}", "codebases", arr);
-        lp_cli_print_json(j);
+        json_t *j = lp_json_pack("{s:o}", "codebases", arr);
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else {
         json_decref(arr);
         if (n == 0)
             printf("no indexed roots; run 'loupe index PATH'\n");
     }
+    lp_buf_release(&shown);
     lp_store_roots_free(roots, n);
-    return LP_EXIT_OK;
+    return code;
 }
 
 static int run_clear(int argc, char **argv)
@@ -283,8 +299,9 @@ static int run_clear(int argc, char **argv)
     if (rc) {
         code = lp_cli_fail(&err, json);
     } else if (json) {
-        json_t *j = json_pack("{s:s, s:s}", "root", root.ptr, "state", "not_indexed");
-        lp_cli_print_json(j);
+        json_t *j = lp_json_pack("{s:s}", "state", "not_indexed");
+        lp_json_set_path(j, "root", root.ptr, root.len);
+        code = lp_cli_print_json(j);
         json_decref(j);
     } else {
         printf("cleared the index of %s\n", root.ptr);

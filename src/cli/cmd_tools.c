@@ -242,9 +242,7 @@ static void print_hits(const lp_catalog *cat, const lp_catalog_query *q,
         const char *d = *t->description ? t->description : t->title;
         size_t n = strcspn(d, "\n");
         if (n > 110) {
-            n = 107;
-            while (n > 0 && ((unsigned char)d[n] & 0xC0) == 0x80)
-                n--;
+            n = lp_utf8_cut(d, n, 107);
             printf("   %.*s...\n", (int)n, d);
         } else if (n) {
             printf("   %.*s\n", (int)n, d);

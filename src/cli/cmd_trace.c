@@ -72,7 +72,7 @@ static int run_trace(int argc, char **argv)
             return lp_cli_usage_error("trace", "--kinds takes calls, imports, exports, tests, "
                                                "contains (comma separated)");
         }
-        json_array_append_new(ek, json_stringn(one.ptr, one.len));
+        json_array_append_new(ek, lp_json_text(one.ptr, one.len));
         pos = comma + 1;
     }
     char *from = NULL, *to = NULL;
@@ -80,7 +80,8 @@ static int run_trace(int argc, char **argv)
     if (!code)
         code = lp_graph_cli_symbol("trace", root, argv[optind + 1], &to);
     if (!code) {
-        json_t *args = json_pack("{s:s, s:s, s:o, s:I, s:I}", "fromId", from, "toId", to,
+        json_t *args = lp_json_pack("{s:o, s:o, s:o, s:I, s:I}", "fromId", lp_json_textz(from),
+                                    "toId", lp_json_textz(to),
                                  "edgeKinds", ek, "maxDepth", (json_int_t)depth, "maxNodes",
                                  (json_int_t)max_nodes);
         ek = NULL;

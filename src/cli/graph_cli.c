@@ -50,7 +50,7 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
     int64_t pub_id = 0;
     lp_status rc = open_root(root_arg, &root, &st, &pub_id, &err);
     if (!rc) {
-        json_object_set_new(args, "path", json_string(root.ptr));
+        lp_json_set_path(args, "path", root.ptr, root.len);
         lp_graph_call call = {.st = st, .args = args};
         rc = fn(&call, &res, &err);
     }
@@ -59,12 +59,12 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
         code = lp_cli_fail(&err, json);
         goto done;
     }
-    json_object_set_new(res, "codebaseRoot", json_string(root.ptr));
+    lp_json_set_path(res, "codebaseRoot", root.ptr, root.len);
     /* Every answer names the one publication it came from (pinned for the whole call). */
     if (!json_object_get(res, "publicationId"))
         json_object_set_new(res, "publicationId", json_integer(pub_id));
     if (json)
-        lp_cli_print_json(res);
+        code = lp_cli_print_json(res);
     else if ((fmt == LP_GOUT_DOT || fmt == LP_GOUT_MERMAID) && draw)
         draw(res, fmt == LP_GOUT_MERMAID);
     else if (text)

@@ -9,7 +9,7 @@
 #include "cli/cli_int.h"
 #include "graph/graph.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 typedef enum lp_graph_out { LP_GOUT_TEXT = 0, LP_GOUT_JSON, LP_GOUT_DOT, LP_GOUT_MERMAID } lp_graph_out;
 

@@ -12,7 +12,7 @@
 
 #include "core/core.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 /* ------------------------------------------------------------------------------------------
  * JSON with comments and trailing commas (JSONC), edited in place. */

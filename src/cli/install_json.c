@@ -332,7 +332,7 @@ static void member_insertion(const char *text, const object *o, const char *name
 {
     lp_buf kv;
     lp_buf_init(&kv, 0);
-    json_t *k = json_string(name);
+    json_t *k = lp_json_textz(name);
     render_value(k, &kv);
     json_decref(k);
     lp_buf_puts(&kv, ": ");
@@ -409,11 +409,11 @@ lp_status lp_jsonc_set_member(const char *text, size_t len, const char *containe
         /* A new file. */
         lp_buf_reset(out);
         lp_buf_puts(out, "{\n  ");
-        json_t *k = json_string(container);
+        json_t *k = lp_json_textz(container);
         render_value(k, out);
         json_decref(k);
         lp_buf_puts(out, ": {\n    ");
-        k = json_string(name);
+        k = lp_json_textz(name);
         render_value(k, out);
         json_decref(k);
         lp_buf_puts(out, ": ");

@@ -204,6 +204,42 @@ void lp_vec_grow_(void **items, size_t *cap, size_t elem_size, size_t need);
     } while (0)
 
 /* ------------------------------------------------------------------------------------------
+ * UTF-8 (utf8.c). Every cut of text in loupe goes through lp_utf8_cut, and every byte that is
+ * not UTF-8 is shown one way: as U+FFFD in text (lp_utf8_put), and, for names that must be
+ * given back (file paths), also in the escaped form of lp_bytes_escape.
+ */
+
+/* Length (1-4) of the well-formed UTF-8 sequence at p[0..n), or 0 when the bytes there are
+ * not one (stray continuation byte, overlong form, surrogate, past U+10FFFF, cut short).
+ * NUL is a well-formed 1-byte sequence here. */
+size_t lp_utf8_seq(const char *p, size_t n);
+/* True when p[0..n) is well-formed UTF-8 without NUL (it can be a JSON string as it is). */
+bool lp_utf8_valid(const char *p, size_t n);
+/* Length of the longest prefix of p[0..n) of at most max bytes that does not end inside a
+ * well-formed UTF-8 sequence (code points are never split; a cut may still separate a
+ * base from its combining marks, which stays well-formed). n when max >= n. Well-formed
+ * text cut anywhere stays well-formed. 0 only when the first character is longer than max.
+ * Every cut of text in loupe uses it (snippets, read budgets, messages, result budgets). */
+size_t lp_utf8_cut(const char *p, size_t n, size_t max);
+/* Copy the NUL-terminated src into dst[0..cap) (cap > 0), cut by lp_utf8_cut when it does
+ * not fit; always NUL-terminates. Returns the bytes copied. */
+size_t lp_utf8_copy(char *dst, size_t cap, const char *src);
+/* Append p[0..n) to b as well-formed UTF-8: each byte that is not part of a well-formed
+ * sequence, and each NUL, becomes U+FFFD. */
+void lp_utf8_put(lp_buf *b, const char *p, size_t n);
+/* printf arguments for "%.*s" that print the NUL-terminated s cut to at most max bytes where
+ * a character ends (s is evaluated twice: pass a plain expression). */
+#define LP_CUT(s, max) (int)lp_utf8_cut((s), strlen(s), (max)), (s)
+/* The escaped form of bytes that may not be UTF-8 (file names), for JSON fields such as
+ * `pathBytes`: well-formed UTF-8 is kept, '%', NUL and every other byte becomes %HH
+ * (upper-case hex). Percent-decoding (e.g. Python's urllib.parse.unquote_to_bytes) gives the
+ * bytes back; so does lp_bytes_unescape. */
+void lp_bytes_escape(lp_buf *b, const char *p, size_t n);
+/* The bytes of an escaped form into out (reset first); LP_EINVAL when a '%' is not followed
+ * by two hex digits. */
+lp_status lp_bytes_unescape(lp_str s, lp_buf *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
  * Hashing (XXH3). Content identity is the 128-bit hash; 64-bit is for tables and keys. */
 typedef struct lp_hash128 {
     uint64_t hi;

@@ -45,7 +45,14 @@ lp_status lp_error_setv(lp_error *err, lp_status code, const char *fmt, va_list 
 {
     if (err) {
         err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        /* Format in full, then cut where a character ends (a path or a line of source in
+         * the message may be any script). */
+        char full[4 * LP_ERROR_MSG_MAX];
+        int n = vsnprintf(full, sizeof full, fmt, ap);
+        size_t len = n < 0 ? 0 : LP_MIN((size_t)n, sizeof full - 1);
+        len = lp_utf8_cut(full, len, sizeof err->msg - 1);
+        memcpy(err->msg, full, len);
+        err->msg[len] = '\0';
     }
     return code;
 }
@@ -63,7 +70,7 @@ void lp_error_prefix(lp_error *err, const char *fmt, ...)
 {
     if (!err)
         return;
-    char head[LP_ERROR_MSG_MAX];
+    char head[4 * LP_ERROR_MSG_MAX]; /* larger than a message: the cut below decides */
     char old[LP_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -71,11 +78,9 @@ void lp_error_prefix(lp_error *err, const char *fmt, ...)
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
     /* Truncation to the message size is intended: build in room for both, then cut. */
-    char both[2 * LP_ERROR_MSG_MAX + 2];
+    char both[5 * LP_ERROR_MSG_MAX + 2];
     snprintf(both, sizeof both, "%s: %s", head, old);
-    size_t n = strlen(both);
-    if (n >= sizeof err->msg)
-        n = sizeof err->msg - 1;
+    size_t n = lp_utf8_cut(both, strlen(both), sizeof err->msg - 1);
     memcpy(err->msg, both, n);
     err->msg[n] = '\0';
 }

@@ -124,9 +124,11 @@ static bool buf_reserve(lp_buf *b, size_t n)
 void lp_buf_append(lp_buf *b, const void *p, size_t n)
 {
     if (n == 0 || !buf_reserve(b, n)) {
-        /* Fill up to the limit so a truncated result keeps what fitted. */
+        /* Fill up to the limit so a truncated result keeps what fitted, cut where a
+         * character ends (the bytes are text far more often than not; a binary caller
+         * loses at most 3 bytes of what would have fitted). */
         if (n && b->err == LP_ETOOBIG && b->len < b->limit) {
-            size_t room = b->limit - b->len;
+            size_t room = lp_utf8_cut(p, n, b->limit - b->len);
             b->err = LP_OK;
             if (room && buf_reserve(b, room)) {
                 memcpy(b->ptr + b->len, p, room);
@@ -163,8 +165,14 @@ void lp_buf_vprintf(lp_buf *b, const char *fmt, va_list ap)
     } else if (buf_reserve(b, (size_t)n)) {
         vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap2);
         b->len += (size_t)n;
-    } else {
-        lp_buf_append(b, small, sizeof small - 1); /* keep what fits, error stays */
+    } else if (b->err == LP_ETOOBIG && b->len < b->limit) {
+        /* Keep what fits, cut at a character (small[] may end inside one). */
+        size_t room = b->limit - b->len;
+        char *full = lp_xmalloc(LP_MIN((size_t)n, room + 4) + 1);
+        vsnprintf(full, LP_MIN((size_t)n, room + 4) + 1, fmt, ap2);
+        b->err = LP_OK;
+        lp_buf_append(b, full, LP_MIN((size_t)n, room + 4));
+        free(full);
     }
     va_end(ap2);
 }

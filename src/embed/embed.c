@@ -69,8 +69,8 @@ static int feat_token(void *vctx, const lp_text_token *tok)
 size_t lp_embed_featurize(const lp_embed_featurizer *f, lp_text_tokenizer *tk, lp_str text,
                           lp_embed_features *out)
 {
-    if (text.len > LP_EMBED_TEXT_MAX)
-        text.len = LP_EMBED_TEXT_MAX;
+    /* The same tokens as a byte cut (a split character is skipped either way). */
+    text.len = lp_utf8_cut(text.ptr, text.len, LP_EMBED_TEXT_MAX);
     feat_ctx c = {f, out, 0};
     lp_text_tokenize(tk, text, feat_token, &c);
     return c.ntok;

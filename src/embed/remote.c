@@ -22,7 +22,7 @@
 /* Calls go through function pointers, so curl's type-checking macros must not wrap them. */
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
-#include <jansson.h>
+#include "core/json.h"
 #include <math.h>
 #include <pthread.h>
 
@@ -116,7 +116,8 @@ static void remote_load(void)
     r->timeout_ms = (long)to;
     char hex[LP_HASH_HEX];
     lp_hash128_hex(lp_hash128_of(url, strlen(url)), hex);
-    snprintf(r->identity, sizeof r->identity, "openai-compat:%.48s:%u:%.8s", model, r->dim, hex);
+    snprintf(r->identity, sizeof r->identity, "openai-compat:%.*s:%u:%.8s", LP_CUT(model, 48), r->dim,
+             hex);
     remote_cfg = r;
 }
 
@@ -150,24 +151,11 @@ static size_t on_body(char *p, size_t size, size_t n, void *ctx)
     return b->err ? 0 : size * n;
 }
 
-/* Valid UTF-8 only in JSON: invalid bytes become U+FFFD through the folding-free path of
- * jansson (json_stringn refuses invalid UTF-8, so replace them first). */
+/* The text of one chunk, at most REMOTE_TEXT_MAX bytes cut where a character ends; bytes
+ * that are not UTF-8 become U+FFFD (JSON strings are UTF-8). */
 static json_t *json_text(lp_str s)
 {
-    if (s.len > REMOTE_TEXT_MAX)
-        s.len = REMOTE_TEXT_MAX;
-    json_t *j = json_stringn(s.ptr, s.len);
-    if (j)
-        return j;
-    lp_buf b;
-    lp_buf_init(&b, 0);
-    for (size_t i = 0; i < s.len; i++) {
-        unsigned char c = (unsigned char)s.ptr[i];
-        lp_buf_putc(&b, c < 0x80 && c != 0 ? (char)c : ' ');
-    }
-    j = json_stringn(b.ptr, b.len);
-    lp_buf_release(&b);
-    return j ? j : json_string("");
+    return lp_json_text(s.ptr, lp_utf8_cut(s.ptr, s.len, REMOTE_TEXT_MAX));
 }
 
 lp_status lp_embed_remote_batch(const lp_embed_remote *r, const lp_str *texts, size_t n,
@@ -187,7 +175,7 @@ lp_status lp_embed_remote_batch(const lp_embed_remote *r, const lp_str *texts, s
         json_t *input = json_array();
         for (size_t i = 0; i < m; i++)
             json_array_append_new(input, json_text(texts[base + i]));
-        json_t *req = json_pack("{s:s,s:o}", "model", r->model, "input", input);
+        json_t *req = lp_json_pack("{s:s,s:o}", "model", r->model, "input", input);
         char *payload = json_dumps(req, JSON_COMPACT);
         json_decref(req);
         CURL *c = C.curl_easy_init();
@@ -223,8 +211,8 @@ lp_status lp_embed_remote_batch(const lp_embed_remote *r, const lp_str *texts, s
             break;
         }
         if (status != 200) {
-            rc = lp_error_set(err, LP_EIO, "embedding provider %s answered HTTP %ld: %.120s",
-                              r->url, status, body.ptr);
+            rc = lp_error_set(err, LP_EIO, "embedding provider %s answered HTTP %ld: %.*s",
+                              r->url, status, LP_CUT(body.ptr, 120));
             break;
         }
         json_error_t je;

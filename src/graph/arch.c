@@ -289,8 +289,8 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
         json_t *langs = json_array();
         for (int l = 0; l < LP_LANG_COUNT; l++)
             if (p->langs & (1u << l))
-                json_array_append_new(langs, json_string(lp_lang_name((lp_lang)l)));
-        json_array_append_new(pkgs, json_pack("{s:o, s:o, s:i, s:i, s:i, s:i}", "name",
+                json_array_append_new(langs, lp_json_textz(lp_lang_name((lp_lang)l)));
+        json_array_append_new(pkgs, lp_json_pack("{s:o, s:o, s:i, s:i, s:i, s:i}", "name",
                                               gq_json_str(p->name), "languages", langs, "files",
                                               (int)p->files, "symbols", (int)p->symbols, "fanIn",
                                               (int)p->fan_in, "fanOut", (int)p->fan_out));
@@ -298,7 +298,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
     json_t *deps = json_array();
     for (size_t i = 0; i < a.deps.len && i < max_pkgs * 8; i++) {
         const dep *d = &a.deps.items[i];
-        json_array_append_new(deps, json_pack("{s:o, s:o, s:I, s:I}", "from",
+        json_array_append_new(deps, lp_json_pack("{s:o, s:o, s:I, s:I}", "from",
                                               gq_json_str(a.pkgs.items[d->from].name), "to",
                                               gq_json_str(a.pkgs.items[d->to].name), "calls",
                                               (json_int_t)d->calls, "imports", (json_int_t)d->imports));
@@ -309,16 +309,16 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
     if (!lp_store_current(st, &pub, NULL) && pub.partial)
         gq_warn(res, "publication_partial",
                 "the publication reached its byte limit: packages past it are missing");
-    json_object_set_new(res, "scope", json_string(scope));
+    json_object_set_new(res, "scope", lp_json_textz(scope));
     json_object_set_new(res, "subtree", subtree ? gq_json_str(subtree) : json_null());
     json_object_set_new(res, "packages", pkgs);
     json_object_set_new(res, "dependencies", deps);
     json_object_set_new(res, "cycles", cycles);
     json_object_set_new(res, "totals",
-                        json_pack("{s:i, s:i, s:i, s:I}", "packages", (int)a.pkgs.len, "files",
+                        lp_json_pack("{s:i, s:i, s:i, s:I}", "packages", (int)a.pkgs.len, "files",
                                   (int)nfiles, "crossPackageDependencies", (int)a.deps.len,
                                   "internalEdges", (json_int_t)internal));
-    json_object_set_new(res, "truncation", json_pack("{s:b}", "packages", cut));
+    json_object_set_new(res, "truncation", lp_json_pack("{s:b}", "packages", cut));
     if (cut)
         gq_warn(res, "packages_truncated",
                 "%zu packages shown of %zu; narrow with subtree or raise maxPackages", max_pkgs,

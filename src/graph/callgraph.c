@@ -81,13 +81,17 @@ static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char 
     if (sqlite3_step(s) == SQLITE_ROW) {
         const char *qual = (const char *)sqlite3_column_text(s, 4);
         const char *name = (const char *)sqlite3_column_text(s, 3);
-        char text[300];
-        snprintf(text, sizeof text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
-                 name ? name : "");
-        o = json_pack("{s:o, s:i, s:i, s:o, s:o}", "file", gq_json_str(path), "startLine",
-                      sqlite3_column_int(s, 0), "endLine", sqlite3_column_int(s, 1), "args",
-                      gq_json_str((const char *)sqlite3_column_text(s, 2)), "callee",
-                      gq_json_str(text));
+        lp_buf text;
+        lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
+        lp_buf_printf(&text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
+                      name ? name : "");
+        o = gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine",
+                                      sqlite3_column_int(s, 0), "endLine",
+                                      sqlite3_column_int(s, 1), "args",
+                                      gq_json_str((const char *)sqlite3_column_text(s, 2)),
+                                      "callee", lp_json_text(text.ptr, text.len)),
+                         "file", path);
+        lp_buf_release(&text);
     }
     sqlite3_reset(s);
     return o;
@@ -143,7 +147,7 @@ static json_t *node_json(cg *g, int32_t idx, lp_error *err)
     g->langs |= 1u << s.lang;
     json_t *o = gq_sym_json(&s);
     json_object_set_new(o, "depth", json_integer(n->depth));
-    json_object_set_new(o, "side", json_string(n->side == 0 ? "root" : n->side == 1 ? "callee" : "caller"));
+    json_object_set_new(o, "side", lp_json_textz(n->side == 0 ? "root" : n->side == 1 ? "callee" : "caller"));
     return o;
 }
 
@@ -226,10 +230,10 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
         const char *from_id = id_of(g, sfid, sord, a, sizeof a);
         const char *to_id = callers ? id_of(g, cur.fid, cur.ord, b, sizeof b) : id_of(g, n.fid, n.ord, b, sizeof b);
         json_t *e = json_object();
-        json_object_set_new(e, "from", json_string(from_id));
-        json_object_set_new(e, "to", json_string(to_id));
+        json_object_set_new(e, "from", lp_json_textz(from_id));
+        json_object_set_new(e, "to", lp_json_textz(to_id));
         json_object_set_new(e, "kind", json_string("calls"));
-        json_object_set_new(e, "strategy", json_string(strategy(src.lang, n.prule, strat, sizeof strat)));
+        json_object_set_new(e, "strategy", lp_json_textz(strategy(src.lang, n.prule, strat, sizeof strat)));
         json_object_set_new(e, "callSite", call_site(g->st, sfid, n.pref, src.path, NULL));
         json_array_append_new(g->edges, e);
         g->nedges++;
@@ -275,12 +279,14 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
     while (sqlite3_step(s) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(s, 4);
         const char *qual = (const char *)sqlite3_column_text(s, 5);
-        char text[300];
-        snprintf(text, sizeof text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
-                 name ? name : "");
+        lp_buf text;
+        lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
+        lp_buf_printf(&text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
+                      name ? name : "");
         note n = {sqlite3_column_int(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int(s, 2),
                   sqlite3_column_int(s, 3), (uint32_t)sqlite3_column_int(s, 6),
-                  (uint32_t)sqlite3_column_int(s, 7), lp_arena_strdup(g->arena, text)};
+                  (uint32_t)sqlite3_column_int(s, 7), lp_arena_strdup(g->arena, text.ptr)};
+        lp_buf_release(&text);
         lp_vec_push(&notes, n);
     }
     sqlite3_reset(s);
@@ -293,13 +299,14 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
             const char *rn = gr_reason_name(reason);
             json_t *cnt = json_object_get(by_reason, rn);
             json_object_set_new(by_reason, rn, json_integer(cnt ? json_integer_value(cnt) + 1 : 1));
-            if (json_array_size(unresolved) < 50)
-                json_array_append_new(
-                    unresolved,
-                    json_pack("{s:o, s:{s:o, s:i, s:i}, s:s, s:s}", "callee", gq_json_str(n->text),
-                              "callSite", "file", gq_json_str(root->path), "startLine",
-                              (int)n->start_line, "endLine", (int)n->end_line, "reason", rn,
-                              "explanation", gr_reason_text(reason)));
+            if (json_array_size(unresolved) < 50) {
+                json_t *u = lp_json_pack("{s:o, s:{s:i, s:i}, s:s, s:s}", "callee",
+                                         gq_json_str(n->text), "callSite", "startLine",
+                                         (int)n->start_line, "endLine", (int)n->end_line,
+                                         "reason", rn, "explanation", gr_reason_text(reason));
+                gq_with_file(json_object_get(u, "callSite"), "file", root->path);
+                json_array_append_new(unresolved, u);
+            }
             continue;
         }
         amb++;
@@ -329,16 +336,16 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
                 json_array_append_new(cands, gq_sym_json(&c));
         }
         lp_vec_free(&found);
-        json_array_append_new(ambiguous,
-                              json_pack("{s:o, s:{s:o, s:i, s:i}, s:i, s:o}", "callee",
-                                        gq_json_str(n->text), "callSite", "file",
-                                        gq_json_str(root->path), "startLine", (int)n->start_line,
-                                        "endLine", (int)n->end_line, "candidateCount",
-                                        (int)n->value, "candidates", cands));
+        json_t *a = lp_json_pack("{s:o, s:{s:i, s:i}, s:i, s:o}", "callee", gq_json_str(n->text),
+                                 "callSite", "startLine", (int)n->start_line, "endLine",
+                                 (int)n->end_line, "candidateCount", (int)n->value,
+                                 "candidates", cands);
+        gq_with_file(json_object_get(a, "callSite"), "file", root->path);
+        json_array_append_new(ambiguous, a);
     }
     lp_vec_free(&notes);
     json_object_set_new(summary, "callees",
-                        json_pack("{s:i, s:i, s:i, s:o}", "provedCalls", (int)proved, "ambiguous",
+                        lp_json_pack("{s:i, s:i, s:i, s:o}", "provedCalls", (int)proved, "ambiguous",
                                   (int)amb, "unresolved", (int)unres, "unresolvedByReason", by_reason));
     json_object_set_new(out, "unresolvedCallees", unresolved);
     json_object_set_new(out, "ambiguousCallees", ambiguous);
@@ -387,11 +394,13 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
                                                         (const char *)sqlite3_column_text(s, 3))}));
     }
     sqlite3_reset(s);
-    for (size_t i = 0; i < sites.len; i++)
-        json_array_append_new(amb, json_pack("{s:o}", "callSite",
-                                             call_site(g->st, sites.items[i].fid,
-                                                       sites.items[i].ref, sites.items[i].path,
-                                                       NULL)));
+    for (size_t i = 0; i < sites.len; i++) {
+        /* A site whose reference row is gone (NULL) is left out, not a failed answer. */
+        json_t *cs = call_site(g->st, sites.items[i].fid, sites.items[i].ref,
+                               sites.items[i].path, NULL);
+        if (cs)
+            json_array_append_new(amb, lp_json_pack("{s:o}", "callSite", cs));
+    }
     lp_vec_free(&sites);
     /* unresolved same-name call sites: references with the name and no edge at all; a
      * common name (String, Len) has thousands, so the count stops at SAME_NAME_CAP (and
@@ -431,16 +440,20 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         }
     for (size_t i = 0; i < npossible && i < 20; i++) {
         const psite *p = &ps.items[i];
-        char text[300];
-        snprintf(text, sizeof text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
-                 p->qual && *p->qual ? "." : "", root->name);
-        json_array_append_new(possible, json_pack("{s:o, s:o, s:i}", "callee", gq_json_str(text),
-                                                  "file", gq_json_str(p->path), "startLine",
-                                                  (int)p->line));
+        lp_buf text;
+        lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
+        lp_buf_printf(&text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
+                      p->qual && *p->qual ? "." : "", root->name);
+        json_array_append_new(possible,
+                              gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
+                                                        lp_json_text(text.ptr, text.len),
+                                                        "startLine", (int)p->line),
+                                           "file", p->path));
+        lp_buf_release(&text);
     }
     lp_vec_free(&ps);
     json_object_set_new(summary, "callers",
-                        json_pack("{s:i, s:i, s:i, s:b}", "provedCallers", (int)proved,
+                        lp_json_pack("{s:i, s:i, s:i, s:b}", "provedCallers", (int)proved,
                                   "ambiguousCallSites", (int)namb, "unresolvedSameName",
                                   (int)npossible, "unresolvedSameNameCapped", capped));
     json_object_set_new(out, "ambiguousCallers", amb);
@@ -469,7 +482,7 @@ static json_t *tests_of(cg *g, const gq_sym *root)
     json_t *last = NULL;
     for (size_t i = 0; i < found.len; i++) {
         const node *n = &found.items[i];
-        json_t *ev = json_string(gr_rule_name((gr_rule)n->prule));
+        json_t *ev = lp_json_textz(gr_rule_name((gr_rule)n->prule));
         if (last && i > 0 && found.items[i - 1].fid == n->fid && found.items[i - 1].ord == n->ord) {
             json_array_append_new(json_object_get(last, "evidence"), ev);
             continue;
@@ -594,7 +607,7 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
                                     "are evidence, not edges; an absent edge does not prove that "
                                     "no call exists (see capabilities)"));
     json_object_set_new(res, "root", gq_sym_json(&root));
-    json_object_set_new(res, "direction", json_string(dir));
+    json_object_set_new(res, "direction", lp_json_textz(dir));
     json_object_set_new(res, "depth", json_integer(depth));
     json_object_set_new(res, "nodes", g.nodes);
     json_object_set_new(res, "edges", g.edges);
@@ -603,7 +616,7 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
     json_object_set_new(res, "evidenceSummary", summary);
     json_object_set_new(res, "capabilities", gq_caps_for_langs(g.langs));
     json_object_set_new(res, "truncation",
-                        json_pack("{s:b, s:b, s:b}", "nodes", g.cut_nodes, "edges", g.cut_edges,
+                        lp_json_pack("{s:b, s:b, s:b}", "nodes", g.cut_nodes, "edges", g.cut_edges,
                                   "depth", g.cut_depth));
     if (g.cut_nodes || g.cut_edges)
         gq_warn(res, "graph_truncated",
@@ -779,9 +792,9 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
             json_object_set(e, "to", json_object_get(nj, "id"));
             json_decref(pj);
             json_decref(nj);
-            json_object_set_new(e, "kind", json_string(lp_edge_kind_name((lp_edge_kind)n->pkind)));
+            json_object_set_new(e, "kind", lp_json_textz(lp_edge_kind_name((lp_edge_kind)n->pkind)));
             if (n->pkind != LP_EDGE_CONTAINS) {
-                json_object_set_new(e, "strategy", json_string(strategy(ps.lang, n->prule, strat,
+                json_object_set_new(e, "strategy", lp_json_textz(strategy(ps.lang, n->prule, strat,
                                                                         sizeof strat)));
                 json_object_set_new(e, "callSite", call_site(call->st, p->fid, n->pref, ps.path, NULL));
             }
@@ -791,16 +804,17 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
     json_object_set_new(res, "from", gq_sym_json(&from));
     json_object_set_new(res, "to", gq_sym_json(&to));
     json_object_set_new(res, "found", json_boolean(hit >= 0));
+    json_int_t length = hit >= 0 ? (json_int_t)json_array_size(edges) : -1;
     json_object_set_new(res, "path", path);
     json_object_set_new(res, "edges", edges);
-    json_object_set_new(res, "length", json_integer(hit >= 0 ? (json_int_t)json_array_size(edges) : -1));
+    json_object_set_new(res, "length", json_integer(length));
     json_object_set_new(res, "explored", json_integer((json_int_t)ns.items.len));
     json_object_set_new(res, "truncation",
-                        json_pack("{s:b, s:b}", "nodes", cut_nodes, "depth", cut_depth));
+                        lp_json_pack("{s:b, s:b}", "nodes", cut_nodes, "depth", cut_depth));
     json_t *used = json_array();
     for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
         if (kinds[k])
-            json_array_append_new(used, json_string(lp_edge_kind_name((lp_edge_kind)k)));
+            json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
     json_object_set_new(res, "edgeKinds", used);
     json_object_set_new(res, "capabilities",
                         gq_caps_for_langs((1u << from.lang) | (1u << to.lang)));

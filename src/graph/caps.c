@@ -172,11 +172,11 @@ json_t *lp_graph_caps_json(void)
     for (size_t i = 0; i < LP_ARRAY_LEN(caps); i++) {
         const lp_graph_caps *c = &caps[i];
         json_t *o = json_object();
-        json_object_set_new(o, "language", json_string(lp_lang_name(c->lang)));
+        json_object_set_new(o, "language", lp_json_textz(lp_lang_name(c->lang)));
         for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
             json_object_set_new(o, lp_edge_kind_name((lp_edge_kind)k), json_boolean(c->edges[k]));
-        json_object_set_new(o, "rules", json_string(c->rules));
-        json_object_set_new(o, "blind", json_string(c->blind));
+        json_object_set_new(o, "rules", lp_json_textz(c->rules));
+        json_object_set_new(o, "blind", lp_json_textz(c->blind));
         json_array_append_new(arr, o);
     }
     return arr;

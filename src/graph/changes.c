@@ -254,6 +254,9 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     lp_buf_init(&disk, 0);
     json_t *res = json_object();
     json_object_set_new(res, "warnings", json_array());
+    /* The lists are filled after res holds them: this function keeps its own reference
+     * (json_object_set, released at done), never one it handed to jansson. */
+    json_t *files = NULL, *changed = NULL, *deleted = NULL, *callers = NULL;
     LP_VEC(cnode) nodes = {0};
     lp_status rc = LP_OK;
     const char *root = lp_store_root(st);
@@ -314,10 +317,12 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
         goto done;
     }
 
-    json_t *files = json_array(), *changed = json_array(), *deleted = json_array();
-    json_object_set_new(res, "changedFiles", files);
-    json_object_set_new(res, "changedSymbols", changed);
-    json_object_set_new(res, "deletedSymbols", deleted);
+    files = json_array();
+    changed = json_array();
+    deleted = json_array();
+    json_object_set(res, "changedFiles", files);
+    json_object_set(res, "changedSymbols", changed);
+    json_object_set(res, "deletedSymbols", deleted);
     size_t nstale = 0, nmissing = 0;
     for (size_t i = 0; i < d.files.len && !rc; i++) {
         dfile *f = &d.files.items[i];
@@ -349,16 +354,17 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
             nmissing++;
         json_t *hj = json_array();
         for (size_t k = 0; k < f->hunks.len; k++)
-            json_array_append_new(hj, json_pack("{s:i, s:i, s:i, s:i}", "oldStart",
+            json_array_append_new(hj, lp_json_pack("{s:i, s:i, s:i, s:i}", "oldStart",
                                                 f->hunks.items[k].old_start, "oldLines",
                                                 f->hunks.items[k].old_lines, "newStart",
                                                 f->hunks.items[k].new_start, "newLines",
                                                 f->hunks.items[k].new_lines));
-        json_t *fj = json_pack("{s:o, s:s, s:b, s:b, s:o}", "file", gq_json_str(f->path), "status",
+        json_t *fj = lp_json_pack("{s:s, s:b, s:b, s:o}", "status",
                                status_name(f->status), "inPublication", fid != 0, "stale", stale,
                                "hunks", hj);
+        gq_with_file(fj, "file", f->path);
         if (f->old_path && strcmp(f->old_path, f->path) != 0)
-            json_object_set_new(fj, "oldFile", gq_json_str(f->old_path));
+            gq_with_file(fj, "oldFile", f->old_path);
         json_array_append_new(files, fj);
         /* symbols the new side of the hunks touches (innermost ones) */
         if (fid && !deleted_file) {
@@ -381,7 +387,7 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                 if (!touched)
                     continue;
                 json_t *sj = gq_sym_json(s);
-                json_object_set_new(sj, "change", json_string(f->status == GIT_DELTA_ADDED ? "added" : "modified"));
+                json_object_set_new(sj, "change", lp_json_textz(f->status == GIT_DELTA_ADDED ? "added" : "modified"));
                 json_object_set_new(sj, "approximate", json_boolean(stale));
                 json_array_append_new(changed, sj);
                 lp_vec_push(&nodes, ((cnode){fid, s->ord, 0, -1, (int32_t)nodes.len, 0, -1}));
@@ -409,12 +415,14 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                         if (present || json_array_size(deleted) >= 500)
                             continue;
                         json_array_append_new(
-                            deleted, json_pack("{s:o, s:o, s:s, s:o, s:i, s:i}", "name",
-                                               gq_json_str(y->name), "qualifiedName",
-                                               gq_json_str(y->qname), "kind", lp_symkind_name(y->kind),
-                                               "file", gq_json_str(f->old_path), "baseStartLine",
-                                               (int)y->span.start_line, "baseEndLine",
-                                               (int)y->span.end_line));
+                            deleted,
+                            gq_with_file(lp_json_pack("{s:o, s:o, s:s, s:i, s:i}", "name",
+                                                      gq_json_str(y->name), "qualifiedName",
+                                                      gq_json_str(y->qname), "kind",
+                                                      lp_symkind_name(y->kind), "baseStartLine",
+                                                      (int)y->span.start_line, "baseEndLine",
+                                                      (int)y->span.end_line),
+                                         "file", f->old_path));
                     }
                 }
                 lp_arena_release(&pa);
@@ -467,8 +475,8 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     gmap_free(&seen);
     if (rc)
         goto done;
-    json_t *callers = json_array();
-    json_object_set_new(res, "callers", callers);
+    callers = json_array();
+    json_object_set(res, "callers", callers);
     for (size_t i = nseeds; i < nodes.len && !rc; i++) {
         const cnode *n = &nodes.items[i];
         gq_sym s;
@@ -476,11 +484,11 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
             break;
         json_t *cj = gq_sym_json(&s);
         json_object_set_new(cj, "depth", json_integer(n->depth));
-        json_object_set_new(cj, "relation", json_string(n->depth == 1 ? "direct" : "transitive"));
+        json_object_set_new(cj, "relation", lp_json_textz(n->depth == 1 ? "direct" : "transitive"));
         json_object_set_new(cj, "evidence", json_string("proved"));
         char strat[96];
         snprintf(strat, sizeof strat, "%s.%s", lp_lang_name(s.lang), gr_rule_name((gr_rule)n->rule));
-        json_object_set_new(cj, "strategy", json_string(strat));
+        json_object_set_new(cj, "strategy", lp_json_textz(strat));
         json_t *path = json_array();
         for (int32_t k = (int32_t)i; k >= 0; k = nodes.items[k].parent) {
             gq_sym ps;
@@ -516,17 +524,17 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     }
     char oid[GIT_OID_HEXSZ + 1];
     G.git_oid_tostr(oid, sizeof oid, G.git_object_id(obj));
-    json_object_set_new(res, "baseRef", json_string(base));
-    json_object_set_new(res, "baseCommit", json_string(oid));
+    json_object_set_new(res, "baseRef", lp_json_textz(base));
+    json_object_set_new(res, "baseCommit", lp_json_textz(oid));
     json_object_set_new(
         res, "summary",
-        json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "files", (int)d.files.len,
+        lp_json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "files", (int)d.files.len,
                   "changedSymbols", (int)json_array_size(changed), "deletedSymbols",
                   (int)json_array_size(deleted), "directCallers", (int)direct, "transitiveCallers",
                   (int)transitive, "ambiguousCallSites", (int)ambiguous, "staleFiles", (int)nstale,
                   "missingFiles", (int)nmissing));
     json_object_set_new(res, "truncation",
-                        json_pack("{s:b, s:b}", "files", d.cut, "callers", cut_callers));
+                        lp_json_pack("{s:b, s:b}", "files", d.cut, "callers", cut_callers));
     if (nstale)
         gq_warn(res, "stale_files",
                 "%zu changed file(s) differ from the publication: their symbol spans are "
@@ -548,6 +556,10 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
             "graph (their call sites are unresolved now)",
             base, max_depth, ambiguous);
 done:
+    json_decref(files);
+    json_decref(changed);
+    json_decref(deleted);
+    json_decref(callers);
     lp_vec_free(&nodes);
     dctx_free(&d);
     G.git_diff_free(diff);

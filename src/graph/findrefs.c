@@ -171,9 +171,9 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
             if (!le)
                 le = end;
             size_t ll = (size_t)(le - line_start);
-            char *text = lp_arena_strndup(&arena, line_start, ll > 240 ? 240 : ll);
+            char *text = lp_arena_strndup(&arena, line_start, lp_utf8_cut(line_start, ll, 240));
             json_t *m = json_object();
-            json_object_set_new(m, "file", gq_json_str(path));
+            gq_with_file(m, "file", path);
             json_object_set_new(m, "line", json_integer(line));
             json_object_set_new(m, "column", json_integer((json_int_t)(p - line_start) + 1));
             json_object_set_new(m, "startByte", json_integer((json_int_t)off));
@@ -212,7 +212,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
     matches = NULL;
     json_object_set_new(
         res, "coverage",
-        json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "state",
+        lp_json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "state",
                   complete ? "complete" : "partial", "reasons", reasons, "publicationId",
                   (json_int_t)pub.id, "filesScanned", (json_int_t)files_scanned, "filesInPublication",
                   (json_int_t)files_total, "filesWithMatches", (json_int_t)files_with,

@@ -31,7 +31,7 @@
 #include "lang/lang.h"
 #include "store/store.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 /* Edge kinds. Stored: append only. */
 typedef enum lp_edge_kind {

@@ -342,6 +342,9 @@ lp_status gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, 
                        lp_error *err);
 /* A JSON string from text that may not be valid UTF-8 (bad bytes become U+FFFD). */
 json_t *gq_json_str(const char *p);
+/* o[key] = the file path (and o[key + "Bytes"] when it is not UTF-8, lp_json_set_path);
+ * returns o (NULL stays NULL) so it can wrap an lp_json_pack. */
+json_t *gq_with_file(json_t *o, const char *key, const char *path);
 /* JSON {id, name, qualifiedName, kind, file, startLine, endLine} (file pseudo-symbols:
  * kind "file", id null). */
 json_t *gq_sym_json(const gq_sym *s);

@@ -168,35 +168,13 @@ lp_status gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, 
     return rc;
 }
 
-json_t *gq_json_str(const char *p)
+json_t *gq_json_str(const char *p) { return lp_json_text(p ? p : "", p ? strlen(p) : 0); }
+
+json_t *gq_with_file(json_t *o, const char *key, const char *path)
 {
-    if (!p)
-        return json_string("");
-    size_t n = strlen(p);
-    json_t *j = json_stringn(p, n);
-    if (j)
-        return j;
-    /* invalid UTF-8 from source text: replace bad bytes with U+FFFD */
-    lp_buf b;
-    lp_buf_init(&b, 0);
-    const unsigned char *u = (const unsigned char *)p;
-    for (size_t i = 0; i < n;) {
-        unsigned char c = u[i];
-        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        bool ok = len > 0 && i + len <= n;
-        for (size_t k = 1; ok && k < len; k++)
-            ok = (u[i + k] & 0xC0) == 0x80;
-        if (ok) {
-            lp_buf_append(&b, u + i, len);
-            i += len;
-        } else {
-            lp_buf_puts(&b, "\xEF\xBF\xBD");
-            i++;
-        }
-    }
-    j = json_stringn(b.ptr, b.len);
-    lp_buf_release(&b);
-    return j ? j : json_string("");
+    if (o)
+        lp_json_set_path(o, key, path ? path : "", path ? strlen(path) : 0);
+    return o;
 }
 
 json_t *gq_sym_json(const gq_sym *s)
@@ -209,19 +187,19 @@ json_t *gq_sym_json(const gq_sym *s)
         json_object_set_new(o, "kind", json_string("file"));
         json_object_set_new(o, "name", gq_json_str(s->path));
         json_object_set_new(o, "qualifiedName", gq_json_str(s->path));
-        json_object_set_new(o, "file", gq_json_str(s->path));
+        gq_with_file(o, "file", s->path);
         json_object_set_new(o, "startLine", json_integer(1));
         json_object_set_new(o, "endLine", json_null());
     } else {
-        json_object_set_new(o, "id", json_string(s->id));
-        json_object_set_new(o, "kind", json_string(lp_symkind_name((lp_symkind)s->kind)));
+        json_object_set_new(o, "id", lp_json_textz(s->id));
+        json_object_set_new(o, "kind", lp_json_textz(lp_symkind_name((lp_symkind)s->kind)));
         json_object_set_new(o, "name", gq_json_str(s->name));
         json_object_set_new(o, "qualifiedName", gq_json_str(s->qname));
-        json_object_set_new(o, "file", gq_json_str(s->path));
+        gq_with_file(o, "file", s->path);
         json_object_set_new(o, "startLine", json_integer(s->start_line));
         json_object_set_new(o, "endLine", json_integer(s->end_line));
     }
-    json_object_set_new(o, "language", json_string(lp_lang_name(s->lang)));
+    json_object_set_new(o, "language", lp_json_textz(lp_lang_name(s->lang)));
     return o;
 }
 
@@ -246,17 +224,23 @@ bool gq_arg_bool(const json_t *args, const char *key, bool dflt)
 
 void gq_warn(json_t *out, const char *code, const char *fmt, ...)
 {
-    json_t *w = json_object_get(out, "warnings");
-    if (!json_is_array(w)) {
-        w = json_array();
-        json_object_set_new(out, "warnings", w);
-    }
-    char msg[512];
+    lp_buf msg;
+    lp_buf_init(&msg, 512); /* a longer message is cut where a character ends */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    lp_buf_vprintf(&msg, fmt, ap);
     va_end(ap);
-    json_array_append_new(w, json_pack("{s:s, s:s}", "code", code, "message", msg));
+    json_t *item = lp_json_pack("{s:o, s:o}", "code", lp_json_textz(code), "message",
+                                lp_json_text(msg.ptr, msg.len));
+    lp_buf_release(&msg);
+    json_t *w = json_object_get(out, "warnings");
+    if (json_is_array(w)) {
+        json_array_append_new(w, item);
+    } else {
+        w = json_array();
+        json_array_append_new(w, item); /* filled before it is handed over */
+        json_object_set_new(out, "warnings", w);
+    }
 }
 
 lp_lang gq_file_lang(lp_store *st, int64_t fid)
@@ -281,8 +265,8 @@ json_t *gq_caps_for_langs(uint32_t langs)
         json_t *missing = json_array();
         for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
             if (!c->edges[k])
-                json_array_append_new(missing, json_string(lp_edge_kind_name((lp_edge_kind)k)));
-        json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:s}", "language", lp_lang_name((lp_lang)l),
+                json_array_append_new(missing, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
+        json_array_append_new(arr, lp_json_pack("{s:s, s:o, s:s, s:s}", "language", lp_lang_name((lp_lang)l),
                                              "unsupportedEdges", missing, "covers", c->rules,
                                              "cannotSee", c->blind));
     }

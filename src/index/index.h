@@ -85,6 +85,12 @@ typedef struct lp_read_info {
     uint32_t start_line, end_line; /* the lines returned (1-based, inclusive) */
     uint32_t total_lines;          /* in the text read */
     bool truncated;                /* the requested range was cut to the limits */
+    uint32_t start_col;            /* byte column (1-based) of the first byte shown of
+                                      start_line: 1 unless the read started inside it */
+    uint32_t next_col;             /* end_line is longer than the byte bound and was cut
+                                      (at a character): the byte column where it goes on;
+                                      0 when end_line is shown to its end */
+    uint32_t line_bytes;           /* when next_col: the bytes of end_line */
     bool stale;                    /* the file on disk differs from the publication */
     bool from_publication;         /* text came from the publication (disk unreadable or
                                       prefer_publication) rather than from disk */
@@ -94,10 +100,19 @@ typedef struct lp_read_info {
 /* Read lines [start, end] (end 0 = to the end) of root/rel into out, numbered "N| text",
  * at most max_lines lines and max_bytes bytes. The file must be in the pinned publication
  * of st (LP_ENOENT otherwise, saying to sync when it is new). Text comes from disk when it
- * still matches the publication or prefer_publication is false; stale says when it differs. */
-lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t end,
-                              uint32_t max_lines, size_t max_bytes, bool prefer_publication,
-                              lp_buf *out, lp_read_info *info, lp_error *err);
+ * still matches the publication or prefer_publication is false; stale says when it differs.
+ *
+ * start_col (1-based byte column, 0 = 1) starts inside line start; that line is then shown
+ * as "N:COL| text" (a column inside a character moves back to its first byte; past the end
+ * of the line is LP_EINVAL). A line longer than what is left of max_bytes ends the read:
+ * when it is the first line it is cut where a character ends, marked with
+ * LP_READ_CUT_MARK, and info->next_col says where it goes on, so a read always shows at
+ * least one character and reading on from (end_line, next_col) always makes progress. */
+#define LP_READ_CUT_MARK " \xE2\x80\xA6[line %u goes on at column %u of %u]"
+lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t start_col,
+                              uint32_t end, uint32_t max_lines, size_t max_bytes,
+                              bool prefer_publication, lp_buf *out, lp_read_info *info,
+                              lp_error *err);
 
 /* Published symbols (src/index/symbols.c). Strings are arena-owned. */
 typedef struct lp_symbol_row {

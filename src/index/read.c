@@ -6,9 +6,13 @@
 static const char SQL_FILE_BLOB[] =
     "SELECT b.hash, b.bid FROM files f JOIN blobs b USING(bid) WHERE f.path = ?1";
 
-lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t end,
-                              uint32_t max_lines, size_t max_bytes, bool prefer_publication,
-                              lp_buf *out, lp_read_info *info, lp_error *err)
+/* Room kept for LP_READ_CUT_MARK with three 10-digit numbers. */
+#define CUT_MARK_ROOM 64
+
+lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uint32_t start_col,
+                              uint32_t end, uint32_t max_lines, size_t max_bytes,
+                              bool prefer_publication, lp_buf *out, lp_read_info *info,
+                              lp_error *err)
 {
     memset(info, 0, sizeof *info);
     lp_buf_reset(out);
@@ -75,6 +79,7 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
         line++;
     }
     info->start_line = start;
+    info->start_col = 1;
     uint32_t emitted = 0;
     while (i < text.len && (end == 0 || line <= end)) {
         if (emitted >= max_lines) {
@@ -83,15 +88,57 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
         }
         const char *nl = memchr(text.ptr + i, '\n', text.len - i);
         size_t e = nl ? (size_t)(nl - text.ptr) : text.len;
+        size_t from = i; /* first byte shown of this line */
+        if (emitted == 0 && start_col > 1) {
+            if ((size_t)start_col - 1 > e - i) {
+                rc = lp_error_set(err, LP_EINVAL,
+                                  "line %u of %s has %zu bytes; column %u is past its end (the "
+                                  "last column is %zu)",
+                                  line, rel, e - i, start_col, e - i + 1);
+                break; /* total_lines is still counted */
+            }
+            from = i + start_col - 1;
+            /* A column inside a character starts at that character. */
+            while (from > i && from < e && ((unsigned char)text.ptr[from] & 0xC0) == 0x80 &&
+                   from > i + start_col - 4)
+                from--;
+            info->start_col = (uint32_t)(from - i + 1);
+        }
         size_t before = out->len;
-        lp_buf_printf(out, "%u| ", line);
-        lp_buf_append(out, text.ptr + i, e - i);
-        lp_buf_putc(out, '\n');
-        if (out->len > max_bytes) {
-            lp_buf_truncate(out, before);
+        if (from > i)
+            lp_buf_printf(out, "%u:%zu| ", line, from - i + 1);
+        else
+            lp_buf_printf(out, "%u| ", line);
+        size_t head = out->len - before;
+        if (before + head + (e - from) + 1 > max_bytes) {
+            if (emitted > 0) { /* whole lines so far: the next read starts at this one */
+                lp_buf_truncate(out, before);
+                info->truncated = true;
+                break;
+            }
+            /* The first line alone is over the bound: show what fits, cut at a character,
+             * and say where it goes on. At least one character, so reading on from
+             * next_col always makes progress. */
+            size_t room = max_bytes > before + head + CUT_MARK_ROOM + 1
+                              ? max_bytes - before - head - CUT_MARK_ROOM - 1
+                              : 0;
+            size_t piece = lp_utf8_cut(text.ptr + from, e - from, room);
+            if (piece == 0) {
+                size_t k = lp_utf8_seq(text.ptr + from, e - from);
+                piece = k ? k : 1;
+            }
+            lp_buf_append(out, text.ptr + from, piece);
+            info->next_col = (uint32_t)(from + piece - i + 1);
+            info->line_bytes = (uint32_t)(e - i);
+            lp_buf_printf(out, LP_READ_CUT_MARK "\n", line, info->next_col, info->line_bytes);
             info->truncated = true;
+            emitted++;
+            line++;
+            i = nl ? e + 1 : text.len;
             break;
         }
+        lp_buf_append(out, text.ptr + from, e - from);
+        lp_buf_putc(out, '\n');
         emitted++;
         line++;
         i = nl ? e + 1 : text.len;
@@ -103,7 +150,7 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
         if (text.ptr[k] == '\n' || k == text.len - 1)
             total++;
     info->total_lines = total;
-    if (start > total && total > 0)
+    if (!rc && start > total && total > 0)
         rc = lp_error_set(err, LP_EINVAL, "%s has %u lines; line %u is past its end", rel, total,
                           start);
 done:

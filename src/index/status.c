@@ -266,15 +266,15 @@ lp_status lp_index_status_get(const char *root, bool check_fresh, lp_index_statu
             while (fi < nfiles && strcmp(files[fi].path, e->path) < 0) {
                 out->deleted++;
                 if (!out->sample_changed[0])
-                    snprintf(out->sample_changed, sizeof out->sample_changed, "%s",
-                             files[fi].path);
+                    lp_utf8_copy(out->sample_changed, sizeof out->sample_changed,
+                                 files[fi].path);
                 fi++;
             }
             if (fi < nfiles && strcmp(files[fi].path, e->path) == 0) {
                 if (!lp_index_stat_same(&files[fi], e)) {
                     out->changed++;
                     if (!out->sample_changed[0])
-                        snprintf(out->sample_changed, sizeof out->sample_changed, "%s", e->path);
+                        lp_utf8_copy(out->sample_changed, sizeof out->sample_changed, e->path);
                 }
                 fi++;
                 continue;
@@ -285,7 +285,7 @@ lp_status lp_index_status_get(const char *root, bool check_fresh, lp_index_statu
                 continue;
             out->added++;
             if (!out->sample_changed[0])
-                snprintf(out->sample_changed, sizeof out->sample_changed, "%s", e->path);
+                lp_utf8_copy(out->sample_changed, sizeof out->sample_changed, e->path);
         }
         out->deleted += nfiles - fi;
         lp_vec_free(&skipped);

@@ -217,10 +217,12 @@ lp_status lp_index_symbol_source(lp_store *st, const lp_symbol_row *sym, size_t 
         if (b < a)
             b = a;
         if (b - a > max_bytes) {
-            b = a + max_bytes;
-            /* Cut at a line end so the text stays readable. */
-            while (b > a && p[b - 1] != '\n')
-                b--;
+            size_t cut = a + max_bytes;
+            /* Cut at a line end so the text stays readable; a first line longer than the
+             * bound is cut where a character ends (never nothing at all). */
+            while (cut > a && p[cut - 1] != '\n')
+                cut--;
+            b = cut > a ? cut : a + lp_utf8_cut(p + a, b - a, max_bytes);
             *truncated = true;
         }
         *text = lp_arena_strndup(arena, p + a, b - a);

@@ -148,7 +148,10 @@ static bool has_content(const char *p, size_t n, bool need_alnum)
 }
 
 /* Cut point for a line longer than the byte bound: a space or punctuation in the last
- * quarter, else the bound moved back to a UTF-8 boundary. */
+ * quarter, else the bound moved back to a UTF-8 boundary. The fallback is lp_utf8_cut's
+ * rule on well-formed text, written out here on purpose: stored chunks, and the deletes of
+ * their contentless FTS rows (which chunk the stored content again), depend on these exact
+ * bytes for every text, so this cut must not change without a chunker version bump. */
 static uint32_t cut_point(const char *t, uint32_t pos, uint32_t limit)
 {
     uint32_t lo = pos + (limit - pos) * 3 / 4;

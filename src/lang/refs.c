@@ -359,27 +359,25 @@ lxr_ref *lxr_push(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode node)
 static lp_str collapse(lx_ctx *cx, lp_str s, size_t max)
 {
     s = lp_str_trim(s);
-    char *out = lp_arena_alloc(cx->arena, LP_MIN(s.len, max) + 1);
+    /* Up to 3 bytes past max, so the cut sees the whole character at the bound. */
+    size_t cap = LP_MIN(s.len, max + 3);
+    char *out = lp_arena_alloc(cx->arena, cap + 1);
     size_t o = 0;
     bool space = false;
-    for (size_t i = 0; i < s.len && o < max; i++) {
+    for (size_t i = 0; i < s.len && o < cap; i++) {
         char c = s.ptr[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
             space = true;
             continue;
         }
-        if (space && o + 1 < max)
+        if (space && o + 1 < cap)
             out[o++] = ' ';
         space = false;
         out[o++] = c;
     }
-    if (o == max) { /* do not end inside a UTF-8 sequence */
-        size_t k = o;
-        while (k > 0 && ((unsigned char)out[k - 1] & 0xC0) == 0x80)
-            k--;
-        if (k > 0 && ((unsigned char)out[k - 1] & 0x80))
-            o = k - 1;
-    }
+    o = lp_utf8_cut(out, o, max);
+    while (o && out[o - 1] == ' ')
+        o--;
     out[o] = '\0';
     return (lp_str){out, o};
 }

@@ -12,9 +12,10 @@
 json_t *lp_mcp_envelope_new(const char *codebase_root)
 {
     json_t *env = json_object();
-    json_object_set_new(env, "codebaseRoot",
-                        codebase_root ? lp_mcp_json_string(codebase_root, strlen(codebase_root))
-                                      : json_null());
+    if (codebase_root) /* codebaseRootBytes too when the path is not UTF-8 */
+        lp_json_set_path(env, "codebaseRoot", codebase_root, strlen(codebase_root));
+    else
+        json_object_set_new(env, "codebaseRoot", json_null());
     json_object_set_new(env, "warnings", json_array());
     json_object_set_new(env, "truncated", json_false());
     return env;
@@ -28,18 +29,18 @@ void lp_mcp_envelope_set_publication(json_t *env, int64_t id, int64_t created_at
     if (created_at_ms >= 0) {
         char iso[32];
         lp_format_iso8601(created_at_ms, iso);
-        json_object_set_new(p, "createdAt", json_string(iso));
+        json_object_set_new(p, "createdAt", lp_json_textz(iso));
     } else {
         json_object_set_new(p, "createdAt", json_null());
     }
-    json_object_set_new(p, "state", json_string(state ? state : LP_MCP_STATE_NOT_INDEXED));
+    json_object_set_new(p, "state", lp_json_textz(state ? state : LP_MCP_STATE_NOT_INDEXED));
     json_object_set_new(env, "publication", p);
 }
 
 void lp_mcp_envelope_set_freshness(json_t *env, const char *state, int64_t changed_since)
 {
     json_t *f = json_object();
-    json_object_set_new(f, "state", json_string(state ? state : "unknown"));
+    json_object_set_new(f, "state", lp_json_textz(state ? state : "unknown"));
     json_object_set_new(f, "changedSincePublication",
                         changed_since >= 0 ? json_integer(changed_since) : json_null());
     json_object_set_new(env, "freshness", f);
@@ -47,15 +48,17 @@ void lp_mcp_envelope_set_freshness(json_t *env, const char *state, int64_t chang
 
 static void add_warning(json_t *obj, const char *code, const char *message)
 {
+    json_t *item = json_object();
+    json_object_set_new(item, "code", lp_json_textz(code));
+    json_object_set_new(item, "message", lp_json_text(message, strlen(message)));
     json_t *w = json_object_get(obj, "warnings");
-    if (!json_is_array(w)) {
+    if (json_is_array(w)) {
+        json_array_append_new(w, item);
+    } else {
         w = json_array();
+        json_array_append_new(w, item); /* filled before it is handed over */
         json_object_set_new(obj, "warnings", w);
     }
-    json_t *item = json_object();
-    json_object_set_new(item, "code", json_string(code));
-    json_object_set_new(item, "message", lp_mcp_json_string(message, strlen(message)));
-    json_array_append_new(w, item);
 }
 
 void lp_mcp_envelope_warn(json_t *env, const char *code, const char *fmt, ...)
@@ -73,7 +76,7 @@ void lp_mcp_envelope_warn(json_t *env, const char *code, const char *fmt, ...)
 void lp_mcp_envelope_next_action(json_t *env, const char *tool, json_t *arguments)
 {
     json_t *a = json_object();
-    json_object_set_new(a, "tool", json_string(tool));
+    json_object_set_new(a, "tool", lp_json_textz(tool));
     json_object_set_new(a, "arguments", arguments ? arguments : json_object());
     json_object_set_new(env, "recommendedNextAction", a);
 }
@@ -165,9 +168,7 @@ static void halve_string(json_t *s)
 {
     const char *p = json_string_value(s);
     size_t n = json_string_length(s);
-    size_t cut = n / 2;
-    while (cut && ((unsigned char)p[cut] & 0xC0) == 0x80)
-        cut--;
+    size_t cut = lp_utf8_cut(p, n, n / 2);
     lp_buf b;
     lp_buf_init(&b, 0);
     lp_buf_append(&b, p, cut);
@@ -239,7 +240,7 @@ lp_status lp_mcp_budget_fit(json_t *result, size_t max_bytes, const char *const 
                  "'%s' was cut to the first %zu of %zu items to fit the %zu-byte result budget; "
                  "narrow the request or raise --max-result-bytes",
                  key, any ? fit : 0, n, max_bytes);
-        json_object_set_new(json_array_get(w, nwarn), "message", json_string(msg));
+        json_object_set_new(json_array_get(w, nwarn), "message", lp_json_textz(msg));
         if (any && dumped_size(result) <= max_bytes)
             return finish(result, out, out_len);
     }

@@ -1,6 +1,6 @@
 /*
  * jsonrpc.c: JSON-RPC 2.0 framing for MCP over stdio: the line reader with its length
- * limit, the serialized output channel, message builders, and UTF-8-safe JSON strings.
+ * limit, the serialized output channel and message builders.
  *
  * Invariants: every line written to the output fd is one complete compact JSON message
  * followed by '\n' (jansson's compact form escapes newlines inside strings), written under
@@ -63,73 +63,7 @@ lp_status lp_mcp_options_resolve(lp_mcp_options *o, lp_error *err)
 }
 
 /* ------------------------------------------------------------------------------------------
- * UTF-8. */
-
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 when it is invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
-json_t *lp_mcp_json_string(const char *p, size_t n)
-{
-    if (!p)
-        return json_string("");
-    const unsigned char *u = (const unsigned char *)p;
-    bool clean = true;
-    for (size_t i = 0; i < n;) {
-        size_t k = u[i] == 0 ? 0 : utf8_seq(u + i, n - i);
-        if (!k) {
-            clean = false;
-            break;
-        }
-        i += k;
-    }
-    if (clean)
-        return json_stringn_nocheck(p, n);
-    lp_buf b;
-    lp_buf_init(&b, 0);
-    for (size_t i = 0; i < n;) {
-        size_t k = u[i] == 0 ? 0 : utf8_seq(u + i, n - i);
-        if (!k) {
-            lp_buf_puts(&b, "\xEF\xBF\xBD"); /* U+FFFD */
-            i++;
-        } else {
-            lp_buf_append(&b, p + i, k);
-            i += k;
-        }
-    }
-    json_t *s = json_stringn_nocheck(b.ptr, b.len);
-    lp_buf_release(&b);
-    return s;
-}
+ * UTF-8 (text itself is core's: lp_json_text, lp_utf8_cut). */
 
 size_t lp_mcp_utf8_length(const char *s, size_t n)
 {
@@ -171,7 +105,7 @@ json_t *lp_mcp_error_msg(const json_t *id, int code, const char *message, json_t
     json_t *m = envelope(id);
     json_t *e = json_object();
     json_object_set_new(e, "code", json_integer(code));
-    json_object_set_new(e, "message", lp_mcp_json_string(message, strlen(message)));
+    json_object_set_new(e, "message", lp_json_text(message, strlen(message)));
     if (data)
         json_object_set_new(e, "data", data);
     json_object_set_new(m, "error", e);
@@ -189,7 +123,7 @@ json_t *lp_mcp_notification_msg(const char *method, json_t *params)
 {
     json_t *m = json_object();
     json_object_set_new(m, "jsonrpc", json_string("2.0"));
-    json_object_set_new(m, "method", json_string(method));
+    json_object_set_new(m, "method", lp_json_textz(method));
     if (params)
         json_object_set_new(m, "params", params);
     return m;
@@ -346,4 +280,171 @@ lp_mcp_read_kind lp_mcp_reader_next(lp_mcp_reader *r, const char **line, size_t 
         if (r->buf.err)
             return LP_MCP_READ_ERROR;
     }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Valid JSON that jansson cannot hold: integers past 64 bits, "\u0000" in strings. */
+
+typedef struct scan_frame {
+    bool object;
+    size_t index;    /* arrays: the element being read */
+    const char *key; /* objects: the member being read (raw text between the quotes) */
+    size_t key_len;
+} scan_frame;
+
+#define SCAN_DEPTH_MAX 64
+
+/* "params.arguments.limit", "params.arguments.paths[2]" for the frames st[0..depth). */
+static void frames_path(const scan_frame *st, int depth, lp_buf *out)
+{
+    lp_buf_reset(out);
+    for (int d = 0; d < depth; d++) {
+        if (st[d].object && st[d].key) {
+            if (out->len)
+                lp_buf_putc(out, '.');
+            lp_buf_append(out, st[d].key, lp_utf8_cut(st[d].key, st[d].key_len, 64));
+        } else if (!st[d].object) {
+            lp_buf_printf(out, "[%zu]", st[d].index);
+        }
+    }
+}
+
+/* The path of the last key or value that starts before byte pos of the JSON text p[0..n)
+ * (jansson reports an error after the token that caused it) into out (when not NULL), and
+ * that token's bytes [*tok_start, *tok_end). */
+static void field_at(const char *p, size_t n, size_t pos, lp_buf *out, size_t *tok_start,
+                     size_t *tok_end)
+{
+    scan_frame st[SCAN_DEPTH_MAX];
+    int depth = 0;
+    bool want_key = false;
+    *tok_start = *tok_end = 0;
+    if (out)
+        lp_buf_reset(out);
+    for (size_t i = 0; i < n && i < pos;) {
+        char c = p[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ':') {
+            i++;
+            continue;
+        }
+        if (c == ',') {
+            if (depth > 0 && st[depth - 1].object)
+                want_key = true;
+            else if (depth > 0)
+                st[depth - 1].index++;
+            i++;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (depth == SCAN_DEPTH_MAX)
+                return;
+            st[depth++] = (scan_frame){.object = c == '{'};
+            want_key = c == '{';
+            i++;
+            continue;
+        }
+        if (c == '}' || c == ']') {
+            if (depth > 0)
+                depth--;
+            want_key = false;
+            i++;
+            continue;
+        }
+        size_t start = i;
+        if (c == '"') {
+            for (i++; i < n && p[i] != '"'; i++)
+                if (p[i] == '\\')
+                    i++;
+            i++;
+        } else {
+            while (i < n && !strchr(" \t\r\n,]}:", p[i]))
+                i++;
+        }
+        if (want_key && depth > 0) {
+            st[depth - 1].key = p + start + 1;
+            st[depth - 1].key_len = i - start >= 2 ? i - start - 2 : 0;
+            want_key = false;
+        }
+        *tok_start = start;
+        *tok_end = LP_MIN(i, n);
+        if (out)
+            frames_path(st, depth, out);
+    }
+}
+
+/* jansson's errors for JSON it reads correctly but cannot hold. */
+static bool unholdable(const char *text, lp_mcp_unrepresentable *kind)
+{
+    if (strstr(text, "\\u0000") || strstr(text, "NUL byte")) {
+        *kind = LP_MCP_HAS_NUL;
+        return true;
+    }
+    if (strstr(text, "too big integer") || strstr(text, "real number overflow")) {
+        *kind = LP_MCP_BIG_INTEGER;
+        return true;
+    }
+    return false;
+}
+
+/* Parse line with each token jansson cannot hold replaced by a harmless one (a string by
+ * "", a number by 0), so the grammar is still jansson's own: NULL when it is not JSON (or
+ * holds too many such tokens). *id_replaced says when the top-level "id" was one. */
+static json_t *parse_tolerant(const char *line, size_t len, bool *id_replaced)
+{
+    lp_buf text, path;
+    lp_buf_init(&text, 0);
+    lp_buf_init(&path, 0);
+    lp_buf_append(&text, line, len);
+    json_t *m = NULL;
+    *id_replaced = false;
+    for (int round = 0; round < 64; round++) {
+        json_error_t e;
+        m = json_loadb(text.ptr, text.len, JSON_DECODE_ANY, &e);
+        lp_mcp_unrepresentable k;
+        if (m || !unholdable(e.text, &k) || e.position <= 0)
+            break;
+        size_t a, b;
+        field_at(text.ptr, text.len, (size_t)e.position, &path, &a, &b);
+        if (b <= a)
+            break;
+        if (!strcmp(path.ptr, "id"))
+            *id_replaced = true;
+        const char *with = text.ptr[a] == '"' ? "\"\"" : "0";
+        lp_buf rest;
+        lp_buf_init(&rest, 0);
+        lp_buf_append(&rest, text.ptr + b, text.len - b);
+        lp_buf_truncate(&text, a);
+        lp_buf_puts(&text, with);
+        lp_buf_append(&text, rest.ptr, rest.len);
+        lp_buf_release(&rest);
+    }
+    lp_buf_release(&text);
+    lp_buf_release(&path);
+    return m;
+}
+
+lp_mcp_unrepresentable lp_mcp_parse_unrepresentable(const char *line, size_t len,
+                                                    const json_error_t *strict, json_t **id,
+                                                    lp_buf *field)
+{
+    *id = NULL;
+    lp_buf_reset(field);
+    lp_mcp_unrepresentable kind;
+    if (!unholdable(strict->text, &kind))
+        return LP_MCP_NOT_JSON;
+    bool id_replaced;
+    json_t *m = parse_tolerant(line, len, &id_replaced);
+    if (!m)
+        return LP_MCP_NOT_JSON;
+    size_t a, b;
+    field_at(line, len, strict->position > 0 ? (size_t)strict->position : 0, field, &a, &b);
+    json_t *v = json_is_object(m) ? json_object_get(m, "id") : NULL;
+    /* The id as sent, unless it was itself what jansson cannot hold (then it cannot be
+     * echoed: the answer goes with a null id and names it). */
+    if ((json_is_integer(v) || json_is_string(v)) && !id_replaced)
+        *id = json_deep_copy(v);
+    if (!json_object_get(m, "method") || !v)
+        kind = LP_MCP_UNREPRESENTABLE_NOTIFICATION;
+    json_decref(m);
+    return kind;
 }

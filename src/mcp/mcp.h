@@ -23,7 +23,7 @@
 
 #include "core/core.h"
 
-#include <jansson.h>
+#include "core/json.h"
 
 /* ------------------------------------------------------------------------------------------
  * Protocol constants. */
@@ -172,6 +172,9 @@ lp_status lp_mcp_register_catalog_tools(lp_mcp_registry *r, const lp_mcp_options
 
 /* The validated arguments object (borrowed; never NULL, {} when the client sent none). */
 const json_t *lp_mcp_call_args(const lp_mcp_call *c);
+/* The bytes of the call's "pathBytes" argument (decoded, NUL-free), or NULL when it has none.
+ * Borrowed until the call ends. lp_tools_arg_str(call, "path") returns it when present. */
+const char *lp_mcp_call_path_bytes(const lp_mcp_call *c);
 /* Per-call arena, released after the response is written. */
 lp_arena *lp_mcp_call_arena(lp_mcp_call *c);
 /* lp_mcp_tool_def.user of the called tool. */
@@ -271,13 +274,6 @@ json_t *lp_mcp_envelope_schema_properties(void);
  */
 lp_status lp_mcp_budget_fit(json_t *result, size_t max_bytes, const char *const *truncatable,
                             char **out, size_t *out_len, lp_error *err);
-
-/* ------------------------------------------------------------------------------------------
- * JSON helpers. */
-
-/* A JSON string from bytes that may not be valid UTF-8: invalid sequences become U+FFFD.
- * Never NULL. Caller owns the reference. */
-json_t *lp_mcp_json_string(const char *p, size_t n);
 
 /* ------------------------------------------------------------------------------------------
  * The server. */

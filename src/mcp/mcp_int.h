@@ -15,7 +15,7 @@
 /* A registered tool: the definition plus its parsed schemas. */
 typedef struct lp_mcp_tool {
     lp_mcp_tool_def def;
-    json_t *input_schema;  /* owned; "$schema" added */
+    json_t *input_schema;  /* owned; "$schema" added; a "path" argument gets "pathBytes" */
     json_t *output_schema; /* owned; envelope/budget properties merged in */
     json_t *listing;       /* owned; the tools/list entry */
 } lp_mcp_tool;
@@ -43,6 +43,7 @@ struct lp_mcp_call {
     json_t *id;             /* owned; the JSON-RPC id (integer or string) */
     char *id_key;           /* owned; canonical key for lookups ("n:5", "s:abc") */
     json_t *args;           /* owned; validated object */
+    char *path_bytes;       /* owned; NULL, or the bytes of the pathBytes argument */
     json_t *progress_token; /* owned; NULL when no progress was asked for */
     json_t *client_caps;    /* owned; may be NULL */
     lp_mcp_era era;
@@ -74,6 +75,20 @@ json_t *lp_mcp_error_msg(const json_t *id, int code, const char *message, json_t
 json_t *lp_mcp_result_msg(const json_t *id, json_t *result);
 /* {"jsonrpc":"2.0","method":method,"params":params}; params is stolen. */
 json_t *lp_mcp_notification_msg(const char *method, json_t *params);
+
+/* A line jansson refused (strict is its error): valid JSON that it cannot hold, or not JSON.
+ * For valid JSON, *id is the request id when it can be read and echoed (caller owns it;
+ * NULL otherwise) and field names the key or value that could not be held
+ * ("params.arguments.limit"). */
+typedef enum lp_mcp_unrepresentable {
+    LP_MCP_NOT_JSON,                     /* a real parse error */
+    LP_MCP_BIG_INTEGER,                  /* an integer past 64 bits, a real past double */
+    LP_MCP_HAS_NUL,                      /* "\u0000" inside a string */
+    LP_MCP_UNREPRESENTABLE_NOTIFICATION, /* either, in a message that wants no answer */
+} lp_mcp_unrepresentable;
+lp_mcp_unrepresentable lp_mcp_parse_unrepresentable(const char *line, size_t len,
+                                                    const json_error_t *strict, json_t **id,
+                                                    lp_buf *field);
 
 /* The output channel: whole lines written under one lock, so messages never interleave. */
 typedef struct lp_mcp_out {

@@ -80,7 +80,7 @@ static json_t *parse_schema(const char *text, const char *tool, const char *whic
     /* "$schema" first, so it is what a reader (and a validator) sees first. */
     if (!json_object_get(s, "$schema")) {
         json_t *t = json_object();
-        json_object_set_new(t, "$schema", json_string(LP_MCP_SCHEMA_2020_12));
+        json_object_set_new(t, "$schema", lp_json_textz(LP_MCP_SCHEMA_2020_12));
         json_object_update(t, s);
         json_decref(s);
         s = t;
@@ -96,10 +96,9 @@ static lp_status extend_output(json_t *out, bool envelope, const char *tool, lp_
         return lp_error_set(err, LP_EINVAL, "tool %s: output schema must have type object",
                             tool);
     json_t *props = json_object_get(out, "properties");
-    if (!props) {
+    bool fresh = !props;
+    if (fresh)
         props = json_object();
-        json_object_set_new(out, "properties", props);
-    }
     json_t *extra = envelope ? lp_mcp_envelope_schema_properties()
                              : lp_mcp_budget_schema_properties();
     const char *k;
@@ -110,7 +109,29 @@ static lp_status extend_output(json_t *out, bool envelope, const char *tool, lp_
             json_object_set(props, k, v);
     }
     json_decref(extra);
+    if (fresh) /* handed over once filled: never used after jansson took it */
+        json_object_set_new(out, "properties", props);
     return LP_OK;
+}
+
+/* A tool with a "path" argument also takes "pathBytes", the escaped form of a path that is
+ * not UTF-8 (as answers give it, core.h lp_bytes_escape), which then stands for path (path
+ * stays required: answers give both, path with U+FFFD for display). */
+static void add_path_bytes(json_t *in)
+{
+    json_t *props = json_object_get(in, "properties");
+    if (!json_is_object(json_object_get(props, "path")) || json_object_get(props, "pathBytes"))
+        return;
+    json_t *pb = json_object();
+    json_object_set_new(pb, "type", json_string("string"));
+    json_object_set_new(pb, "minLength", json_integer(1));
+    json_object_set_new(pb, "maxLength", json_integer(16384));
+    json_object_set_new(pb, "description",
+                        json_string("The path in its escaped form, for a path that is not "
+                                    "UTF-8: the pathBytes (or fileBytes) value of an earlier "
+                                    "answer, %HH for each byte that is not UTF-8 and for '%'. "
+                                    "When given, it is the path (path is then only shown)."));
+    json_object_set_new(props, "pathBytes", pb);
 }
 
 lp_status lp_mcp_registry_add(lp_mcp_registry *r, const lp_mcp_tool_def *def, lp_error *err)
@@ -144,14 +165,15 @@ lp_status lp_mcp_registry_add(lp_mcp_registry *r, const lp_mcp_tool_def *def, lp
         json_decref(out);
         return rc;
     }
+    add_path_bytes(in);
     json_t *listing = json_object();
-    json_object_set_new(listing, "name", json_string(def->name));
-    json_object_set_new(listing, "title", json_string(def->title));
-    json_object_set_new(listing, "description", json_string(def->description));
+    json_object_set_new(listing, "name", lp_json_textz(def->name));
+    json_object_set_new(listing, "title", lp_json_textz(def->title));
+    json_object_set_new(listing, "description", lp_json_textz(def->description));
     json_object_set(listing, "inputSchema", in);
     json_object_set(listing, "outputSchema", out);
     json_t *ann = json_object();
-    json_object_set_new(ann, "title", json_string(def->title));
+    json_object_set_new(ann, "title", lp_json_textz(def->title));
     json_object_set_new(ann, "readOnlyHint", json_boolean(def->read_only));
     json_object_set_new(ann, "destructiveHint", json_boolean(def->destructive));
     json_object_set_new(ann, "idempotentHint", json_boolean(def->idempotent));
@@ -191,8 +213,7 @@ json_t *lp_mcp_tool_result_ok(const lp_mcp_tool *t, json_t *structured, size_t m
     json_t *content = json_array();
     json_t *block = json_object();
     json_object_set_new(block, "type", json_string("text"));
-    /* The serialization of valid JSON strings is valid UTF-8. */
-    json_object_set_new(block, "text", json_stringn_nocheck(text, len));
+    json_object_set_new(block, "text", lp_json_text(text, len));
     json_array_append_new(content, block);
     json_object_set_new(res, "content", content);
     json_object_set_new(res, "structuredContent", structured);
@@ -206,7 +227,7 @@ json_t *lp_mcp_tool_result_error(const char *msg)
     json_t *content = json_array();
     json_t *block = json_object();
     json_object_set_new(block, "type", json_string("text"));
-    json_object_set_new(block, "text", lp_mcp_json_string(msg, strlen(msg)));
+    json_object_set_new(block, "text", lp_json_text(msg, strlen(msg)));
     json_array_append_new(content, block);
     json_object_set_new(res, "content", content);
     json_object_set_new(res, "isError", json_true());

@@ -78,9 +78,9 @@ static void on_signal(int sig) { got_signal = sig; }
 static json_t *server_info(const lp_mcp_server *s)
 {
     json_t *i = json_object();
-    json_object_set_new(i, "name", json_string(LP_MCP_SERVER_NAME));
+    json_object_set_new(i, "name", lp_json_textz(LP_MCP_SERVER_NAME));
     json_object_set_new(i, "title", json_string("loupe code intelligence"));
-    json_object_set_new(i, "version", json_string(s->version));
+    json_object_set_new(i, "version", lp_json_textz(s->version));
     return i;
 }
 
@@ -101,11 +101,13 @@ static void send_result(lp_mcp_server *s, lp_mcp_era era, const char *method, co
             json_object_set_new(result, "cacheScope", json_string("private"));
         }
         json_t *meta = json_object_get(result, "_meta");
-        if (!json_is_object(meta)) {
+        if (json_is_object(meta)) {
+            json_object_set_new(meta, LP_MCP_META_SERVER_INFO, server_info(s));
+        } else {
             meta = json_object();
-            json_object_set_new(result, "_meta", meta);
+            json_object_set_new(meta, LP_MCP_META_SERVER_INFO, server_info(s));
+            json_object_set_new(result, "_meta", meta); /* filled before it is handed over */
         }
-        json_object_set_new(meta, LP_MCP_META_SERVER_INFO, server_info(s));
     }
     lp_mcp_out_send(&s->out, lp_mcp_result_msg(id, result));
 }
@@ -121,7 +123,7 @@ static void send_error(lp_mcp_server *s, const json_t *id, int code, json_t *dat
     va_start(ap, fmt);
     lp_buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    lp_log(LP_LOG_DEBUG, "mcp.error", "code=%d msg=\"%.200s\"", code, b.ptr);
+    lp_log(LP_LOG_DEBUG, "mcp.error", "code=%d msg=\"%.*s\"", code, LP_CUT(b.ptr, 200));
     lp_mcp_out_send(&s->out, lp_mcp_error_msg(id, code, b.ptr, data));
     lp_buf_release(&b);
 }
@@ -137,6 +139,7 @@ static void call_free(lp_mcp_call *c)
         c->pin_release(c->pin);
     json_decref(c->id);
     json_decref(c->args);
+    free(c->path_bytes);
     json_decref(c->progress_token);
     json_decref(c->client_caps);
     free(c->id_key);
@@ -272,7 +275,13 @@ static void *worker_main(void *arg)
         json_t *result = NULL;
         lp_error err = {0};
         uint64_t t0 = lp_now_ns();
+        lp_json_failure_reset();
         lp_status rc = c->tool->def.fn(c, &result, &err);
+        if (!rc && lp_json_failed(&err)) { /* an answer with a hole: say so, never send it */
+            json_decref(result);
+            result = NULL;
+            rc = err.code;
+        }
         lp_log(LP_LOG_INFO, "mcp.call", "tool=%s id=%s status=%s ms=%.1f", c->tool->def.name,
                c->id_key, lp_status_code(rc), (double)(lp_now_ns() - t0) / 1e6);
         complete_call(s, c, rc, result, &err);
@@ -283,6 +292,7 @@ static void *worker_main(void *arg)
  * Handler-facing API. */
 
 const json_t *lp_mcp_call_args(const lp_mcp_call *c) { return c->args; }
+const char *lp_mcp_call_path_bytes(const lp_mcp_call *c) { return c->path_bytes; }
 lp_arena *lp_mcp_call_arena(lp_mcp_call *c) { return &c->arena; }
 void *lp_mcp_call_user(const lp_mcp_call *c) { return c->tool->def.user; }
 const char *lp_mcp_call_tool_name(const lp_mcp_call *c) { return c->tool->def.name; }
@@ -318,7 +328,7 @@ void lp_mcp_call_progress(lp_mcp_call *c, double progress, double total, const c
     if (total >= 0)
         json_object_set_new(p, "total", number(total));
     if (message)
-        json_object_set_new(p, "message", lp_mcp_json_string(message, strlen(message)));
+        json_object_set_new(p, "message", lp_json_text(message, strlen(message)));
     lp_mcp_out_send(&c->srv->out, lp_mcp_notification_msg("notifications/progress", p));
 }
 
@@ -330,17 +340,17 @@ void lp_mcp_call_log(lp_mcp_call *c, lp_mcp_log_level lv, const char *fmt, ...)
     va_start(ap, fmt);
     lp_buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    lp_log(LP_LOG_DEBUG, "mcp.tool_log", "tool=%s level=%s msg=\"%.200s\"", c->tool->def.name,
-           lp_mcp_log_level_name(lv), b.ptr);
+    lp_log(LP_LOG_DEBUG, "mcp.tool_log", "tool=%s level=%s msg=\"%.*s\"", c->tool->def.name,
+           lp_mcp_log_level_name(lv), LP_CUT(b.ptr, 200));
     lp_mcp_log_level threshold = c->era == LP_MCP_ERA_MODERN
                                      ? c->log_level
                                      : (lp_mcp_log_level)atomic_load(&c->srv->legacy_log_level);
     if (lv < LP_MCP_LOG_NONE && threshold != LP_MCP_LOG_NONE && lv >= threshold &&
         !lp_mcp_call_cancelled(c)) {
         json_t *p = json_object();
-        json_object_set_new(p, "level", json_string(lp_mcp_log_level_name(lv)));
-        json_object_set_new(p, "logger", json_string(c->tool->def.name));
-        json_object_set_new(p, "data", lp_mcp_json_string(b.ptr, b.len));
+        json_object_set_new(p, "level", lp_json_textz(lp_mcp_log_level_name(lv)));
+        json_object_set_new(p, "logger", lp_json_textz(c->tool->def.name));
+        json_object_set_new(p, "data", lp_json_text(b.ptr, b.len));
         lp_mcp_out_send(&c->srv->out, lp_mcp_notification_msg("notifications/message", p));
     }
     lp_buf_release(&b);
@@ -402,10 +412,10 @@ static void do_initialize(lp_mcp_server *s, const req_ctx *r)
                ? json_string_value(json_object_get(ci, "name"))
                : "?");
     json_t *res = json_object();
-    json_object_set_new(res, "protocolVersion", json_string(version));
+    json_object_set_new(res, "protocolVersion", lp_json_textz(version));
     json_object_set_new(res, "capabilities", capabilities());
     json_object_set_new(res, "serverInfo", server_info(s));
-    json_object_set_new(res, "instructions", json_string(instructions));
+    json_object_set_new(res, "instructions", lp_json_textz(instructions));
     send_result(s, LP_MCP_ERA_LEGACY, "initialize", r->id, res);
 }
 
@@ -413,10 +423,10 @@ static void do_discover(lp_mcp_server *s, const req_ctx *r)
 {
     json_t *res = json_object();
     json_t *versions = json_array();
-    json_array_append_new(versions, json_string(LP_MCP_PROTOCOL_2026_07_28));
+    json_array_append_new(versions, lp_json_textz(LP_MCP_PROTOCOL_2026_07_28));
     json_object_set_new(res, "supportedVersions", versions);
     json_object_set_new(res, "capabilities", capabilities());
-    json_object_set_new(res, "instructions", json_string(instructions));
+    json_object_set_new(res, "instructions", lp_json_textz(instructions));
     send_result(s, LP_MCP_ERA_MODERN, "server/discover", r->id, res);
 }
 
@@ -448,6 +458,29 @@ static void do_tools_list(lp_mcp_server *s, const req_ctx *r)
     send_result(s, r->era, "tools/list", r->id, res);
 }
 
+/* The bytes of a pathBytes argument (validated as a string) into *out (caller frees), or
+ * false with an invalid_argument message in msg. */
+static bool path_bytes_arg(const json_t *pb, char **out, lp_buf *msg)
+{
+    lp_buf b;
+    lp_buf_init(&b, LP_PATH_MAX);
+    lp_error e = {0};
+    bool ok = lp_bytes_unescape(lp_str_n(json_string_value(pb), json_string_length(pb)), &b,
+                                &e) == LP_OK;
+    if (ok && memchr(b.ptr, '\0', b.len)) {
+        lp_error_set(&e, LP_EINVAL, "it holds %%00 (a NUL byte), which no path has");
+        ok = false;
+    }
+    if (ok)
+        *out = lp_buf_detach(&b, NULL);
+    else
+        lp_buf_printf(msg, "invalid_argument: pathBytes is not an escaped path: %s; give the "
+                           "pathBytes value of an earlier answer as it is, or path",
+                      e.msg);
+    lp_buf_release(&b);
+    return ok;
+}
+
 static void do_tools_call(lp_mcp_server *s, const req_ctx *r)
 {
     json_t *name = r->params ? json_object_get(r->params, "name") : NULL;
@@ -464,12 +497,12 @@ static void do_tools_call(lp_mcp_server *s, const req_ctx *r)
         json_t *data = json_object();
         json_t *avail = json_array();
         for (size_t i = 0; i < s->reg->tools.len; i++)
-            json_array_append_new(avail, json_string(s->reg->tools.items[i].def.name));
+            json_array_append_new(avail, lp_json_textz(s->reg->tools.items[i].def.name));
         json_object_set_new(data, "availableTools", avail);
         send_error(s, r->id, LP_RPC_INVALID_PARAMS, data,
-                   "unknown tool '%.100s'; the available tools are: %s (tools/list gives their "
+                   "unknown tool '%.*s'; the available tools are: %s (tools/list gives their "
                    "schemas)",
-                   json_string_value(name), names.len ? names.ptr : "(none)");
+                   LP_CUT(json_string_value(name), 100), names.len ? names.ptr : "(none)");
         lp_buf_release(&names);
         return;
     }
@@ -496,7 +529,13 @@ static void do_tools_call(lp_mcp_server *s, const req_ctx *r)
     json_t *own_args = args && json_is_object(args) ? json_deep_copy(args) : json_object();
     lp_buf msg;
     lp_buf_init(&msg, 0);
-    if (!lp_mcp_validate_args(t->input_schema, own_args, t->def.name, &msg)) {
+    /* pathBytes (the escaped form of a path that is not UTF-8) stands for path. */
+    json_t *pb = json_object_get(own_args, "pathBytes");
+    char *path_bytes = NULL;
+    bool ok = lp_mcp_validate_args(t->input_schema, own_args, t->def.name, &msg);
+    if (ok && pb)
+        ok = path_bytes_arg(pb, &path_bytes, &msg);
+    if (!ok) {
         send_result(s, r->era, "tools/call", r->id, lp_mcp_tool_result_error(msg.ptr));
         lp_buf_release(&msg);
         lp_buf_release(&key);
@@ -511,6 +550,7 @@ static void do_tools_call(lp_mcp_server *s, const req_ctx *r)
     c->id = json_deep_copy(r->id);
     c->id_key = lp_buf_detach(&key, NULL);
     c->args = own_args;
+    c->path_bytes = path_bytes;
     c->progress_token = r->progress_token ? json_deep_copy(r->progress_token) : NULL;
     c->client_caps = r->caps ? json_deep_copy(r->caps) : NULL;
     c->era = r->era;
@@ -613,8 +653,8 @@ static void dispatch_modern(lp_mcp_server *s, req_ctx *r, const json_t *meta)
     if (!check_envelope(meta, &key, &problem)) {
         json_t *data = json_object();
         json_t *issue = json_object();
-        json_object_set_new(issue, "key", json_string(key));
-        json_object_set_new(issue, "problem", json_string(problem.ptr));
+        json_object_set_new(issue, "key", lp_json_textz(key));
+        json_object_set_new(issue, "problem", lp_json_textz(problem.ptr));
         json_object_set_new(data, "envelope", issue);
         send_error(s, r->id, LP_RPC_INVALID_PARAMS, data,
                    "Invalid _meta envelope for protocol revision 2026-07-28: %s: %s", key,
@@ -627,11 +667,12 @@ static void dispatch_modern(lp_mcp_server *s, req_ctx *r, const json_t *meta)
     if (strcmp(asked, LP_MCP_PROTOCOL_2026_07_28) != 0) {
         json_t *data = json_object();
         json_t *sup = json_array();
-        json_array_append_new(sup, json_string(LP_MCP_PROTOCOL_2026_07_28));
+        json_array_append_new(sup, lp_json_textz(LP_MCP_PROTOCOL_2026_07_28));
         json_object_set_new(data, "supported", sup);
-        json_object_set_new(data, "requested", lp_mcp_json_string(asked, strlen(asked)));
+        json_object_set_new(data, "requested", lp_json_text(asked, strlen(asked)));
         send_error(s, r->id, LP_RPC_UNSUPPORTED_PROTOCOL_VERSION, data,
-                   "Unsupported protocol version: %.64s; " SUPPORTED_DESCRIPTION, asked);
+                   "Unsupported protocol version: %.*s; " SUPPORTED_DESCRIPTION,
+                   LP_CUT(asked, 64));
         return;
     }
     r->era = LP_MCP_ERA_MODERN;
@@ -656,9 +697,9 @@ static void dispatch_modern(lp_mcp_server *s, req_ctx *r, const json_t *meta)
                    m);
     else
         send_error(s, r->id, LP_RPC_METHOD_NOT_FOUND, NULL,
-                   "Method not found: %.100s; on protocol revision 2026-07-28 loupe serves "
+                   "Method not found: %.*s; on protocol revision 2026-07-28 loupe serves "
                    "server/discover, tools/list and tools/call",
-                   m);
+                   LP_CUT(m, 100));
 }
 
 static void dispatch_legacy(lp_mcp_server *s, req_ctx *r, const json_t *meta)
@@ -689,9 +730,9 @@ static void dispatch_legacy(lp_mcp_server *s, req_ctx *r, const json_t *meta)
                    LP_MCP_META_CLIENT_CAPABILITIES);
     else
         send_error(s, r->id, LP_RPC_METHOD_NOT_FOUND, NULL,
-                   "Method not found: %.100s; loupe serves initialize, ping, logging/setLevel, "
+                   "Method not found: %.*s; loupe serves initialize, ping, logging/setLevel, "
                    "tools/list and tools/call (and server/discover on protocol 2026-07-28)",
-                   m);
+                   LP_CUT(m, 100));
 }
 
 static void handle_notification(lp_mcp_server *s, const char *method, const json_t *params)
@@ -702,7 +743,7 @@ static void handle_notification(lp_mcp_server *s, const char *method, const json
         lp_log(LP_LOG_DEBUG, "mcp.initialized", "version=%s",
                s->legacy_version ? s->legacy_version : "none");
     else
-        lp_log(LP_LOG_DEBUG, "mcp.notification.ignored", "method=%.100s", method);
+        lp_log(LP_LOG_DEBUG, "mcp.notification.ignored", "method=%.*s", LP_CUT(method, 100));
 }
 
 static bool blank(const char *p, size_t n)
@@ -713,6 +754,45 @@ static bool blank(const char *p, size_t n)
     return true;
 }
 
+/* A line jansson refused: a parse error, or valid JSON it cannot hold (an integer past 64
+ * bits, "\u0000" in a string). The second keeps its request id whenever the id itself can be
+ * read, and is answered as invalid params naming the field, so the client never waits for
+ * an answer to a request it sent correctly. */
+static void unreadable(lp_mcp_server *s, const char *line, size_t len, const json_error_t *jerr)
+{
+    json_t *id = NULL;
+    lp_buf field;
+    lp_buf_init(&field, 0);
+    lp_mcp_unrepresentable k = lp_mcp_parse_unrepresentable(line, len, jerr, &id, &field);
+    const char *f = field.len ? field.ptr : "(the message)";
+    if (k == LP_MCP_NOT_JSON) {
+        send_error(s, NULL, LP_RPC_PARSE_ERROR, NULL,
+                   "Parse error at column %d: %s; send one JSON-RPC 2.0 message per line as "
+                   "UTF-8 JSON",
+                   jerr->column, jerr->text);
+    } else if (k == LP_MCP_UNREPRESENTABLE_NOTIFICATION) {
+        lp_log(LP_LOG_WARN, "mcp.notification.unreadable", "field=%s reason=\"%s\"", f,
+               jerr->text);
+    } else {
+        json_t *data = json_object();
+        json_object_set_new(data, "code", json_string("invalid_argument"));
+        json_object_set_new(data, "field", lp_json_text(field.ptr, field.len));
+        if (k == LP_MCP_BIG_INTEGER)
+            send_error(s, id, LP_RPC_INVALID_PARAMS, data,
+                       "invalid_argument: %s is a number loupe cannot hold (integers from "
+                       "-9223372036854775808 to 9223372036854775807, reals up to about "
+                       "1.8e308); send a smaller number",
+                       f);
+        else
+            send_error(s, id, LP_RPC_INVALID_PARAMS, data,
+                       "invalid_argument: %s holds \\u0000 (a NUL character), which loupe does "
+                       "not accept in any string; remove it",
+                       f);
+    }
+    json_decref(id);
+    lp_buf_release(&field);
+}
+
 static void handle_line(lp_mcp_server *s, const char *line, size_t len)
 {
     if (blank(line, len))
@@ -720,10 +800,7 @@ static void handle_line(lp_mcp_server *s, const char *line, size_t len)
     json_error_t jerr;
     json_t *msg = json_loadb(line, len, JSON_DECODE_ANY, &jerr);
     if (!msg) {
-        send_error(s, NULL, LP_RPC_PARSE_ERROR, NULL,
-                   "Parse error at column %d: %s; send one JSON-RPC 2.0 message per line as "
-                   "UTF-8 JSON",
-                   jerr.column, jerr.text);
+        unreadable(s, line, len, &jerr);
         return;
     }
     if (json_is_array(msg)) {

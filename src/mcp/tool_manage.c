@@ -23,19 +23,19 @@ static json_t *iso_or_null(int64_t ms)
         return json_null();
     char iso[32];
     lp_format_iso8601(ms, iso);
-    return json_string(iso);
+    return lp_json_textz(iso);
 }
 
 static json_t *op_json(const lp_op_info *op)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "operationId", json_string(op->id));
-    json_object_set_new(o, "action", json_string(lp_index_op_name(op->kind)));
-    json_object_set_new(o, "state", json_string(lp_op_state_name(op->state)));
+    json_object_set_new(o, "operationId", lp_json_textz(op->id));
+    json_object_set_new(o, "action", lp_json_textz(lp_index_op_name(op->kind)));
+    json_object_set_new(o, "state", lp_json_textz(lp_op_state_name(op->state)));
     json_object_set_new(o, "cancelRequested", json_boolean(op->cancel_requested));
     json_object_set_new(o, "inThisServer", json_true());
     json_t *p = json_object();
-    json_object_set_new(p, "phase", json_string(op->phase));
+    json_object_set_new(p, "phase", lp_json_textz(op->phase));
     json_object_set_new(p, "filesDone", json_integer((json_int_t)op->files_done));
     json_object_set_new(p, "filesTotal", json_integer((json_int_t)op->files_total));
     json_object_set_new(p, "bytesDone", json_integer((json_int_t)op->bytes_done));
@@ -64,8 +64,8 @@ static json_t *op_json(const lp_op_info *op)
     }
     if (op->state == LP_OP_FAILED || op->state == LP_OP_CANCELLED) {
         json_t *e = json_object();
-        json_object_set_new(e, "code", json_string(lp_status_code(op->status)));
-        json_object_set_new(e, "message", lp_mcp_json_string(op->error, strlen(op->error)));
+        json_object_set_new(e, "code", lp_json_textz(lp_status_code(op->status)));
+        json_object_set_new(e, "message", lp_json_text(op->error, strlen(op->error)));
         json_object_set_new(o, "error", e);
     } else {
         json_object_set_new(o, "error", json_null());
@@ -77,8 +77,8 @@ static json_t *lease_json(const lp_lease_info *l)
 {
     json_t *w = json_object();
     json_object_set_new(w, "pid", json_integer(l->pid));
-    json_object_set_new(w, "operation", json_string(l->op));
-    json_object_set_new(w, "phase", json_string(l->phase));
+    json_object_set_new(w, "operation", lp_json_textz(l->op));
+    json_object_set_new(w, "phase", lp_json_textz(l->phase));
     json_object_set_new(w, "filesDone", json_integer((json_int_t)l->files_done));
     json_object_set_new(w, "filesTotal", json_integer((json_int_t)l->files_total));
     json_object_set_new(w, "startedAt", iso_or_null(l->started_ms));
@@ -96,7 +96,7 @@ static json_t *pub_counts(const lp_publication *pub)
     json_t *p = json_object();
     json_object_set_new(p, "id", json_integer(pub->id));
     json_object_set_new(p, "createdAt", iso_or_null(pub->created_ms));
-    json_object_set_new(p, "operation", json_string(pub->op));
+    json_object_set_new(p, "operation", lp_json_textz(pub->op));
     json_object_set_new(p, "files", json_integer(pub->files));
     json_object_set_new(p, "bytes", json_integer(pub->bytes));
     json_object_set_new(p, "symbols", json_integer(pub->symbols));
@@ -110,8 +110,8 @@ static json_t *pub_counts(const lp_publication *pub)
 static json_t *action_args(const char *action, const char *key, const char *value)
 {
     json_t *a = json_object();
-    json_object_set_new(a, "action", json_string(action));
-    json_object_set_new(a, key, lp_mcp_json_string(value, strlen(value)));
+    json_object_set_new(a, "action", lp_json_textz(action));
+    lp_json_set_path(a, key, value, strlen(value));
     return a;
 }
 
@@ -178,7 +178,7 @@ static json_t *view_next(const char *root, const root_view *v, const char **tool
         return action_args("sync", "path", root);
     *tool = "search_codebase";
     json_t *a = json_object();
-    json_object_set_new(a, "path", lp_mcp_json_string(root, strlen(root)));
+    lp_json_set_path(a, "path", root, strlen(root));
     return a;
 }
 
@@ -193,7 +193,7 @@ static json_t *fresh_json(const root_view *v)
     }
     bool newer = v->fresh.publication_id > v->st.pub.id;
     uint64_t n = v->fresh.changed + v->fresh.added + v->fresh.deleted;
-    json_object_set_new(f, "state", json_string(newer || n ? "stale" : "fresh"));
+    json_object_set_new(f, "state", lp_json_textz(newer || n ? "stale" : "fresh"));
     json_object_set_new(f, "changedSincePublication",
                         newer ? json_null() : json_integer((json_int_t)n));
     json_object_set_new(f, "checkedAt", iso_or_null(v->fresh.checked_ms));
@@ -249,9 +249,9 @@ static lp_status list_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         root_view v;
         view_root(t, root, false, &v);
         json_t *c = json_object();
-        json_object_set_new(c, "root", lp_mcp_json_string(root, strlen(root)));
+        lp_json_set_path(c, "root", root, strlen(root));
         json_object_set_new(c, "exists", json_boolean(v.exists));
-        json_object_set_new(c, "state", json_string(v.state));
+        json_object_set_new(c, "state", lp_json_textz(v.state));
         json_object_set_new(c, "publication", pub_counts(&v.st.pub));
         json_object_set_new(c, "freshness", fresh_json(&v));
         if (v.op_running)
@@ -262,11 +262,11 @@ static lp_status list_fn(lp_mcp_call *call, json_t **result, lp_error *err)
             json_object_set_new(c, "writer", json_null());
         json_object_set_new(c, "lastOperation",
                             v.have_op && !v.op_running ? op_json(&v.op) : json_null());
-        json_object_set_new(c, "error", v.status_ok ? json_null() : json_string(v.status_error));
+        json_object_set_new(c, "error", v.status_ok ? json_null() : lp_json_textz(v.status_error));
         const char *tool;
         json_t *args = view_next(root, &v, &tool);
         json_t *next = json_object();
-        json_object_set_new(next, "tool", json_string(tool));
+        json_object_set_new(next, "tool", lp_json_textz(tool));
         json_object_set_new(next, "arguments", args);
         json_object_set_new(c, "recommendedNextAction", next);
         json_array_append_new(arr, c);
@@ -380,8 +380,8 @@ static json_t *manage_answer(lp_mcp_call *call, const char *action, const char *
             break;
     }
     json_t *out = lp_tools_envelope(root, &v.st.pub, v.state);
-    json_object_set_new(out, "action", json_string(action));
-    json_object_set_new(out, "state", json_string(v.state));
+    json_object_set_new(out, "action", lp_json_textz(action));
+    json_object_set_new(out, "state", lp_json_textz(v.state));
     const lp_op_info *shown = op ? op : v.have_op ? &v.op : NULL;
     json_object_set_new(out, "operation", shown ? op_json(shown) : json_null());
     if (v.op_running)

@@ -62,13 +62,13 @@ json_t *lp_tools_symbol_json(const lp_symbol_row *rows, size_t n, size_t i)
     for (long q = p; q >= 0 && depth < 64; q = parent_index(rows, n, rows[q].parent))
         depth++;
     json_t *o = json_object();
-    json_object_set_new(o, "id", json_string(r->id));
-    json_object_set_new(o, "name", lp_mcp_json_string(r->name, strlen(r->name)));
-    json_object_set_new(o, "qualifiedName", lp_mcp_json_string(r->qname, strlen(r->qname)));
-    json_object_set_new(o, "kind", json_string(lp_symkind_name((lp_symkind)r->kind)));
+    json_object_set_new(o, "id", lp_json_textz(r->id));
+    json_object_set_new(o, "name", lp_json_text(r->name, strlen(r->name)));
+    json_object_set_new(o, "qualifiedName", lp_json_text(r->qname, strlen(r->qname)));
+    json_object_set_new(o, "kind", lp_json_textz(lp_symkind_name((lp_symkind)r->kind)));
     json_object_set_new(o, "startLine", json_integer(r->start_line));
     json_object_set_new(o, "endLine", json_integer(r->end_line));
-    json_object_set_new(o, "parentId", p >= 0 ? json_string(rows[p].id) : json_null());
+    json_object_set_new(o, "parentId", p >= 0 ? lp_json_textz(rows[p].id) : json_null());
     json_object_set_new(o, "depth", json_integer(depth));
     return o;
 }
@@ -91,7 +91,7 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         goto done;
     /* One line read gives the file's staleness and length from the same publication. */
     lp_read_info info;
-    rc = lp_index_read_lines(st, rel.ptr, 1, 1, 1, 65536, true, &probe, &info, err);
+    rc = lp_index_read_lines(st, rel.ptr, 1, 1, 1, 1, 65536, true, &probe, &info, err);
     if (rc == LP_ENOENT) {
         rc = lp_tools_fail(call, "not_found", LP_ENOENT, err,
                            "%s is not in publication %lld of %s (it is new, ignored or skipped); "
@@ -108,8 +108,8 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         goto done;
 
     json_t *out = lp_tools_envelope(root.ptr, &pub, LP_MCP_STATE_READY);
-    json_object_set_new(out, "file", lp_mcp_json_string(rel.ptr, rel.len));
-    json_object_set_new(out, "path", lp_tools_abs_path(root.ptr, rel.ptr));
+    lp_json_set_path(out, "file", rel.ptr, rel.len);
+    lp_json_set_path2(out, "path", root.ptr, rel.ptr);
     json_object_set_new(out, "publicationId", json_integer(info.publication_id));
     json_object_set_new(out, "totalLines", json_integer(info.total_lines));
     json_object_set_new(out, "symbolCount", json_integer((json_int_t)n));
@@ -118,10 +118,10 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         json_array_append_new(syms, lp_tools_symbol_json(rows, n, i));
     json_object_set_new(out, "symbols", syms);
     json_t *args = json_object();
-    json_object_set_new(args, "path", lp_tools_abs_path(root.ptr, rel.ptr));
+    lp_json_set_path2(args, "path", root.ptr, rel.ptr);
     if (n) {
         json_t *sym = json_object();
-        json_object_set_new(sym, "symbolId", json_string(rows[0].id));
+        json_object_set_new(sym, "symbolId", lp_json_textz(rows[0].id));
         json_object_set_new(args, "open_symbol", sym);
     } else {
         lp_mcp_envelope_warn(out, "no_symbols",

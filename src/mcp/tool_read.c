@@ -25,6 +25,9 @@ static const char read_input[] =
     "\"description\":\"Absolute path of a file inside an indexed codebase.\"},"
     "\"start_line\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000000,"
     "\"description\":\"First line to read (1-based; default 1).\"},"
+    "\"start_column\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4294967295,"
+    "\"description\":\"Byte column (1-based) of start_line to start at, to read on in a line "
+    "longer than the result budget (lineCut.nextColumn of the previous answer; default 1).\"},"
     "\"end_line\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000000,"
     "\"description\":\"Last line to read (inclusive; default start_line + 199). Ranges over "
     "200 lines are compacted: the outline of the symbols in the range plus its first "
@@ -55,29 +58,69 @@ static const char read_output[] =
     "\"symbols\":{\"type\":\"array\",\"description\":\"When compacted: the symbols in the "
     "range (id, qualifiedName, kind, startLine, endLine).\",\"items\":{\"type\":\"object\"}},"
     "\"note\":{\"type\":[\"string\",\"null\"]},"
+    "\"startColumn\":{\"type\":\"integer\",\"description\":\"Byte column of startLine "
+    "the content starts at (1 unless start_column was given).\"},"
+    "\"lineCut\":{\"type\":[\"object\",\"null\"],\"description\":\"endLine is longer "
+    "than the result budget and was cut where a character ends (marked in content): it goes "
+    "on at nextColumn.\",\"properties\":{\"line\":{\"type\":\"integer\"},"
+    "\"nextColumn\":{\"type\":\"integer\"},\"lineBytes\":{\"type\":\"integer\"}}},"
     "\"nextRange\":{\"type\":[\"object\",\"null\"],\"properties\":{"
-    "\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":\"integer\"}}}},"
+    "\"start_line\":{\"type\":\"integer\"},\"start_column\":{\"type\":\"integer\"},"
+    "\"end_line\":{\"type\":\"integer\"}}}},"
     "\"required\":[\"codebaseRoot\",\"publication\",\"freshness\",\"warnings\",\"file\","
     "\"path\",\"publicationId\",\"mode\",\"startLine\",\"endLine\",\"totalLines\",\"content\","
     "\"source\",\"compacted\",\"truncated\"]}";
 
 static const char *const read_truncatable[] = {"symbols", NULL};
 
-static json_t *range_json(uint32_t a, uint32_t b)
+/* col: the byte column of line a to start at (0 or 1: the line's start). */
+static json_t *range_json(uint32_t a, uint32_t col, uint32_t b)
 {
     json_t *r = json_object();
     json_object_set_new(r, "start_line", json_integer(a));
+    if (col > 1)
+        json_object_set_new(r, "start_column", json_integer(col));
     json_object_set_new(r, "end_line", json_integer(b));
     return r;
 }
 
-static void next_read(json_t *env, const char *root, const char *rel, uint32_t a, uint32_t b)
+static void next_read(json_t *env, const char *root, const char *rel, uint32_t a, uint32_t col,
+                      uint32_t b)
 {
-    json_t *args = json_object();
-    json_object_set_new(args, "path", lp_tools_abs_path(root, rel));
-    json_object_set_new(args, "start_line", json_integer(a));
-    json_object_set_new(args, "end_line", json_integer(b));
+    json_t *args = range_json(a, col, b);
+    lp_json_set_path2(args, "path", root, rel);
     lp_mcp_envelope_next_action(env, "read_file", args);
+}
+
+/* A line longer than the budget was cut: say so and recommend reading on inside it. */
+static void line_cut(json_t *out, const char *root, const char *rel, const lp_read_info *info,
+                     uint32_t last)
+{
+    uint32_t b = LP_MAX(last, info->end_line);
+    lp_buf note;
+    lp_buf_init(&note, 0);
+    lp_buf_printf(&note,
+                  "line %u is %u bytes, longer than the result budget: shown up to column %u, "
+                  "cut where a character ends; read on with start_line %u, start_column %u",
+                  info->end_line, info->line_bytes, info->next_col - 1, info->end_line,
+                  info->next_col);
+    json_object_set_new(out, "note", lp_json_text(note.ptr, note.len));
+    lp_buf_release(&note);
+    lp_mcp_envelope_warn(out, "line_cut", "line %u was cut at column %u of %u bytes",
+                         info->end_line, info->next_col, info->line_bytes);
+    json_object_set_new(out, "nextRange", range_json(info->end_line, info->next_col, b));
+    next_read(out, root, rel, info->end_line, info->next_col, b);
+}
+
+static json_t *cut_json(const lp_read_info *info)
+{
+    if (!info->next_col)
+        return json_null();
+    json_t *c = json_object();
+    json_object_set_new(c, "line", json_integer(info->end_line));
+    json_object_set_new(c, "nextColumn", json_integer(info->next_col));
+    json_object_set_new(c, "lineBytes", json_integer(info->line_bytes));
+    return c;
 }
 
 static size_t json_size(const json_t *j) { return json_dumpb(j, NULL, 0, JSON_COMPACT); }
@@ -91,18 +134,19 @@ typedef struct read_ctx {
     size_t budget;
 } read_ctx;
 
-/* Read lines [a, b] into rc->text, shrinking the byte bound until out (with content) fits. */
-static lp_status read_fitting(read_ctx *c, uint32_t a, uint32_t b, uint32_t max_lines,
-                              lp_read_info *info, lp_error *err)
+/* Read lines [a, b] (from byte column col of line a) into rc->text, shrinking the byte bound
+ * until out (with content) fits. */
+static lp_status read_fitting(read_ctx *c, uint32_t a, uint32_t col, uint32_t b,
+                              uint32_t max_lines, lp_read_info *info, lp_error *err)
 {
     size_t max_bytes = c->budget > OVERHEAD_BYTES ? c->budget - OVERHEAD_BYTES : 512;
     lp_status rc = LP_OK;
     for (int attempt = 0; attempt < 4; attempt++) {
-        rc = lp_index_read_lines(c->st, c->rel.ptr, a, b, max_lines, max_bytes, true, &c->text,
-                                 info, err);
+        rc = lp_index_read_lines(c->st, c->rel.ptr, a, col, b, max_lines, max_bytes, true,
+                                 &c->text, info, err);
         if (rc)
             return rc;
-        json_t *probe = lp_mcp_json_string(c->text.ptr, c->text.len);
+        json_t *probe = lp_json_text(c->text.ptr, c->text.len);
         size_t need = json_size(probe);
         json_decref(probe);
         if (need + OVERHEAD_BYTES <= c->budget || max_bytes <= 512)
@@ -116,13 +160,15 @@ static lp_status read_fitting(read_ctx *c, uint32_t a, uint32_t b, uint32_t max_
 static json_t *base_result(read_ctx *c, const char *mode)
 {
     json_t *out = lp_tools_envelope(c->root.ptr, &c->pub, LP_MCP_STATE_READY);
-    json_object_set_new(out, "file", lp_mcp_json_string(c->rel.ptr, c->rel.len));
-    json_object_set_new(out, "path", lp_tools_abs_path(c->root.ptr, c->rel.ptr));
-    json_object_set_new(out, "mode", json_string(mode));
+    lp_json_set_path(out, "file", c->rel.ptr, c->rel.len);
+    lp_json_set_path2(out, "path", c->root.ptr, c->rel.ptr);
+    json_object_set_new(out, "mode", lp_json_textz(mode));
     json_object_set_new(out, "compacted", json_false());
     json_object_set_new(out, "symbol", json_null());
     json_object_set_new(out, "note", json_null());
     json_object_set_new(out, "nextRange", json_null());
+    json_object_set_new(out, "startColumn", json_integer(1));
+    json_object_set_new(out, "lineCut", json_null());
     return out;
 }
 
@@ -146,12 +192,17 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
                              "end_line (%u) is before start_line (%u); give 1 <= start_line <= "
                              "end_line",
                              end, start);
+    uint32_t col = lp_tools_arg_uint(c->call, "start_column", 1);
     bool compact = end - start + 1 > LINES_MAX;
     lp_read_info info;
-    lp_status rc = read_fitting(c, start, compact ? start + COMPACT_HEAD - 1 : end,
+    lp_status rc = read_fitting(c, start, col, compact ? start + COMPACT_HEAD - 1 : end,
                                 compact ? COMPACT_HEAD : LINES_MAX, &info, err);
     if (rc == LP_ENOENT)
         return not_in_publication(c, err);
+    if (rc == LP_EINVAL && col > 1 && start <= info.total_lines) {
+        lp_error why = *err; /* the column is past the end of the line: say which */
+        return lp_tools_fail(c->call, "invalid_argument", LP_EINVAL, err, "%s", why.msg);
+    }
     if (rc == LP_EINVAL)
         return lp_tools_fail(c->call, "invalid_argument", LP_EINVAL, err,
                              "%s has %u lines in publication %lld; start_line %u is past its "
@@ -162,10 +213,12 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
     json_t *out = base_result(c, "lines");
     json_object_set_new(out, "publicationId", json_integer(info.publication_id));
     json_object_set_new(out, "startLine", json_integer(info.start_line));
+    json_object_set_new(out, "startColumn", json_integer(info.start_col));
     json_object_set_new(out, "endLine", json_integer(info.end_line));
     json_object_set_new(out, "totalLines", json_integer(info.total_lines));
-    json_object_set_new(out, "content", lp_mcp_json_string(c->text.ptr, c->text.len));
-    json_object_set_new(out, "source", json_string(info.from_publication ? "publication" : "disk"));
+    json_object_set_new(out, "content", lp_json_text(c->text.ptr, c->text.len));
+    json_object_set_new(out, "source", lp_json_textz(info.from_publication ? "publication" : "disk"));
+    json_object_set_new(out, "lineCut", cut_json(&info));
     uint32_t last = LP_MIN(end, info.total_lines);
     if (compact) {
         lp_symbol_row *rows = NULL;
@@ -182,19 +235,23 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
                     first = &rows[i];
                 /* Short entries: a large range holds many symbols. */
                 json_t *o = json_object();
-                json_object_set_new(o, "id", json_string(rows[i].id));
+                json_object_set_new(o, "id", lp_json_textz(rows[i].id));
                 json_object_set_new(o, "qualifiedName",
-                                    lp_mcp_json_string(rows[i].qname, strlen(rows[i].qname)));
+                                    lp_json_text(rows[i].qname, strlen(rows[i].qname)));
                 json_object_set_new(o, "kind",
-                                    json_string(lp_symkind_name((lp_symkind)rows[i].kind)));
+                                    lp_json_textz(lp_symkind_name((lp_symkind)rows[i].kind)));
                 json_object_set_new(o, "startLine", json_integer(rows[i].start_line));
                 json_object_set_new(o, "endLine", json_integer(rows[i].end_line));
                 json_array_append_new(syms, o);
             }
         }
+        size_t nsyms = json_array_size(syms);
         json_object_set_new(out, "compacted", json_true());
         json_object_set_new(out, "symbols", syms);
-        uint32_t next_a = info.end_line + 1, next_b = LP_MIN(last, info.end_line + LINES_MAX);
+        /* Read on after the lines shown, or inside the last one when it was cut. */
+        uint32_t next_col = info.next_col;
+        uint32_t next_a = next_col ? info.end_line : info.end_line + 1;
+        uint32_t next_b = LP_MAX(next_a, LP_MIN(last, info.end_line + LINES_MAX));
         lp_buf note;
         lp_buf_init(&note, 0);
         lp_buf_printf(&note,
@@ -202,27 +259,33 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
                       "%zu symbols in that range and its first lines %u-%u. Read one symbol "
                       "with open_symbol, or at most %u lines at a time",
                       start, last, last >= start ? last - start + 1 : 0, LINES_MAX,
-                      json_array_size(syms), info.start_line, info.end_line, LINES_MAX);
-        if (next_a <= next_b)
+                      nsyms, info.start_line, info.end_line, LINES_MAX);
+        if (next_col)
+            lp_buf_printf(&note, " (line %u is longer than the result budget and was cut; "
+                                 "next: start_line %u, start_column %u, end_line %u)",
+                          next_a, next_a, next_col, next_b);
+        else if (next_a <= next_b)
             lp_buf_printf(&note, " (next: start_line %u, end_line %u)", next_a, next_b);
-        json_object_set_new(out, "note", json_string(note.ptr));
+        json_object_set_new(out, "note", lp_json_textz(note.ptr));
         lp_buf_release(&note);
         lp_mcp_envelope_warn(
             out, "range_compacted", "the %u-line range was compacted to an outline and %u lines",
             last >= start ? last - start + 1 : 0,
             info.end_line >= info.start_line ? info.end_line - info.start_line + 1 : 0);
         if (next_a <= next_b)
-            json_object_set_new(out, "nextRange", range_json(next_a, next_b));
+            json_object_set_new(out, "nextRange", range_json(next_a, next_col, next_b));
         if (first) {
             json_t *args = json_object();
-            json_object_set_new(args, "path", lp_tools_abs_path(c->root.ptr, c->rel.ptr));
+            lp_json_set_path2(args, "path", c->root.ptr, c->rel.ptr);
             json_t *sym = json_object();
-            json_object_set_new(sym, "symbolId", json_string(first->id));
+            json_object_set_new(sym, "symbolId", lp_json_textz(first->id));
             json_object_set_new(args, "open_symbol", sym);
             lp_mcp_envelope_next_action(out, "read_file", args);
         } else if (next_a <= next_b) {
-            next_read(out, c->root.ptr, c->rel.ptr, next_a, next_b);
+            next_read(out, c->root.ptr, c->rel.ptr, next_a, next_col, next_b);
         }
+    } else if (info.next_col) {
+        line_cut(out, c->root.ptr, c->rel.ptr, &info, last);
     } else if (info.truncated && info.end_line < last) {
         uint32_t next_a = info.end_line + 1, next_b = LP_MIN(last, info.end_line + LINES_MAX);
         lp_buf note;
@@ -231,15 +294,15 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
                       "cut at line %u to fit the result budget; read on with start_line %u, "
                       "end_line %u",
                       info.end_line, next_a, next_b);
-        json_object_set_new(out, "note", json_string(note.ptr));
+        json_object_set_new(out, "note", lp_json_textz(note.ptr));
         lp_buf_release(&note);
         lp_mcp_envelope_warn(out, "range_cut",
                              "lines %u-%u did not fit the result budget; shown %u-%u", start, last,
                              info.start_line, info.end_line);
-        json_object_set_new(out, "nextRange", range_json(next_a, next_b));
-        next_read(out, c->root.ptr, c->rel.ptr, next_a, next_b);
+        json_object_set_new(out, "nextRange", range_json(next_a, 0, next_b));
+        next_read(out, c->root.ptr, c->rel.ptr, next_a, 0, next_b);
     } else if (last < info.total_lines) {
-        next_read(out, c->root.ptr, c->rel.ptr, last + 1,
+        next_read(out, c->root.ptr, c->rel.ptr, last + 1, 0,
                   LP_MIN(info.total_lines, last + LINES_MAX));
     }
     lp_tools_warn_writer(c->t, out, c->root.ptr);
@@ -256,9 +319,9 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
     lp_status rc = lp_index_symbol_by_id(c->st, id, arena, &sym, err);
     if (rc == LP_EINVAL)
         return lp_tools_fail(c->call, "invalid_argument", LP_EINVAL, err,
-                             "'%.80s' is not a symbol id; ids look like sym:<24 hex digits> and "
+                             "'%.*s' is not a symbol id; ids look like sym:<24 hex digits> and "
                              "come from search_codebase results (owner.id) or file_outline",
-                             id);
+                             LP_CUT(id, 80));
     if (rc == LP_ENOENT)
         return lp_tools_fail(c->call, "not_found", LP_ENOENT, err,
                              "no symbol %s in publication %lld of %s (the file or symbol changed "
@@ -285,12 +348,12 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
      * its indentation and the numbers match search results and outlines). */
     lp_read_info info;
     uint32_t span = sym.end_line >= sym.start_line ? sym.end_line - sym.start_line + 1 : 1;
-    rc = read_fitting(c, sym.start_line, sym.end_line, span, &info, err);
+    rc = read_fitting(c, sym.start_line, 1, sym.end_line, span, &info, err);
     if (rc == LP_ENOENT)
         return not_in_publication(c, err);
     if (rc)
         return rc;
-    bool cut = info.truncated && info.end_line < sym.end_line;
+    bool cut = info.truncated && (info.end_line < sym.end_line || info.next_col);
     uint32_t last = info.end_line;
     json_t *out = NULL;
     out = base_result(c, "symbol");
@@ -298,18 +361,21 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
     json_object_set_new(out, "startLine", json_integer(sym.start_line));
     json_object_set_new(out, "endLine", json_integer(cut ? last : sym.end_line));
     json_object_set_new(out, "totalLines", json_integer(info.total_lines));
-    json_object_set_new(out, "content", lp_mcp_json_string(c->text.ptr, c->text.len));
+    json_object_set_new(out, "content", lp_json_text(c->text.ptr, c->text.len));
     json_object_set_new(out, "source",
-                        json_string(info.from_publication ? "publication" : "disk"));
+                        lp_json_textz(info.from_publication ? "publication" : "disk"));
+    json_object_set_new(out, "lineCut", cut_json(&info));
     json_t *so = json_object();
-    json_object_set_new(so, "id", json_string(sym.id));
-    json_object_set_new(so, "name", lp_mcp_json_string(sym.name, strlen(sym.name)));
-    json_object_set_new(so, "qualifiedName", lp_mcp_json_string(sym.qname, strlen(sym.qname)));
-    json_object_set_new(so, "kind", json_string(lp_symkind_name((lp_symkind)sym.kind)));
+    json_object_set_new(so, "id", lp_json_textz(sym.id));
+    json_object_set_new(so, "name", lp_json_text(sym.name, strlen(sym.name)));
+    json_object_set_new(so, "qualifiedName", lp_json_text(sym.qname, strlen(sym.qname)));
+    json_object_set_new(so, "kind", lp_json_textz(lp_symkind_name((lp_symkind)sym.kind)));
     json_object_set_new(so, "startLine", json_integer(sym.start_line));
     json_object_set_new(so, "endLine", json_integer(sym.end_line));
     json_object_set_new(out, "symbol", so);
-    if (cut) {
+    if (cut && info.next_col) {
+        line_cut(out, c->root.ptr, sym.path, &info, sym.end_line);
+    } else if (cut) {
         uint32_t a = last + 1, b = LP_MIN(sym.end_line, last + LINES_MAX);
         lp_buf note;
         lp_buf_init(&note, 0);
@@ -317,16 +383,16 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
                       "the symbol spans lines %u-%u; lines %u-%u fit the result budget. Read on "
                       "with start_line %u, end_line %u",
                       sym.start_line, sym.end_line, sym.start_line, last, a, b);
-        json_object_set_new(out, "note", json_string(note.ptr));
+        json_object_set_new(out, "note", lp_json_textz(note.ptr));
         lp_buf_release(&note);
         lp_mcp_envelope_warn(out, "symbol_cut",
                              "the source of %s was cut after line %u to fit the result budget",
                              sym.qname, last);
-        json_object_set_new(out, "nextRange", range_json(a, b));
-        next_read(out, c->root.ptr, sym.path, a, b);
+        json_object_set_new(out, "nextRange", range_json(a, 0, b));
+        next_read(out, c->root.ptr, sym.path, a, 0, b);
     } else {
         json_t *args = json_object();
-        json_object_set_new(args, "path", lp_tools_abs_path(c->root.ptr, sym.path));
+        lp_json_set_path2(args, "path", c->root.ptr, sym.path);
         lp_mcp_envelope_next_action(out, "file_outline", args);
     }
     lp_tools_warn_writer(c->t, out, c->root.ptr);

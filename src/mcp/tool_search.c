@@ -14,7 +14,7 @@
 /* ------------------------------------------------------------------------------------------
  * Shared shapes. */
 
-static json_t *opt_str(const char *s) { return s ? lp_mcp_json_string(s, strlen(s)) : json_null(); }
+static json_t *opt_str(const char *s) { return s ? lp_json_text(s, strlen(s)) : json_null(); }
 
 static json_t *channels_json(uint32_t ch)
 {
@@ -22,15 +22,16 @@ static json_t *channels_json(uint32_t ch)
     size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(names[i]));
+        json_array_append_new(a, lp_json_textz(names[i]));
     return a;
 }
 
 static json_t *result_json(const char *root, int64_t pub_id, const lp_search_group *g)
 {
     json_t *owner = json_object();
-    json_object_set_new(owner, "id", g->owner.id[0] ? json_string(g->owner.id) : json_null());
-    json_object_set_new(owner, "file", opt_str(g->owner.file));
+    json_object_set_new(owner, "id", g->owner.id[0] ? lp_json_textz(g->owner.id) : json_null());
+    lp_json_set_path(owner, "file", g->owner.file ? g->owner.file : "",
+                     g->owner.file ? strlen(g->owner.file) : 0);
     json_object_set_new(owner, "symbol", opt_str(g->owner.symbol));
     json_object_set_new(owner, "qualifiedName", opt_str(g->owner.qname));
     json_object_set_new(owner, "kind", opt_str(g->owner.kind ? g->owner.kind : "file"));
@@ -67,11 +68,11 @@ static json_t *pagination_json(int64_t pub_id, size_t offset, size_t shown, size
     json_object_set_new(p, "frozen", json_integer((json_int_t)frozen));
     bool complete = !handle || !*handle;
     json_object_set_new(p, "complete", json_boolean(complete));
-    json_object_set_new(p, "continuation", complete ? json_null() : json_string(handle));
+    json_object_set_new(p, "continuation", complete ? json_null() : lp_json_textz(handle));
     if (!complete && expires_ms > 0) {
         char iso[32];
         lp_format_iso8601(expires_ms, iso);
-        json_object_set_new(p, "expiresAt", json_string(iso));
+        json_object_set_new(p, "expiresAt", lp_json_textz(iso));
     } else {
         json_object_set_new(p, "expiresAt", json_null());
     }
@@ -84,8 +85,8 @@ static void next_for_top(json_t *env, const char *root, const lp_search_group *t
 {
     if (!top) {
         json_t *args = json_object();
-        json_object_set_new(args, "path", lp_mcp_json_string(root, strlen(root)));
-        json_object_set_new(args, "query", lp_mcp_json_string(query, strlen(query)));
+        lp_json_set_path(args, "path", root, strlen(root));
+        json_object_set_new(args, "query", lp_json_text(query, strlen(query)));
         if (scope != LP_SCOPE_MIXED) {
             json_object_set_new(args, "scope", json_string("mixed"));
             lp_mcp_envelope_next_action(env, "search_codebase", args);
@@ -360,9 +361,9 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     next_for_top(out, root.ptr, res.ngroups ? &res.groups[0] : NULL, query, req.scope);
     if (lp_tools_envelope_freshness(out, root.ptr, pub.id, &fresh))
         json_object_set_new(json_object_get(out, "publication"), "state",
-                            json_string(LP_MCP_STATE_STALE));
-    json_object_set_new(out, "query", lp_mcp_json_string(query, strlen(query)));
-    json_object_set_new(out, "scope", json_string(lp_search_scope_name(req.scope)));
+                            lp_json_textz(LP_MCP_STATE_STALE));
+    json_object_set_new(out, "query", lp_json_text(query, strlen(query)));
+    json_object_set_new(out, "scope", lp_json_textz(lp_search_scope_name(req.scope)));
 
     size_t shown = LP_MIN((size_t)page, res.ngroups);
     json_object_set_new(
@@ -482,9 +483,9 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
             lp_error_set(err, LP_EEXPIRED,
                          "the index of %s changed since this result set was made (publication "
                          "%lld is current, the set is from %lld); run search_codebase {path: "
-                         "\"%s\", query: \"%.80s\"} again",
+                         "\"%s\", query: \"%.*s\"} again",
                          set.root, (long long)pub.id, (long long)set.publication_id, set.root,
-                         set.query);
+                         LP_CUT(set.query, 80));
         goto done;
     }
     uint32_t page = lp_tools_arg_uint(call, "limit", set.page);
@@ -504,9 +505,9 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                              ferr.msg);
     if (lp_tools_envelope_freshness(out, set.root, pub.id, &fresh))
         json_object_set_new(json_object_get(out, "publication"), "state",
-                            json_string(LP_MCP_STATE_STALE));
-    json_object_set_new(out, "query", lp_mcp_json_string(set.query, strlen(set.query)));
-    json_object_set_new(out, "scope", json_string(lp_search_scope_name(set.scope)));
+                            lp_json_textz(LP_MCP_STATE_STALE));
+    json_object_set_new(out, "query", lp_json_text(set.query, strlen(set.query)));
+    json_object_set_new(out, "scope", lp_json_textz(lp_search_scope_name(set.scope)));
     json_object_set_new(
         out, "results",
         lp_tools_search_page(set.root, set.publication_id, set.groups, set.ngroups, from, shown));

@@ -183,7 +183,7 @@ lp_status lp_tools_freshness(lp_tools *t, const char *root, int64_t pub_id, bool
         e->value.changed = s.changed;
         e->value.added = s.added;
         e->value.deleted = s.deleted;
-        snprintf(e->value.sample, sizeof e->value.sample, "%s", s.sample_changed);
+        lp_utf8_copy(e->value.sample, sizeof e->value.sample, s.sample_changed);
         e->value.checked_ms = started;
         *out = e->value;
     }
@@ -220,6 +220,9 @@ void lp_tools_freshness_forget(lp_tools *t, const char *root)
 
 const char *lp_tools_arg_str(lp_mcp_call *call, const char *name)
 {
+    /* pathBytes, when given, is the path (it can name bytes that are not UTF-8). */
+    if (!strcmp(name, "path") && lp_mcp_call_path_bytes(call))
+        return lp_mcp_call_path_bytes(call);
     return json_string_value(json_object_get(lp_mcp_call_args(call), name));
 }
 
@@ -413,19 +416,6 @@ json_t *lp_tools_envelope(const char *root, const lp_publication *pub, const cha
     return env;
 }
 
-json_t *lp_tools_abs_path(const char *root, const char *rel)
-{
-    lp_buf b;
-    lp_buf_init(&b, 0);
-    if (rel && *rel)
-        lp_buf_printf(&b, "%s/%s", root, rel);
-    else
-        lp_buf_puts(&b, root);
-    json_t *s = lp_mcp_json_string(b.ptr, b.len);
-    lp_buf_release(&b);
-    return s;
-}
-
 bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, const lp_fresh *f)
 {
     if (!f->known) {
@@ -455,7 +445,7 @@ bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, 
                          (unsigned long long)f->added, (unsigned long long)f->deleted, f->sample);
     json_t *args = json_object();
     json_object_set_new(args, "action", json_string("sync"));
-    json_object_set_new(args, "path", lp_mcp_json_string(root, strlen(root)));
+    lp_json_set_path(args, "path", root, strlen(root));
     lp_mcp_envelope_next_action(env, "manage_index", args);
     return true;
 }
@@ -488,8 +478,8 @@ void lp_tools_warn_coded(json_t *env, const char *coded)
         return;
     }
     char code[64];
-    snprintf(code, sizeof code, "%.*s", (int)LP_MIN((size_t)(colon - coded), sizeof code - 1),
-             coded);
+    snprintf(code, sizeof code, "%.*s",
+             (int)lp_utf8_cut(coded, (size_t)(colon - coded), sizeof code - 1), coded);
     lp_mcp_envelope_warn(env, code, "%s", colon + 2);
 }
 
@@ -519,14 +509,14 @@ void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const c
     }
     lp_mcp_envelope_set_freshness(env, LP_MCP_STATE_STALE, count);
     json_object_set_new(json_object_get(env, "publication"), "state",
-                        json_string(LP_MCP_STATE_STALE));
+                        lp_json_textz(LP_MCP_STATE_STALE));
     lp_mcp_envelope_warn(env, "file_stale",
                          "%s changed on disk since publication %lld; this answer shows the "
                          "indexed version. Index the change with manage_index {action: \"sync\"}",
                          rel, (long long)pub_id);
     json_t *args = json_object();
     json_object_set_new(args, "action", json_string("sync"));
-    json_object_set_new(args, "path", lp_mcp_json_string(root, strlen(root)));
+    lp_json_set_path(args, "path", root, strlen(root));
     lp_mcp_envelope_next_action(env, "manage_index", args);
 }
 

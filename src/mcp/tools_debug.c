@@ -64,14 +64,14 @@ static lp_status echo_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     }
 
     json_t *out = json_object();
-    json_object_set_new(out, "message", lp_mcp_json_string(text, len));
-    json_object_set_new(out, "format", json_string(format));
+    json_object_set_new(out, "message", lp_json_text(text, len));
+    json_object_set_new(out, "format", lp_json_textz(format));
     json_object_set_new(out, "count", json_integer(repeat));
     json_t *items = json_array();
     for (json_int_t i = 0; i < repeat; i++)
-        json_array_append_new(items, lp_mcp_json_string(text, len));
+        json_array_append_new(items, lp_json_text(text, len));
     json_object_set_new(out, "items", items);
-    json_object_set_new(out, "protocolVersion", json_string(lp_mcp_call_protocol_version(call)));
+    json_object_set_new(out, "protocolVersion", lp_json_textz(lp_mcp_call_protocol_version(call)));
     *result = out;
     return LP_OK;
 }

@@ -154,8 +154,6 @@ lp_status lp_tools_resolve_file(lp_mcp_call *call, const char *path, lp_buf *roo
                                 lp_error *err);
 /* A warning for a writer that is building a newer publication of root right now. */
 void lp_tools_warn_writer(lp_tools *t, json_t *env, const char *root);
-/* {"tool": ..., "arguments": {"path": abs, ...}} helpers. */
-json_t *lp_tools_abs_path(const char *root, const char *rel);
 /* "warning code: text" from src/search into {code, message} on env. */
 void lp_tools_warn_coded(json_t *env, const char *coded);
 /* Snippet-style "N| text" numbering of raw text starting at line first, into out. */

@@ -201,10 +201,7 @@ static void show_value(lp_buf *b, const json_t *v)
     }
     size_t n = strlen(text);
     if (n > 60) {
-        size_t cut = 57;
-        while (cut && ((unsigned char)text[cut] & 0xC0) == 0x80)
-            cut--;
-        lp_buf_append(b, text, cut);
+        lp_buf_append(b, text, lp_utf8_cut(text, n, 57));
         lp_buf_puts(b, "...");
     } else {
         lp_buf_append(b, text, n);

@@ -9,7 +9,7 @@
  */
 #include "search/search.h"
 
-#include <jansson.h>
+#include "core/json.h"
 #include <stdarg.h>
 #include <sys/stat.h>
 
@@ -220,42 +220,15 @@ const char *lp_search_group_next_tool(const lp_search_group *g)
     return "file_outline";
 }
 
-/* A JSON string of possibly invalid UTF-8 (bytes that are not UTF-8 become '?'). */
-static json_t *safe_string(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *copy = lp_xmalloc(n + 1);
-    for (size_t i = 0; i <= n; i++)
-        copy[i] = (unsigned char)s[i] >= 0x80 ? '?' : s[i];
-    j = json_string(copy);
-    free(copy);
-    return j ? j : json_string("");
-}
-
-static json_t *abs_path(const char *root, const char *rel)
-{
-    lp_buf b;
-    lp_buf_init(&b, 0);
-    lp_buf_printf(&b, "%s/%s", root, rel ? rel : "");
-    json_t *j = safe_string(b.ptr);
-    lp_buf_release(&b);
-    return j;
-}
-
 void lp_search_group_surface_json(struct json_t *obj, const char *root, const lp_search_group *g)
 {
-    json_object_set_new(obj, "label", safe_string(g->label ? g->label : ""));
-    json_object_set_new(obj, "breadcrumbs", safe_string(g->breadcrumbs ? g->breadcrumbs : ""));
+    json_object_set_new(obj, "label", lp_json_textz(g->label ? g->label : ""));
+    json_object_set_new(obj, "breadcrumbs", lp_json_textz(g->breadcrumbs ? g->breadcrumbs : ""));
     json_t *f = json_object();
     if (g->published_ms > 0) {
         char iso[32];
         lp_format_iso8601(g->published_ms, iso);
-        json_object_set_new(f, "publishedAt", json_string(iso));
+        json_object_set_new(f, "publishedAt", lp_json_textz(iso));
     } else {
         json_object_set_new(f, "publishedAt", json_null());
     }
@@ -268,17 +241,17 @@ void lp_search_group_surface_json(struct json_t *obj, const char *root, const lp
     json_t *args = json_object();
     if (!strcmp(tool, "manage_index")) {
         json_object_set_new(args, "action", json_string("sync"));
-        json_object_set_new(args, "path", safe_string(root));
+        lp_json_set_path2(args, "path", root, NULL);
     } else {
-        json_object_set_new(args, "path", abs_path(root, g->owner.file));
+        lp_json_set_path2(args, "path", root, g->owner.file);
         if (g->owner.id[0]) {
             json_t *sym = json_object();
-            json_object_set_new(sym, "symbolId", json_string(g->owner.id));
+            json_object_set_new(sym, "symbolId", lp_json_textz(g->owner.id));
             json_object_set_new(args, "open_symbol", sym);
         }
     }
     json_t *next = json_object();
-    json_object_set_new(next, "tool", json_string(tool));
+    json_object_set_new(next, "tool", lp_json_textz(tool));
     json_object_set_new(next, "arguments", args);
     json_object_set_new(obj, "recommendedNextAction", next);
 }

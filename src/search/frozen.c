@@ -17,7 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
+#include "core/json.h"
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -348,22 +348,23 @@ done:
     return rc;
 }
 
-static json_t *opt_string(const char *s) { return s ? json_string(s) : json_null(); }
+static json_t *opt_string(const char *s) { return s ? lp_json_textz(s) : json_null(); }
 
 static json_t *group_json(const lp_search_group *g)
 {
     json_t *o = json_object();
     json_object_set_new(o, "rank", json_integer(g->rank));
-    json_object_set_new(o, "id", json_string(g->owner.id));
-    json_object_set_new(o, "file", json_string(g->owner.file ? g->owner.file : ""));
+    json_object_set_new(o, "id", lp_json_textz(g->owner.id));
+    lp_json_set_path(o, "file", g->owner.file ? g->owner.file : "",
+                     g->owner.file ? strlen(g->owner.file) : 0); /* fileBytes when needed */
     json_object_set_new(o, "symbol", opt_string(g->owner.symbol));
     json_object_set_new(o, "qname", opt_string(g->owner.qname));
-    json_object_set_new(o, "kind", json_string(g->owner.kind ? g->owner.kind : "file"));
+    json_object_set_new(o, "kind", lp_json_textz(g->owner.kind ? g->owner.kind : "file"));
     json_object_set_new(o, "start", json_integer(g->owner.start_line));
     json_object_set_new(o, "end", json_integer(g->owner.end_line));
     json_object_set_new(o, "score", json_real(g->score));
     json_object_set_new(o, "channels", json_integer(g->channels));
-    json_object_set_new(o, "snippet", json_string(g->snippet ? g->snippet : ""));
+    json_object_set_new(o, "snippet", lp_json_textz(g->snippet ? g->snippet : ""));
     json_object_set_new(o, "snippetStart", json_integer(g->snippet_start_line));
     /* The surface (decorate.c); optional when reading, so older sets still load. */
     json_object_set_new(o, "label", opt_string(g->label));
@@ -404,13 +405,13 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
 
     j = json_object();
     json_object_set_new(j, "format", json_integer(FROZEN_FORMAT));
-    json_object_set_new(j, "id", json_string(id));
-    json_object_set_new(j, "root", json_string(root));
+    json_object_set_new(j, "id", lp_json_textz(id));
+    lp_json_set_path(j, "root", root, strlen(root)); /* bytes kept: rootBytes */
     json_object_set_new(j, "publication", json_integer(res->publication_id));
-    json_object_set_new(j, "query", json_stringn(query.ptr, query.len));
-    json_object_set_new(j, "scope", json_string(lp_search_scope_name(req->scope)));
+    lp_json_set_path(j, "query", query.ptr, query.len);
+    json_object_set_new(j, "scope", lp_json_textz(lp_search_scope_name(req->scope)));
     json_object_set_new(j, "limit", json_integer(effective_limit(req)));
-    json_object_set_new(j, "requestHash", json_string(req_hash));
+    json_object_set_new(j, "requestHash", lp_json_textz(req_hash));
     json_object_set_new(j, "createdMs", json_integer(now));
     json_t *groups = json_array();
     for (size_t i = 0; i < res->ngroups; i++)
@@ -418,13 +419,8 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
     json_object_set_new(j, "groups", groups);
     json_t *warnings = json_array();
     for (size_t i = 0; i < res->nwarnings; i++)
-        json_array_append_new(warnings, json_string(res->warnings[i]));
+        json_array_append_new(warnings, lp_json_textz(res->warnings[i]));
     json_object_set_new(j, "warnings", warnings);
-    /* Strings that are not valid UTF-8 make jansson refuse them (NULL members): check. */
-    if (!json_object_get(j, "query") || !json_object_get(j, "root")) {
-        rc = lp_error_set(err, LP_EINVAL, "the query or root is not valid UTF-8");
-        goto done;
-    }
     text = json_dumps(j, JSON_COMPACT);
     if (!text) {
         rc = lp_error_set(err, LP_ERROR, "cannot serialize the result set");
@@ -486,6 +482,25 @@ static const char *arena_json_str(lp_arena *a, json_t *v)
     return lp_arena_strndup(a, json_string_value(v), json_string_length(v));
 }
 
+/* o[key] as written by lp_json_set_path: the bytes of "<key>Bytes" when present (a name
+ * that is not UTF-8), else the string; NULL when neither is there or the form is bad. */
+static const char *arena_json_bytes(lp_arena *a, json_t *o, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%sBytes", key);
+    json_t *b = json_object_get(o, k);
+    if (!json_is_string(b))
+        return arena_json_str(a, json_object_get(o, key));
+    lp_buf raw;
+    lp_buf_init(&raw, 0);
+    const char *s = NULL;
+    if (!lp_bytes_unescape(lp_str_n(json_string_value(b), json_string_length(b)), &raw, NULL) &&
+        !memchr(raw.ptr, '\0', raw.len))
+        s = lp_arena_strndup(a, raw.ptr, raw.len);
+    lp_buf_release(&raw);
+    return s;
+}
+
 static bool json_uint(json_t *v, uint64_t max, uint64_t *out)
 {
     if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
@@ -508,7 +523,7 @@ static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
         return false;
     g->rank = (uint32_t)rank;
     snprintf(g->owner.id, sizeof g->owner.id, "%s", id);
-    g->owner.file = arena_json_str(a, json_object_get(o, "file"));
+    g->owner.file = arena_json_bytes(a, o, "file");
     g->owner.symbol = arena_json_str(a, json_object_get(o, "symbol"));
     g->owner.qname = arena_json_str(a, json_object_get(o, "qname"));
     g->owner.kind = arena_json_str(a, json_object_get(o, "kind"));
@@ -538,10 +553,10 @@ lp_status lp_search_frozen_load(const char *handle, lp_arena *arena, lp_frozen_s
     handle_parts h;
     if (!parse_handle(handle, &h))
         return fail(why, LP_FROZEN_MALFORMED, err, LP_EINVAL,
-                    "'%.100s' is not a continuation handle (they look like "
+                    "'%.*s' is not a continuation handle (they look like "
                     "c:<publication>:<set>:<offset>:<page>:<time>, as given by a search); "
                     "pass the handle exactly as it was given, or search again",
-                    handle ? handle : "");
+                    LP_CUT(handle ? handle : "", 100));
     lp_buf dir, path, text;
     lp_buf_init(&dir, 0);
     lp_buf_init(&path, 0);
@@ -613,9 +628,14 @@ lp_status lp_search_frozen_load(const char *handle, lp_arena *arena, lp_frozen_s
         goto done;
     }
     snprintf(out->id, sizeof out->id, "%s", id);
-    out->root = arena_json_str(arena, json_object_get(j, "root"));
+    out->root = arena_json_bytes(arena, j, "root");
     out->publication_id = (int64_t)pub;
-    out->query = arena_json_str(arena, json_object_get(j, "query"));
+    out->query = arena_json_bytes(arena, j, "query");
+    if (!out->root || !out->query) {
+        rc = fail(why, LP_FROZEN_BROKEN, err, LP_EIO,
+                  "the result set %s is damaged; run the search again", h.id);
+        goto done;
+    }
     lp_search_scope scope = LP_SCOPE_RUNTIME;
     const char *sname = json_string_value(json_object_get(j, "scope"));
     if (sname)

@@ -211,38 +211,6 @@ typedef struct live_region {
 
 typedef LP_VEC(live_region) region_vec;
 
-/* Append text to b with every byte that is not part of valid UTF-8 replaced by '?'. */
-static void put_utf8(lp_buf *b, const char *p, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)p;
-    for (size_t i = 0; i < n;) {
-        size_t k = 0;
-        unsigned char c = u[i];
-        if (c < 0x80)
-            k = c ? 1 : 0;
-        else if (c >= 0xC2 && c <= 0xDF)
-            k = 2;
-        else if (c >= 0xE0 && c <= 0xEF)
-            k = 3;
-        else if (c >= 0xF0 && c <= 0xF4)
-            k = 4;
-        bool ok = k && i + k <= n;
-        for (size_t j = 1; ok && j < k; j++)
-            ok = (u[i + j] & 0xC0) == 0x80;
-        if (ok && k == 3)
-            ok = !(c == 0xE0 && u[i + 1] < 0xA0) && !(c == 0xED && u[i + 1] >= 0xA0);
-        if (ok && k == 4)
-            ok = !(c == 0xF0 && u[i + 1] < 0x90) && !(c == 0xF4 && u[i + 1] >= 0x90);
-        if (ok) {
-            lp_buf_append(b, p + i, k);
-            i += k;
-        } else {
-            lp_buf_putc(b, '?');
-            i++;
-        }
-    }
-}
-
 /* Bitmask of the query words line [p, p+n) holds (case-insensitive). */
 static uint32_t line_terms(const live_query *q, const char *p, size_t n, lp_buf *scratch)
 {
@@ -315,7 +283,7 @@ static const char *snippet_of(const char *text, size_t n, uint32_t from, uint32_
         size_t e = nl ? (size_t)(nl - text) : n;
         if (line >= from) {
             lp_buf_printf(&b, "%u| ", line);
-            put_utf8(&b, text + i, LP_MIN(e - i, (size_t)200));
+            lp_utf8_put(&b, text + i, lp_utf8_cut(text + i, e - i, 200));
             lp_buf_putc(&b, '\n');
             shown++;
         }

@@ -228,7 +228,7 @@ static bool add_list(parse_state *ps, lp_str value, int (*lookup)(lp_str), int i
             int x = lookup(lower_copy(item, low));
             if (x == invalid) {
                 lp_error_set(ps->err, LP_EINVAL, "unknown %s '%.*s' in %s; use %s", what,
-                             (int)LP_MIN(item.len, (size_t)40), item.ptr, op, valid);
+                             (int)lp_utf8_cut(item.ptr, item.len, 40), item.ptr, op, valid);
                 return false;
             }
             push_unique_int(dst, x);

@@ -475,7 +475,7 @@ static const char *make_snippet(lp_store *st, content_cache *cc, int64_t bid, ui
     while (i < n && line <= to && shown < max_lines) {
         const char *nl = memchr(p + i, '\n', n - i);
         size_t e = nl ? (size_t)(nl - p) : n;
-        size_t len = LP_MIN(e - i, (size_t)200); /* long lines are cut */
+        size_t len = lp_utf8_cut(p + i, e - i, 200); /* long lines are cut, at a character */
         lp_buf_printf(&b, "%u| ", line);
         lp_buf_append(&b, p + i, len);
         lp_buf_putc(&b, '\n');

@@ -10,7 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
+#include "core/json.h"
 #include <sys/file.h>
 #include <unistd.h>
 

@@ -167,17 +167,6 @@ static size_t fold_cp(int32_t c, char *out)
     return len;
 }
 
-/* Length of s cut to at most max bytes at a UTF-8 codepoint boundary. */
-static size_t cut_utf8(const char *s, size_t len, size_t max)
-{
-    if (len <= max)
-        return len;
-    size_t n = max;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-        n--;
-    return n;
-}
-
 typedef struct emit_ctx {
     lp_text_tokenizer *tk;
     lp_text_token_fn fn;
@@ -188,7 +177,7 @@ static int emit(emit_ctx *e, const char *text, size_t len, size_t start, size_t 
                 uint32_t flags)
 {
     lp_text_tokenizer *tk = e->tk;
-    size_t cut = cut_utf8(text, len, LP_TEXT_TOKEN_MAX);
+    size_t cut = lp_utf8_cut(text, len, LP_TEXT_TOKEN_MAX);
     if (cut < len)
         flags |= LP_TEXT_TOK_TRUNCATED;
     if (cut == 0)
@@ -232,7 +221,7 @@ static int emit_part(emit_ctx *e, size_t a, size_t b, uint32_t flags, bool *emit
         flags |= LP_TEXT_TOK_NUMBER;
     if (tk->opts & LP_TEXT_STEM) {
         char stem[LP_TEXT_TOKEN_MAX + 1];
-        size_t cut = cut_utf8(text, len, LP_TEXT_TOKEN_MAX);
+        size_t cut = lp_utf8_cut(text, len, LP_TEXT_TOKEN_MAX);
         size_t sl = lp_text_stem((lp_str){text, cut}, stem);
         if (sl != cut || memcmp(stem, text, sl) != 0) {
             memcpy(tk->tok, stem, sl);

@@ -47,7 +47,10 @@ def test_debug_scan_json_survives_non_utf8_names(ctx):
     with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "wb") as f:
         f.write(b"latin-1 name\n")
     j = ctx.ok("debug-scan", root, "--json", "--list").json()
-    assert [e["path"] for e in j["entries"]] == ["caf\\xe9.txt"], j
+    # The one representation of bytes that are not UTF-8: U+FFFD in the name, and the
+    # escaped form (pathBytes) that gives the bytes back.
+    assert [e["path"] for e in j["entries"]] == ["caf\ufffd.txt"], j
+    assert [e["pathBytes"] for e in j["entries"]] == ["caf%E9.txt"], j
 
 
 def test_debug_scan_text_output_and_no_defaults(ctx):

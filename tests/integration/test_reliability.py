@@ -166,13 +166,16 @@ def test_path_refusal_table(ctx):
         else:
             refused += 1
     s.close()
-    # A NUL byte (JSON "\u0000") is refused by the JSON-RPC parser (-32700): the string is
-    # never cut at the NUL and served as a shorter path.
+    # A NUL byte (JSON "\u0000") is refused before any tool runs (-32602 invalid_argument
+    # naming the field, with the request's id): the string is never cut at the NUL and
+    # served as a shorter path.
     for tool in ("read_file", "file_outline", "find_references"):
         for p in (os.path.join(root, "src/auth.py\x00.txt"), root + "\x00/../../etc/passwd"):
             msgs = mcp_raw(ctx, [{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                                   "params": {"name": tool, "arguments": {"path": p}}}])
-            errs = [m for m in msgs if m.get("error", {}).get("code") == -32700]
+            errs = [m for m in msgs if m.get("error", {}).get("code") == -32602 and
+                    m.get("id") == 2 and
+                    m["error"].get("data", {}).get("field") == "params.arguments.path"]
             if len(errs) != 1 or any(m.get("id") == 2 and "result" in m for m in msgs):
                 problems.append((tool, "nul", msgs))
             else:

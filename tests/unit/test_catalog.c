@@ -478,7 +478,7 @@ T_TEST(catalog_search_tools_mcp_tool)
     T_CHECK(json_is_object(json_object_get(json_object_get(in, "properties"), "query")));
     T_CHECK(json_is_object(json_object_get(tool, "outputSchema")));
     T_CHECK(json_is_true(json_object_get(json_object_get(tool, "annotations"), "readOnlyHint")));
-    json_t *args = json_pack("{s:s, s:i, s:[s], s:{s:b}}", "query", "cafe", "maxTools",
+    json_t *args = lp_json_pack("{s:s, s:i, s:[s], s:{s:b}}", "query", "cafe", "maxTools",
                              3, "pinned", "github/get_issue", "annotations", "readOnlyHint", 1);
     T_CHECK_OK(lp_catalog_search_tools_call(cat, args, &res, &text, &err), &err);
     json_decref(args);
@@ -489,7 +489,7 @@ T_TEST(catalog_search_tools_mcp_tool)
     json_decref(res);
     res = NULL;
     lp_buf_reset(&text);
-    args = json_pack("{s:s}", "query", "cafe");
+    args = lp_json_pack("{s:s}", "query", "cafe");
     T_CHECK_OK(lp_catalog_search_tools_call(cat, args, &res, &text, &err), &err);
     json_decref(args);
     json_t *first = json_array_get(json_object_get(res, "tools"), 0);

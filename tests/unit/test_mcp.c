@@ -136,7 +136,7 @@ T_TEST(mcp_budget_shortens_long_text_and_reports_impossible)
     lp_buf_init(&big, 0);
     for (int i = 0; i < 3000; i++)
         lp_buf_puts(&big, "\xC3\xA9"); /* 2-byte characters: cuts must stay UTF-8 */
-    json_object_set_new(a, "content", json_string(big.ptr));
+    json_object_set_new(a, "content", lp_json_textz(big.ptr));
     char *txt = NULL;
     size_t n;
     lp_error err = {0};
@@ -188,7 +188,7 @@ done:
 
 T_TEST(mcp_json_string_repairs_invalid_utf8)
 {
-    json_t *s = lp_mcp_json_string("a\xFF" "b\xC3", 4);
+    json_t *s = lp_json_text("a\xFF" "b\xC3", 4);
     T_CHECK(s != NULL);
     T_CHECK_STR(json_string_value(s), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
 done:

@@ -80,6 +80,7 @@ int lp_cli_exit_code(lp_status s)
     case LP_ENOTINDEXED:
         return LP_EXIT_NOT_INDEXED;
     case LP_EREINDEX:
+    case LP_ECORRUPT: /* damaged: the fix is a reindex too */
         return LP_EXIT_REINDEX;
     case LP_EBUSY:
         return LP_EXIT_BUSY;
@@ -122,9 +123,19 @@ int lp_cli_fail(const lp_error *err, bool json)
     }
     lp_buf shown;
     lp_buf_init(&shown, 0);
-    fprintf(stderr, "loupe: %s\n",
-            err->msg[0] ? lp_cli_text(err->msg, strlen(err->msg), &shown)
-                        : lp_status_code(err->code));
+    const char *m =
+        err->msg[0] ? lp_cli_text(err->msg, strlen(err->msg), &shown) : lp_status_code(err->code);
+    /* One line: a file name in the message cannot break it into forged lines. */
+    fputs("loupe: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", stderr);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
     lp_buf_release(&shown);
     return lp_cli_exit_code(err->code ? err->code : LP_ERROR);
 }
@@ -166,10 +177,11 @@ static int usage(FILE *out)
             fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(out, "\nexit codes:\n"
                  "  0 success            1 failure (the message says why)   2 usage error\n"
-                 "  3 not indexed        4 index requires reindex           5 busy (another writer)\n"
+                 "  3 not indexed        4 requires reindex (or damaged)    5 busy (another writer)\n"
                  "  6 path refused       7 not found                        8 ambiguous name\n"
                  "\nenvironment:\n"
-                 "  LOUPE_HOME   state folder (default $XDG_STATE_HOME/loupe or ~/.local/state/loupe)\n"
+                 "  LOUPE_HOME   state folder (default $XDG_STATE_HOME/loupe or ~/.local/state/loupe;\n"
+                 "               set but empty is an error)\n"
                  "  LOUPE_LOG    stderr log level: error, warn (default), info, debug, off\n");
     return out == stdout ? LP_EXIT_OK : LP_EXIT_USAGE;
 }

@@ -37,6 +37,18 @@ int lp_cli_exit_code(lp_status s);
 int lp_cli_fail(const lp_error *err, bool json);
 /* Print "loupe CMD: <msg>; run 'loupe CMD --help'" and return LP_EXIT_USAGE. */
 int lp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "unknown option 'ARG'" for cmd; when ARG looks like a file name (a '.' or '/', or it
+ * exists), says how to pass it: '--' before it, or ./ARG. Returns LP_EXIT_USAGE. Every
+ * command accepts '--' (end of options: what follows is an argument even if it starts
+ * with '-'). */
+int lp_cli_unknown_option(const char *cmd, const char *arg);
+/* lp_cli_path_text without a caller's buffer: the result lives in a ring of 8 buffers (use it
+ * inline in one printf; valid until 8 more calls). NULL gives "". */
+const char *lp_cli_q(const char *s);
+
+/* The element of argv that getopt_long (opterr = 0) just refused with '?': inside a cluster
+ * of short options ("-rf.c") that is the cluster, not the argument before it. */
+const char *lp_cli_getopt_bad_arg(int argc, char **argv);
 /* True (and usage printed to stdout) when argv has --help or -h. */
 bool lp_cli_wants_help(const lp_cli_cmd *cmd, int argc, char **argv);
 /* Is stderr a terminal (progress lines are drawn only then)? */
@@ -48,8 +60,9 @@ bool lp_cli_stderr_is_tty(void);
 lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad,
                           lp_buf *root, lp_error *err);
 /* Bytes that are not UTF-8 in plain output (docs/ARCHITECTURE.md, "Bytes that are not
- * UTF-8"): a path is shown as itself when it is UTF-8, else in its escaped form
- * (lp_bytes_escape: %HH for each such byte and for '%'), which every path argument accepts
+ * UTF-8"): a path is shown as itself when it is UTF-8 without control characters, else in
+ * its escaped form (lp_bytes_escape: %HH for each such byte, each control character, so a
+ * newline in a name cannot forge a line of output, and for '%'), which every path argument accepts
  * back (lp_cli_path_arg); text is shown with U+FFFD for each such byte. Both return p or a
  * pointer into buf, valid until buf changes. */
 const char *lp_cli_path_text(const char *p, lp_buf *buf);

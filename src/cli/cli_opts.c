@@ -6,8 +6,43 @@
 #include "index/index.h"
 
 #include "core/json.h"
+#include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+const char *lp_cli_q(const char *s)
+{
+    static lp_buf ring[8];
+    static unsigned next;
+    lp_buf *b = &ring[next++ % LP_ARRAY_LEN(ring)];
+    if (!b->ptr)
+        lp_buf_init(b, 0);
+    return lp_cli_path_text(s, b);
+}
+
+const char *lp_cli_getopt_bad_arg(int argc, char **argv)
+{
+    /* An unknown short option inside a cluster that goes on leaves optind on the cluster;
+     * one that ended its cluster (or an unknown long option) has moved optind past it. */
+    if (optopt && optind < argc && argv[optind][0] == '-' && strchr(argv[optind] + 1, optopt)) {
+        const char *prev = optind > 0 ? argv[optind - 1] : "";
+        size_t pl = strlen(prev);
+        if (!(prev[0] == '-' && pl > 1 && prev[pl - 1] == optopt))
+            return argv[optind];
+    }
+    return optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+}
+
+int lp_cli_unknown_option(const char *cmd, const char *arg)
+{
+    bool file_like = strchr(arg, '.') || strchr(arg, '/') || access(arg, F_OK) == 0;
+    if (file_like && strcmp(arg, "--") != 0)
+        return lp_cli_usage_error(cmd,
+                                  "unknown option '%s'; if it is a file name, put '--' before it "
+                                  "(loupe %s -- %s) or write it as ./%s",
+                                  arg, cmd, arg, arg);
+    return lp_cli_usage_error(cmd, "unknown option '%s'", arg);
+}
 
 lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad, lp_buf *root,
                           lp_error *err)
@@ -38,12 +73,35 @@ done:
     return rc;
 }
 
+/* True when p has a control character: shown raw, a newline in a file name would forge a
+ * line of output. */
+static bool has_control(const char *p)
+{
+    for (const unsigned char *c = (const unsigned char *)p; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return true;
+    return false;
+}
+
 const char *lp_cli_path_text(const char *p, lp_buf *buf)
 {
-    if (!p || lp_utf8_valid(p, strlen(p)))
+    if (!p || (lp_utf8_valid(p, strlen(p)) && !has_control(p)))
         return p ? p : "";
     lp_buf_reset(buf);
-    lp_bytes_escape(buf, p, strlen(p));
+    /* lp_bytes_escape, with control characters escaped as %HH too (lp_cli_path_arg and
+     * lp_bytes_unescape take either back) */
+    size_t n = strlen(p);
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        while (i + k < n && (unsigned char)p[i + k] >= 0x20 && p[i + k] != 0x7f)
+            k++;
+        lp_bytes_escape(buf, p + i, k);
+        i += k;
+        if (i < n) {
+            lp_buf_printf(buf, "%%%02X", (unsigned char)p[i]);
+            i++;
+        }
+    }
     return buf->ptr;
 }
 

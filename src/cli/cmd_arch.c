@@ -101,7 +101,7 @@ static int run_arch(int argc, char **argv)
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;
-        default: return lp_cli_usage_error("arch", "unknown option '%s'", argv[optind - 1]);
+        default: return lp_cli_unknown_option("arch", lp_cli_getopt_bad_arg(argc, argv));
         }
     }
     if (argc != optind)

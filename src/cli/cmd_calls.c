@@ -9,7 +9,7 @@
 static void sym_line(const char *prefix, const json_t *s)
 {
     printf("%s%s %s  %s:%lld  %s\n", prefix, lp_graph_cli_str(s, "kind"),
-           lp_graph_cli_str(s, "qualifiedName"), lp_graph_cli_str(s, "file"),
+           lp_graph_cli_str(s, "qualifiedName"), lp_cli_q(lp_graph_cli_str(s, "file")),
            lp_graph_cli_int(s, "startLine"), lp_graph_cli_str(s, "id"));
 }
 
@@ -48,7 +48,7 @@ static void text(const json_t *res)
             const json_t *site = json_object_get(e, "callSite");
             printf("  %s -> %s  [%s] at %s:%lld\n", lp_graph_cli_str(from, "qualifiedName"),
                    lp_graph_cli_str(to, "qualifiedName"), lp_graph_cli_str(e, "strategy"),
-                   lp_graph_cli_str(site, "file"), lp_graph_cli_int(site, "startLine"));
+                   lp_cli_q(lp_graph_cli_str(site, "file")), lp_graph_cli_int(site, "startLine"));
         }
     }
     const json_t *sum = json_object_get(res, "evidenceSummary");
@@ -163,7 +163,7 @@ static int run_calls(int argc, char **argv)
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;
-        default: return lp_cli_usage_error("calls", "unknown option '%s'", argv[optind - 1]);
+        default: return lp_cli_unknown_option("calls", lp_cli_getopt_bad_arg(argc, argv));
         }
     }
     if (argc - optind != 1)

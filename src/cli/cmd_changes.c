@@ -13,21 +13,21 @@ static void text(const json_t *res)
     size_t i;
     const json_t *x;
     json_array_foreach(json_object_get(res, "changedFiles"), i, x)
-        printf("  %-9s %s%s%s\n", lp_graph_cli_str(x, "status"), lp_graph_cli_str(x, "file"),
+        printf("  %-9s %s%s%s\n", lp_graph_cli_str(x, "status"), lp_cli_q(lp_graph_cli_str(x, "file")),
                json_is_true(json_object_get(x, "stale")) ? "  (stale: sync for exact spans)" : "",
                json_is_true(json_object_get(x, "inPublication")) ? "" : "  (not indexed)");
     json_array_foreach(json_object_get(res, "changedSymbols"), i, x)
         printf("changed %s %s  %s:%lld  %s\n", lp_graph_cli_str(x, "kind"),
-               lp_graph_cli_str(x, "qualifiedName"), lp_graph_cli_str(x, "file"),
+               lp_graph_cli_str(x, "qualifiedName"), lp_cli_q(lp_graph_cli_str(x, "file")),
                lp_graph_cli_int(x, "startLine"), lp_graph_cli_str(x, "id"));
     json_array_foreach(json_object_get(res, "deletedSymbols"), i, x)
         printf("deleted %s %s  %s:%lld (base)\n", lp_graph_cli_str(x, "kind"),
-               lp_graph_cli_str(x, "qualifiedName"), lp_graph_cli_str(x, "file"),
+               lp_graph_cli_str(x, "qualifiedName"), lp_cli_q(lp_graph_cli_str(x, "file")),
                lp_graph_cli_int(x, "baseStartLine"));
     json_array_foreach(json_object_get(res, "callers"), i, x)
         printf("caller (%s, depth %lld) %s  %s:%lld\n", lp_graph_cli_str(x, "relation"),
                lp_graph_cli_int(x, "depth"), lp_graph_cli_str(x, "qualifiedName"),
-               lp_graph_cli_str(x, "file"), lp_graph_cli_int(x, "startLine"));
+               lp_cli_q(lp_graph_cli_str(x, "file")), lp_graph_cli_int(x, "startLine"));
     lp_graph_cli_warnings(res);
 }
 
@@ -62,7 +62,7 @@ static int run_changes(int argc, char **argv)
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;
-        default: return lp_cli_usage_error("changes", "unknown option '%s'", argv[optind - 1]);
+        default: return lp_cli_unknown_option("changes", lp_cli_getopt_bad_arg(argc, argv));
         }
     }
     if (argc != optind)

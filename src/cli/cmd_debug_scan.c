@@ -102,15 +102,15 @@ static void print_text(const scan_run *r, bool hash, bool list)
             const lp_scan_entry *e = &r->res.entries[i];
             lp_skip_reason s = r->read_skip ? r->read_skip[i] : LP_SKIP_NONE;
             if (s != LP_SKIP_NONE)
-                printf("skip\t%s\t%s\n", lp_skip_reason_name(s), e->path);
+                printf("skip\t%s\t%s\n", lp_skip_reason_name(s), lp_cli_q(e->path));
             else
-                printf("file\t%llu\t%s\n", (unsigned long long)e->size, e->path);
+                printf("file\t%llu\t%s\n", (unsigned long long)e->size, lp_cli_q(e->path));
         }
         for (size_t i = 0; i < r->res.nskipped; i++)
             printf("skip\t%s\t%s\n", lp_skip_reason_name(r->res.skipped[i].reason),
-                   r->res.skipped[i].path);
+                   lp_cli_q(r->res.skipped[i].path));
     }
-    printf("root: %s\nfiles: %zu\nbytes: %llu\ndirs: %llu\nskipped:", r->root, r->res.nentries,
+    printf("root: %s\nfiles: %zu\nbytes: %llu\ndirs: %llu\nskipped:", lp_cli_q(r->root), r->res.nentries,
            (unsigned long long)r->res.bytes, (unsigned long long)r->res.dirs_walked);
     for (int k = 1; k < LP_SKIP_COUNT; k++)
         printf(" %s=%llu", lp_skip_reason_name((lp_skip_reason)k),
@@ -193,9 +193,16 @@ static int run(int argc, char **argv)
 {
     bool hash = false, json = false, list = false, defaults = true, broad = false;
     const char *root_arg = NULL;
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--hash"))
+        if (opts_done || !strcmp(a, "--")) {
+            if (opts_done && root_arg)
+                return lp_cli_usage_error("debug-scan", "only one ROOT is accepted");
+            if (opts_done)
+                root_arg = a;
+            opts_done = true;
+        } else if (!strcmp(a, "--hash"))
             hash = true;
         else if (!strcmp(a, "--json"))
             json = true;
@@ -206,7 +213,7 @@ static int run(int argc, char **argv)
         else if (!strcmp(a, "--allow-broad-root"))
             broad = true;
         else if (a[0] == '-' && a[1])
-            return lp_cli_usage_error("debug-scan", "unknown option '%s'", a);
+            return lp_cli_unknown_option("debug-scan", a);
         else if (root_arg)
             return lp_cli_usage_error("debug-scan", "only one ROOT is accepted");
         else

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 typedef struct report {
@@ -76,6 +77,23 @@ static void lp_doctor_check_indexes(report *r, const char *state_dir)
             problem(r, "index", msg.ptr, fix.ptr);
             continue;
         }
+        if (s.state != LP_STATE_INDEXING && s.state != LP_STATE_NOT_INDEXED &&
+            s.state != LP_STATE_DAMAGED) {
+            /* Pages no query has read yet can be damaged too: walk the whole file. */
+            lp_store *st = NULL;
+            if (lp_store_open(root, LP_STORE_READ, &st, &e2) || lp_store_check(st, true, &e2)) {
+                if (e2.code == LP_ECORRUPT) {
+                    s.state = LP_STATE_DAMAGED;
+                    if (!lp_store_damage_get(root, s.damage, sizeof s.damage))
+                        snprintf(s.damage, sizeof s.damage, "%.*s", (int)sizeof s.damage - 1, e2.msg);
+                } else {
+                    lp_buf_printf(&msg, "%s: checking the database: %s", root, e2.msg);
+                    warn(r, "index", msg.ptr, NULL);
+                    lp_buf_reset(&msg);
+                }
+            }
+            lp_store_close(st);
+        }
         lp_buf_printf(&msg, "%s: %s", root, lp_index_state_name(s.state));
         if (s.pub.id)
             lp_buf_printf(&msg, ", publication %lld (%lld files, %lld symbols)",
@@ -106,9 +124,22 @@ static void lp_doctor_check_indexes(report *r, const char *state_dir)
                           (unsigned long long)s.lease.files_total);
             ok("index", msg.ptr);
             break;
+        case LP_STATE_DAMAGED:
+            lp_buf_printf(&msg, ": the database is damaged (%s), not served", s.damage);
+            lp_buf_printf(&fix, "run 'loupe reindex %s' (rebuilds it; the damaged file is kept "
+                                "aside for a bug report)",
+                          root);
+            problem(r, "index", msg.ptr, fix.ptr);
+            break;
         case LP_STATE_REQUIRES_REINDEX:
-            lp_buf_puts(&msg, ": built by another loupe version, not served");
-            lp_buf_printf(&fix, "run 'loupe reindex %s'", root);
+        {
+            char why[LP_ERROR_MSG_MAX * 2];
+            lp_fingerprint_explain(&s.pub, root, false, why, sizeof why);
+            lp_buf_printf(&msg, ": not served: %s", why);
+            lp_buf_printf(&fix, "run 'loupe reindex %s' (or run loupe with the settings the "
+                                "index was built with)",
+                          root);
+        }
             problem(r, "index", msg.ptr, fix.ptr);
             break;
         default:
@@ -146,6 +177,71 @@ done:
     lp_buf_release(&fix);
 }
 
+#define PROBE_BYTES ((size_t)64 << 10)
+#define SPACE_FAIL ((uint64_t)16 << 20)  /* below this, a sync of a few files fails */
+#define SPACE_WARN ((uint64_t)256 << 20) /* or below 2x the largest index: a reindex fails */
+
+/* The largest index.db (with its -wal) under the state folder's roots/. */
+static uint64_t largest_index(const char *dir)
+{
+    lp_buf p;
+    lp_buf_init(&p, 0);
+    lp_buf_printf(&p, "%s/roots", dir);
+    uint64_t best = 0;
+    DIR *d = opendir(p.ptr);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (de->d_name[0] == '.')
+            continue;
+        uint64_t sum = 0;
+        static const char *const files[] = {"index.db", "index.db-wal"};
+        for (size_t i = 0; i < LP_ARRAY_LEN(files); i++) {
+            lp_buf_reset(&p);
+            lp_buf_printf(&p, "%s/roots/%s/%s", dir, de->d_name, files[i]);
+            struct stat sb;
+            if (stat(p.ptr, &sb) == 0)
+                sum += (uint64_t)sb.st_size;
+        }
+        best = LP_MAX(best, sum);
+    }
+    if (d)
+        closedir(d);
+    lp_buf_release(&p);
+    return best;
+}
+
+/* Free space where the state folder lives: a failure below SPACE_FAIL, a warning below
+ * SPACE_WARN or twice the largest index (a reindex writes a whole new one beside it). */
+static void check_space(report *r, const char *dir)
+{
+    struct statvfs vs;
+    lp_buf m;
+    lp_buf_init(&m, 0);
+    if (statvfs(dir, &vs) != 0) {
+        lp_buf_printf(&m, "%s (free space unknown: %s)", dir, strerror(errno));
+        ok("state folder", m.ptr);
+        lp_buf_release(&m);
+        return;
+    }
+    uint64_t avail = (uint64_t)vs.f_bavail * (uint64_t)vs.f_frsize;
+    uint64_t biggest = largest_index(dir);
+    uint64_t want = LP_MAX(SPACE_WARN, 2 * biggest);
+    lp_buf_printf(&m, "%s (%.1f MiB free on its disk", dir, (double)avail / 1048576.0);
+    if (biggest)
+        lp_buf_printf(&m, "; largest index %.1f MiB", (double)biggest / 1048576.0);
+    lp_buf_puts(&m, ")");
+    if (avail < SPACE_FAIL)
+        problem(r, "state folder", m.ptr,
+                "the disk is (nearly) full: builds and searches will fail; free space, or set "
+                "LOUPE_HOME to a folder on another disk");
+    else if (avail < want)
+        warn(r, "state folder", m.ptr,
+             "little free space: a reindex writes a whole new index beside the old one; free "
+             "space, or set LOUPE_HOME to a folder on another disk");
+    else
+        ok("state folder", m.ptr);
+    lp_buf_release(&m);
+}
+
 static void check_state(report *r, lp_buf *dir)
 {
     lp_error err = {0};
@@ -164,17 +260,23 @@ static void check_state(report *r, lp_buf *dir)
     lp_buf probe;
     lp_buf_init(&probe, 0);
     lp_buf_printf(&probe, "%s/.doctor-probe", dir->ptr);
-    if (lp_write_file_atomic(probe.ptr, "ok", 2, &err) == LP_OK) {
+    /* A probe the size of a few database pages, synced: a folder with a few bytes left is
+     * not a working state folder. */
+    char *bytes = lp_xcalloc(1, PROBE_BYTES);
+    if (lp_write_file_atomic(probe.ptr, bytes, PROBE_BYTES, &err) == LP_OK) {
         unlink(probe.ptr);
-        ok("state folder", dir->ptr);
+        check_space(r, dir->ptr);
     } else {
         lp_buf m;
         lp_buf_init(&m, 0);
         lp_buf_printf(&m, "%s is not writable (%s)", dir->ptr, err.msg);
         problem(r, "state folder", m.ptr,
-                "make it writable, or set LOUPE_HOME to a writable folder");
+                err.code == LP_ENOSPC ? "free space on its disk, or set LOUPE_HOME to a folder "
+                                        "on another disk"
+                                      : "make it writable, or set LOUPE_HOME to a writable folder");
         lp_buf_release(&m);
     }
+    free(bytes);
     lp_buf_release(&probe);
 }
 
@@ -230,8 +332,11 @@ done:
 
 static int run(int argc, char **argv)
 {
-    if (argc > 1)
-        return lp_cli_usage_error("doctor", "unknown option '%s'", argv[1]);
+    int first = argc > 1 && !strcmp(argv[1], "--") ? 2 : 1;
+    if (argc > first)
+        return argv[first][0] == '-' && first == 1
+                   ? lp_cli_unknown_option("doctor", argv[first])
+                   : lp_cli_usage_error("doctor", "takes no arguments");
     report r = {0};
     lp_error err = {0};
     lp_buf self, dir, msg;
@@ -268,8 +373,10 @@ const lp_cli_cmd lp_cmd_doctor = {
              "Checks the binary, the state folder ($LOUPE_HOME, else $XDG_STATE_HOME/loupe, else\n"
              "~/.local/state/loupe: must be writable), and each coding agent's configuration\n"
              "(present, has a loupe server, which points at an existing executable), and each\n"
-             "indexed codebase (ready, stale, requires_reindex, ...; walks each tree to detect\n"
-             "changed files). Prints one line per check and a fix for each problem; exits 1\n"
-             "when a check failed.\n",
+             "indexed codebase (ready, stale, requires_reindex, damaged, ...; walks each tree to\n"
+             "detect changed files, and checks each index database in full: SQLite's\n"
+             "integrity_check and the lexical index's own check, about 10 ms per MiB of\n"
+             "database). Prints one line per check and a fix for each problem; exits 1 when a\n"
+             "check failed.\n",
     .run = run,
 };

@@ -10,9 +10,14 @@
 static int run_graph_dump(int argc, char **argv)
 {
     const char *path = NULL;
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-')
-            return lp_cli_usage_error("graph-dump", "unknown option '%s'", argv[i]);
+        if (!opts_done && !strcmp(argv[i], "--")) {
+            opts_done = true;
+            continue;
+        }
+        if (!opts_done && argv[i][0] == '-')
+            return lp_cli_unknown_option("graph-dump", argv[i]);
         if (path)
             return lp_cli_usage_error("graph-dump", "takes one PATH");
         path = argv[i];

@@ -42,7 +42,7 @@ static void draw_progress(void *ctx, const lp_index_progress *p)
     ps->drawn = true;
 }
 
-static json_t *report_json(const char *root, lp_index_op op, const lp_index_report *r)
+static json_t *report_json(const char *root, const lp_index_report *r)
 {
     char merkle[LP_HASH_HEX];
     lp_hash128_hex(r->merkle, merkle);
@@ -52,8 +52,8 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
             json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)i),
                                 json_integer((json_int_t)r->skip_counts[i]));
     json_t *j = lp_json_pack("{s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
-                     " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I}}",
-                     "operation", lp_index_op_name(op), "publicationId",
+                     " s:I, s:I, s:I, s:I, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+                     "operation", lp_index_op_name(r->op), "publicationId",
                      (json_int_t)r->publication_id, "published", r->published, "partial",
                      r->partial, "files", "total", (json_int_t)r->files, "added",
                      (json_int_t)r->added, "changed", (json_int_t)r->changed, "deleted",
@@ -63,20 +63,22 @@ static json_t *report_json(const char *root, lp_index_op op, const lp_index_repo
                      (json_int_t)r->chunks, "bytes", (json_int_t)r->bytes_total, "bytesRead",
                      (json_int_t)r->bytes_read, "merkleRoot", merkle, "skipped", skips,
                      "timingMs", "scan", (json_int_t)r->ms_scan, "total",
-                     (json_int_t)r->ms_total);
+                     (json_int_t)r->ms_total, "write", (json_int_t)r->ms_write, "graph",
+                     (json_int_t)r->ms_graph, "collect", (json_int_t)r->ms_collect, "publish",
+                     (json_int_t)r->ms_publish, "commit", (json_int_t)r->ms_commit);
     if (j)
         lp_json_set_path(j, "root", root, strlen(root));
     return j;
 }
 
-static void print_human(const char *root_bytes, lp_index_op op, const lp_index_report *r)
+static void print_human(const char *root_bytes, const lp_index_report *r)
 {
     lp_buf shown;
     lp_buf_init(&shown, 0);
     const char *root = lp_cli_path_text(root_bytes, &shown);
     if (r->published)
         printf("indexed %s: publication %lld (%s)%s\n", root, (long long)r->publication_id,
-               lp_index_op_name(op), r->partial ? ", PARTIAL: limit reached" : "");
+               lp_index_op_name(r->op), r->partial ? ", PARTIAL: limit reached" : "");
     else
         printf("%s is up to date: publication %lld, nothing changed\n", root,
                (long long)r->publication_id);
@@ -103,6 +105,10 @@ static void print_human(const char *root_bytes, lp_index_op op, const lp_index_r
     if (r->partial)
         printf("  the %s searchable-byte limit was reached; raise it with --max-total-bytes\n",
                "512 MiB");
+    if (r->set_aside[0])
+        printf("  the index database was damaged: it was moved to %s (attach it to a bug "
+               "report, or delete it) and rebuilt from nothing\n",
+               lp_cli_path_text(r->set_aside, &shown));
     lp_buf_release(&shown);
 }
 
@@ -142,7 +148,7 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
                 return LP_EXIT_USAGE;
             break;
         default:
-            return lp_cli_usage_error(name, "unknown option '%s'", argv[optind - 1]);
+            return lp_cli_unknown_option(name, lp_cli_getopt_bad_arg(argc, argv));
         }
     }
     if (argc - optind > 1)
@@ -174,18 +180,46 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
     rc = lp_index_run(root.ptr, &opts, &rep, &err);
     if (ps.drawn)
         fprintf(stderr, "\r\033[K");
+    if (rc == LP_ECANCELED) {
+        /* Say what stays current: the reader's view did not move. */
+        lp_index_status now;
+        lp_error e2 = {0};
+        if (lp_index_status_get(root.ptr, false, &now, &e2) == LP_OK && now.pub.id)
+            lp_error_set(&err, LP_ECANCELED,
+                         "interrupted: nothing was published; publication %lld of %s stays "
+                         "current",
+                         (long long)now.pub.id, root.ptr);
+        else
+            lp_error_set(&err, LP_ECANCELED, "interrupted: nothing was published for %s",
+                         root.ptr);
+    }
     if (rc) {
         code = lp_cli_fail(&err, json);
         goto done;
     }
+    if (cancel_flag && rep.published)
+        /* The interrupt came while the publication was being committed: too late to undo;
+         * what is current is complete. Said, so the user knows which happened. */
+        fprintf(stderr,
+                "loupe: interrupted too late to cancel: publication %lld was already committed "
+                "and is current (complete)\n",
+                (long long)rep.publication_id);
+    code = LP_EXIT_OK;
     if (json) {
-        json_t *j = report_json(root.ptr, op, &rep);
+        json_t *j = report_json(root.ptr, &rep);
+        if (j) {
+            json_object_set_new(j, "rebuilt", json_boolean(rep.rebuilt));
+            if (rep.set_aside[0])
+                json_object_set_new(j, "damagedFileKept", lp_json_textz(rep.set_aside));
+        }
         code = lp_cli_print_json(j);
         json_decref(j);
     } else if (!quiet) {
-        print_human(root.ptr, op, &rep);
+        print_human(root.ptr, &rep);
     }
-    code = LP_EXIT_OK;
+    if (rep.set_aside[0] && (json || quiet))
+        fprintf(stderr, "loupe: the index database was damaged: moved to %s and rebuilt\n",
+                rep.set_aside);
 done:
     lp_buf_release(&root);
     return code;
@@ -207,7 +241,10 @@ static int run_reindex(int argc, char **argv)
     "                         past it the publication is partial, reported as limit_reached;\n" \
     "                         remembered for the root: later syncs keep it until a new one)\n" \
     "  --allow-broad-root     allow /, $HOME or the state folder as a root\n"                  \
-    "Ctrl-C cancels: nothing is published and the previous publication stays current.\n"
+    "Ctrl-C cancels: nothing is published, the previous publication stays current, and\n"    \
+    "loupe says so (exit 1). An interrupt that arrives while the new publication is being\n" \
+    "committed is too late to cancel: loupe says that the new publication (complete) is\n"    \
+    "current, and exits 0.\n"
 
 const lp_cli_cmd lp_cmd_index = {
     .name = "index",

@@ -9,6 +9,7 @@
  */
 #include "cli/cli_int.h"
 #include "cli/install.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,18 +197,8 @@ lp_status lp_self_exe(lp_buf *out, lp_error *err)
 
 lp_status lp_state_dir(lp_buf *out, lp_error *err)
 {
-    lp_buf_reset(out);
-    const char *lh = getenv("LOUPE_HOME");
-    const char *xs = getenv("XDG_STATE_HOME");
-    if (lh && *lh)
-        lp_buf_puts(out, lh);
-    else if (xs && *xs)
-        lp_buf_printf(out, "%s/loupe", xs);
-    else
-        lp_buf_printf(out, "%s/.local/state/loupe", home_dir());
-    if (out->err)
-        return lp_error_set(err, LP_EPATH, "the state folder path is too long");
-    return LP_OK;
+    /* one definition of the state folder for every command (src/store) */
+    return lp_store_state_dir(out, err);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -365,7 +356,9 @@ static int parse(const char *cmd, int argc, char **argv, opts *o)
                 p = e ? e + 1 : p + n;
             }
         } else {
-            return lp_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+            if (!strcmp(argv[i], "--") && i + 1 == argc)
+                continue; /* a trailing '--': no arguments follow */
+            return lp_cli_unknown_option(cmd, argv[i]);
         }
     }
     return -1;

@@ -70,6 +70,8 @@ static int run(int argc, char **argv)
         opt.workers = (unsigned)n;
     if (env_num("LOUPE_MCP_MAX_RESULT_BYTES", (uint64_t)64 << 20, &n))
         opt.max_result_bytes = (size_t)n;
+    if (env_num("LOUPE_MCP_CALL_TIMEOUT_MS", 86400000u, &n))
+        opt.call_timeout_ms = (unsigned)n;
     const char *tt = getenv("LOUPE_MCP_TEST_TOOLS");
     opt.test_tools = tt && !strcmp(tt, "1");
 
@@ -108,6 +110,16 @@ static int run(int argc, char **argv)
             }
             opt.shutdown_grace_ms = (unsigned)n;
             i++;
+        } else if (!strcmp(a, "--call-timeout-ms") || !strcmp(a, "--cancel-grace-ms")) {
+            if (!parse_num("mcp", a, v, 86400000u, &n)) {
+                code = LP_EXIT_USAGE;
+                goto done;
+            }
+            if (!strcmp(a, "--call-timeout-ms"))
+                opt.call_timeout_ms = (unsigned)n;
+            else
+                opt.cancel_grace_ms = (unsigned)n;
+            i++;
         } else if (!strcmp(a, "--tool-catalog")) {
             if (!v || !*v) {
                 code = lp_cli_usage_error("mcp", "--tool-catalog needs a FILE (an MCP "
@@ -117,7 +129,10 @@ static int run(int argc, char **argv)
             lp_vec_push(&catalogs, v);
             i++;
         } else {
-            code = lp_cli_usage_error("mcp", "unknown option '%s'", a);
+            code = strcmp(a, "--") == 0 && i + 1 == argc ? LP_EXIT_OK
+                                                         : lp_cli_unknown_option("mcp", a);
+            if (code == LP_EXIT_OK)
+                continue; /* a trailing '--': no arguments follow */
             goto done;
         }
     }
@@ -156,7 +171,8 @@ const lp_cli_cmd lp_cmd_mcp = {
     .summary = "serve MCP (JSON-RPC over stdin/stdout) to a coding agent",
     .usage =
         "usage: loupe mcp [--workers N] [--max-result-bytes N] [--max-line-bytes N]\n"
-        "                 [--shutdown-grace-ms N] [--tool-catalog FILE]...\n"
+        "                 [--shutdown-grace-ms N] [--call-timeout-ms N] [--cancel-grace-ms N]\n"
+        "                 [--tool-catalog FILE]...\n"
         "\n"
         "Serves the Model Context Protocol on stdin/stdout, one JSON-RPC message per line.\n"
         "Protocol versions: 2026-07-28 (per-request _meta, server/discover), and 2025-11-25\n"
@@ -172,6 +188,11 @@ const lp_cli_cmd lp_cmd_mcp = {
         "  --max-line-bytes N     longest accepted message (default 16777216)\n"
         "  --shutdown-grace-ms N  after stdin closes, wait this long for running calls, then\n"
         "                         cancel them and wait as long again (default 2000)\n"
+        "  --call-timeout-ms N    a tool call still running after N ms is answered with error\n"
+        "                         -32001 (timeout) and abandoned; its worker is replaced\n"
+        "                         (default 660000; env LOUPE_MCP_CALL_TIMEOUT_MS)\n"
+        "  --cancel-grace-ms N    a call the client cancelled that is still running after N ms\n"
+        "                         is abandoned and its worker replaced (default 2000)\n"
         "  --tool-catalog FILE    serve search_tools: find the right tools among the tool\n"
         "                         definitions of FILE (an MCP tools/list result, OpenAI,\n"
         "                         Anthropic or Gemini function definitions; repeatable, all\n"

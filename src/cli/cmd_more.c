@@ -31,9 +31,16 @@ static int run(int argc, char **argv)
     bool json = false;
     uint64_t limit = 0;
     const char *handle = NULL;
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
+        if (opts_done) {
+            if (handle)
+                return lp_cli_usage_error("more", "takes one HANDLE");
+            handle = a;
+        } else if (!strcmp(a, "--")) {
+            opts_done = true;
+        } else if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
             json = true;
         } else if (!strcmp(a, "--limit") || !strcmp(a, "-n")) {
             if (i + 1 >= argc)
@@ -41,7 +48,7 @@ static int run(int argc, char **argv)
             if (!lp_cli_parse_count("more", "--limit", argv[++i], 200, &limit))
                 return LP_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            return lp_cli_usage_error("more", "unknown option '%s'", a);
+            return lp_cli_unknown_option("more", a);
         } else if (handle) {
             return lp_cli_usage_error("more", "takes one HANDLE");
         } else {

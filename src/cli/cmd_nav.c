@@ -76,11 +76,14 @@ static bool parse_one(const char *cmd, int argc, char **argv, const char **arg, 
 {
     *arg = NULL;
     *json = false;
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
+        if (!opts_done && !strcmp(argv[i], "--"))
+            opts_done = true;
+        else if (!opts_done && !strcmp(argv[i], "--json"))
             *json = true;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            lp_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        else if (!opts_done && argv[i][0] == '-' && argv[i][1]) {
+            lp_cli_unknown_option(cmd, argv[i]);
             return false;
         } else if (*arg) {
             lp_cli_usage_error(cmd, "takes one argument");
@@ -197,7 +200,7 @@ static int run_symbol(int argc, char **argv)
         json_decref(j);
     } else {
         if (n == 0)
-            printf("no definition named '%s' in %s\n", name, c.root.ptr);
+            printf("no definition named '%s' in %s\n", name, lp_cli_q(c.root.ptr));
         else if (n > 1)
             printf("'%s' is ambiguous: %zu definitions (none is picked)\n", name, n);
         for (size_t i = 0; i < n; i++) {

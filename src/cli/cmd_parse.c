@@ -329,9 +329,14 @@ static int run(int argc, char **argv)
     lp_buf_init(&list, 0);
     lp_error err;
     lp_error_clear(&err);
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if (!strcmp(s, "--json"))
+        if (opts_done)
+            lp_vec_push(&a.files, s);
+        else if (!strcmp(s, "--"))
+            opts_done = true;
+        else if (!strcmp(s, "--json"))
             a.json = true;
         else if (!strcmp(s, "--chunks"))
             a.chunks = true;
@@ -353,7 +358,7 @@ static int run(int argc, char **argv)
             else
                 a.files_from = argv[++i];
         } else if (s[0] == '-' && s[1]) {
-            code = lp_cli_usage_error("parse", "unknown option '%s'", s);
+            code = lp_cli_unknown_option("parse", s);
             goto done;
         } else {
             lp_vec_push(&a.files, s);

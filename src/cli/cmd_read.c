@@ -151,7 +151,7 @@ static int run(int argc, char **argv)
                 return lp_cli_usage_error("read", "--max-bytes needs at least 256, not '%s'",
                                           optarg);
         } else
-            return lp_cli_usage_error("read", "unknown option '%s'", argv[optind - 1]);
+            return lp_cli_unknown_option("read", lp_cli_getopt_bad_arg(argc, argv));
     }
     if (symbol_id) {
         if (argc - optind != 0)
@@ -217,6 +217,12 @@ static int run(int argc, char **argv)
             lp_json_set_path(j, "root", root.ptr, root.len);
             lp_json_set_path(j, "path", rel.ptr, rel.len);
         }
+        if (j && info.disk_code) {
+            json_t *w = json_array();
+            json_array_append_new(w, lp_json_pack("{s:s, s:o}", "code", info.disk_code,
+                                                  "message", lp_json_textz(info.disk_note)));
+            json_object_set_new(j, "warnings", w);
+        }
         code = lp_cli_print_json(j);
         json_decref(j);
     } else {
@@ -232,7 +238,9 @@ static int run(int argc, char **argv)
             fprintf(stderr,
                     "loupe: output cut at line %u of %u; read further with %s:%u-%u\n",
                     info.end_line, info.total_lines, name, next_line, info.total_lines);
-        if (info.stale)
+        if (info.disk_code)
+            fprintf(stderr, "loupe: warning [%s]: %s\n", info.disk_code, info.disk_note);
+        else if (info.stale)
             fprintf(stderr, "loupe: %s changed on disk since publication %lld; run 'loupe sync'\n",
                     name, (long long)info.publication_id);
     }

@@ -15,7 +15,7 @@ static void text(const json_t *res)
         const json_t *o = json_object_get(m, "owner");
         if (!json_is_object(o))
             o = NULL;
-        printf("%s:%lld:%lld: %s%s%s%s\n", lp_graph_cli_str(m, "file"), lp_graph_cli_int(m, "line"),
+        printf("%s:%lld:%lld: %s%s%s%s\n", lp_cli_q(lp_graph_cli_str(m, "file")), lp_graph_cli_int(m, "line"),
                lp_graph_cli_int(m, "column"), lp_graph_cli_str(m, "text"), o ? "  [" : "",
                o ? lp_graph_cli_str(o, "qualifiedName") : "", o ? "]" : "");
     }
@@ -48,7 +48,7 @@ static int run_refs(int argc, char **argv)
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;
-        default: return lp_cli_usage_error("refs", "unknown option '%s'", argv[optind - 1]);
+        default: return lp_cli_unknown_option("refs", lp_cli_getopt_bad_arg(argc, argv));
         }
     }
     if (argc - optind != 1)

@@ -32,7 +32,12 @@ static int run_refs_dump(int argc, char **argv)
 {
     const char *lang_name = NULL;
     int code = LP_EXIT_OK;
+    int files_from = argc; /* after '--': file names only */
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            files_from = i + 1;
+            break;
+        }
         if (!strcmp(argv[i], "--lang")) {
             if (++i >= argc)
                 return lp_cli_usage_error("refs-dump", "--lang needs a language");
@@ -40,13 +45,15 @@ static int run_refs_dump(int argc, char **argv)
             continue;
         }
         if (argv[i][0] == '-')
-            return lp_cli_usage_error("refs-dump", "unknown option '%s'", argv[i]);
+            return lp_cli_unknown_option("refs-dump", argv[i]);
     }
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--lang")) {
+        if (i < files_from && !strcmp(argv[i], "--lang")) {
             i++;
             continue;
         }
+        if (i + 1 == files_from && !strcmp(argv[i], "--"))
+            continue;
         lp_error err = {0};
         lp_buf content;
         lp_buf_init(&content, 0);

@@ -77,10 +77,11 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
                lp_cli_path_text(g->owner.file, &path), g->owner.start_line, g->owner.end_line,
                g->live ? "live" : g->owner.kind, lp_cli_text(what, strlen(what), &what_b),
                g->score,
-               g->live      ? "  [live: current text on disk, not indexed]"
-               : g->deleted ? "  [stale: file deleted since indexing]"
-               : g->stale   ? "  [stale: file changed since indexing]"
-                            : "");
+               g->live          ? "  [live: current text on disk, not indexed]"
+               : g->deleted     ? "  [stale: file deleted since indexing]"
+               : g->stale       ? "  [stale: file changed since indexing]"
+               : g->text_reason ? "  [indexed as text: parse_budget]"
+                                : "");
         for (const char *p = g->snippet ? g->snippet : ""; *p;) {
             const char *nl = strchr(p, '\n');
             size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -177,6 +178,7 @@ static int run(int argc, char **argv)
     if (!rc)
         rc = lp_store_open(root.ptr, LP_STORE_READ, &st, &err);
     lp_search_result res;
+    bool no_continuation = false; /* more results, but no handle for them */
     if (!rc)
         rc = lp_store_pin(st, &err);
     if (!rc) {
@@ -185,16 +187,23 @@ static int run(int argc, char **argv)
         if (!rc && pub.id == 0)
             rc = lp_error_set(&err, LP_ENOTINDEXED, "%s has no publication yet; run 'loupe index'",
                               root.ptr);
-        else if (!rc && !lp_publication_compatible(&pub))
-            rc = lp_error_set(&err, LP_EREINDEX,
-                              "the index of %s was built by another loupe version; run 'loupe "
-                              "reindex %s'",
-                              root.ptr, root.ptr);
+        else if (!rc && !lp_publication_compatible(&pub)) {
+            lp_fingerprint_explain(&pub, root.ptr, false, err.msg, sizeof err.msg);
+            rc = err.code = LP_EREINDEX;
+        }
         if (!rc)
             rc = lp_search_run(st, &req, &arena, &res, &err);
-        if (!rc && res.ngroups > limit)
-            rc = lp_search_freeze(root.ptr, &req, &res, (uint32_t)limit, (uint32_t)limit,
-                                  &handle, NULL, &err);
+        if (!rc && res.ngroups > limit) {
+            /* A continuation that cannot be written (a full disk) is a warning: the search
+             * itself read nothing it could not read. */
+            lp_error ferr = {0};
+            if (lp_search_freeze(root.ptr, &req, &res, (uint32_t)limit, (uint32_t)limit,
+                                 &handle, NULL, &ferr) != LP_OK) {
+                lp_search_continuation_unavailable(&res, &arena, (size_t)limit, &ferr);
+                lp_buf_reset(&handle);
+                no_continuation = true;
+            }
+        }
         lp_store_unpin(st);
     }
     if (rc) {
@@ -219,11 +228,13 @@ static int run(int argc, char **argv)
         json_object_set_new(j, "publishedAt", lp_json_textz(iso));
         json_object_set_new(j, "staleResults", json_integer(res.nstale));
         json_object_set_new(j, "liveResults", json_integer(res.nlive));
+        if (no_continuation)
+            json_object_set_new(json_object_get(j, "pagination"), "complete", json_false());
         code = lp_cli_print_json(j);
         json_decref(j);
     } else {
         if (res.ngroups == 0)
-            printf("no results for '%s' in %s (publication %lld)\n", query.ptr, root.ptr,
+            printf("no results for '%s' in %s (publication %lld)\n", query.ptr, lp_cli_q(root.ptr),
                    (long long)res.publication_id);
         lp_cli_search_print(res.groups, 0, shown);
         lp_cli_more_hint(res.ngroups - shown, handle.ptr);

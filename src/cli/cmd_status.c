@@ -54,6 +54,8 @@ static json_t *status_json(const char *root, const lp_index_status *s)
             json_object_set_new(skips, lp_skip_reason_name((lp_skip_reason)i),
                                 json_integer((json_int_t)s->skip_counts[i]));
     json_object_set_new(j, "skipped", skips);
+    if (s->state == LP_STATE_DAMAGED)
+        json_object_set_new(j, "damage", lp_json_textz(s->damage));
     return j;
 }
 
@@ -77,7 +79,7 @@ static void status_human(const char *root_bytes, const lp_index_status *s)
             printf("  stale: %llu changed, %llu added, %llu deleted since the publication "
                    "(e.g. %s); run 'loupe sync'\n",
                    (unsigned long long)s->changed, (unsigned long long)s->added,
-                   (unsigned long long)s->deleted, s->sample_changed);
+                   (unsigned long long)s->deleted, lp_cli_q(s->sample_changed));
         else
             printf("  fresh: no file changed since the publication\n");
     }
@@ -85,10 +87,17 @@ static void status_human(const char *root_bytes, const lp_index_status *s)
         printf("  a writer is live: pid %ld, %s, %s %llu/%llu files\n", s->lease.pid,
                s->lease.op, s->lease.phase, (unsigned long long)s->lease.files_done,
                (unsigned long long)s->lease.files_total);
-    if (s->state == LP_STATE_REQUIRES_REINDEX)
-        printf("  this index was built by another loupe version; run 'loupe reindex %s'\n", root);
+    if (s->state == LP_STATE_REQUIRES_REINDEX) {
+        char why[LP_ERROR_MSG_MAX * 2];
+        lp_fingerprint_explain(&s->pub, root, false, why, sizeof why);
+        printf("  %s\n", why);
+    }
     if (s->state == LP_STATE_NOT_INDEXED)
         printf("  run 'loupe index %s' to index it\n", root);
+    if (s->state == LP_STATE_DAMAGED)
+        printf("  the index database is damaged (%s); nothing is served from it. Run 'loupe "
+               "reindex %s' to rebuild it (the damaged file is kept aside)\n",
+               s->damage, root);
     lp_buf_release(&shown);
 }
 
@@ -96,7 +105,7 @@ static void status_human(const char *root_bytes, const lp_index_status *s)
 static json_t *graph_json(const char *root, const lp_index_status *s)
 {
     json_t *g = json_object();
-    if (s->pub.id && s->state != LP_STATE_REQUIRES_REINDEX) {
+    if (s->pub.id && s->state != LP_STATE_REQUIRES_REINDEX && s->state != LP_STATE_DAMAGED) {
         lp_store *st = NULL;
         lp_graph_totals t;
         if (!lp_store_open(root, LP_STORE_READ, &st, NULL) && !lp_store_pin(st, NULL) &&
@@ -167,7 +176,7 @@ static int run_status(int argc, char **argv)
         else if (c == 'n')
             fresh = false;
         else
-            return lp_cli_usage_error("status", "unknown option '%s'", argv[optind - 1]);
+            return lp_cli_unknown_option("status", lp_cli_getopt_bad_arg(argc, argv));
     }
     if (argc - optind > 1)
         return lp_cli_usage_error("status", "takes one PATH, got %d", argc - optind);
@@ -207,7 +216,8 @@ static int run_status(int argc, char **argv)
     }
     json_decref(graph);
     code = s.state == LP_STATE_NOT_INDEXED   ? LP_EXIT_NOT_INDEXED
-           : s.state == LP_STATE_REQUIRES_REINDEX ? LP_EXIT_REINDEX
+           : s.state == LP_STATE_REQUIRES_REINDEX || s.state == LP_STATE_DAMAGED
+               ? LP_EXIT_REINDEX
                                              : LP_EXIT_OK;
 done:
     lp_buf_release(&root);
@@ -273,11 +283,14 @@ static int run_clear(int argc, char **argv)
 {
     bool json = false;
     const char *path = NULL;
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
+        if (!opts_done && !strcmp(argv[i], "--"))
+            opts_done = true;
+        else if (!opts_done && !strcmp(argv[i], "--json"))
             json = true;
-        else if (argv[i][0] == '-')
-            return lp_cli_usage_error("clear", "unknown option '%s'", argv[i]);
+        else if (!opts_done && argv[i][0] == '-')
+            return lp_cli_unknown_option("clear", argv[i]);
         else if (!path)
             path = argv[i];
         else
@@ -304,7 +317,7 @@ static int run_clear(int argc, char **argv)
         code = lp_cli_print_json(j);
         json_decref(j);
     } else {
-        printf("cleared the index of %s\n", root.ptr);
+        printf("cleared the index of %s\n", lp_cli_q(root.ptr));
     }
     lp_buf_release(&root);
     return code;

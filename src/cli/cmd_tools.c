@@ -144,7 +144,7 @@ static int parse_args(int argc, char **argv, tools_args *a)
         } else if (!strcmp(s, "--list")) {
             a->list = true;
         } else {
-            return lp_cli_usage_error("tools", "unknown option '%s'", s);
+            return lp_cli_unknown_option("tools", s);
         }
 #undef NEEDS_VALUE
     }

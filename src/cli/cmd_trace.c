@@ -23,7 +23,7 @@ static void text(const json_t *res)
             printf("   | %s %s\n", lp_graph_cli_str(e, "kind"), lp_graph_cli_str(e, "strategy"));
         }
         printf("%s %s  %s:%lld  %s\n", lp_graph_cli_str(n, "kind"), lp_graph_cli_str(n, "qualifiedName"),
-               lp_graph_cli_str(n, "file"), lp_graph_cli_int(n, "startLine"),
+               lp_cli_q(lp_graph_cli_str(n, "file")), lp_graph_cli_int(n, "startLine"),
                lp_graph_cli_str(n, "id"));
     }
     lp_graph_cli_warnings(res);
@@ -55,7 +55,7 @@ static int run_trace(int argc, char **argv)
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;
-        default: return lp_cli_usage_error("trace", "unknown option '%s'", argv[optind - 1]);
+        default: return lp_cli_unknown_option("trace", lp_cli_getopt_bad_arg(argc, argv));
         }
     }
     if (argc - optind != 2)

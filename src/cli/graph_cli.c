@@ -20,11 +20,10 @@ static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, in
     if (!rc && pub.id == 0)
         rc = lp_error_set(err, LP_ENOTINDEXED, "%s has no publication yet; run 'loupe index %s'",
                           root->ptr, root->ptr);
-    if (!rc && !lp_publication_compatible(&pub))
-        rc = lp_error_set(err, LP_EREINDEX,
-                          "the index of %s was built by another loupe version (%s); run 'loupe "
-                          "reindex %s'",
-                          root->ptr, pub.fingerprint.text, root->ptr);
+    if (!rc && !lp_publication_compatible(&pub)) {
+        lp_fingerprint_explain(&pub, root->ptr, false, err->msg, sizeof err->msg);
+        rc = err->code = LP_EREINDEX;
+    }
     *pub_id = rc ? 0 : pub.id;
     return rc;
 }

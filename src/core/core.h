@@ -53,6 +53,10 @@ typedef enum lp_status {
     LP_ESQL = -17,         /* SQLite failure */
     LP_EEXIST = -18,       /* already exists */
     LP_EUSAGE = -19,       /* command-line usage error */
+    LP_ELIMIT = -20,       /* a process or system limit was reached (open files, kernel
+                              memory, file size): not a property of the input; retry after
+                              raising the limit the message names */
+    LP_ENOSPC = -21,       /* no space left on the device (or quota) */
 } lp_status;
 
 #define LP_ERROR_MSG_MAX 256
@@ -74,6 +78,25 @@ lp_status lp_error_setv(lp_error *err, lp_status code, const char *fmt, va_list 
 /* Prefix the existing message with context: "context: old message". */
 void lp_error_prefix(lp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lp_error_clear(lp_error *err);
+
+/* errno classes. A resource error (EMFILE, ENFILE, ENOMEM, ENOBUFS, EFBIG) says nothing
+ * about the file being opened or read: it must never be recorded as a property of that file
+ * (skipped, unreadable, deleted). A permission error (EACCES, EPERM) is one; a vanished
+ * path (ENOENT, ENOTDIR) is one too. */
+bool lp_errno_is_resource(int e);
+bool lp_errno_is_permission(int e);
+bool lp_errno_is_vanished(int e);
+/* The status for an errno: LP_ENOENT (vanished), LP_ELIMIT (resource), LP_ENOSPC (ENOSPC,
+ * EDQUOT), else LP_EIO. */
+lp_status lp_status_of_errno(int e);
+/* Fill err with lp_status_of_errno(e) and "<formatted>: <strerror(e)>", followed, for a
+ * resource or disk-space error, by "; " and what to do, naming the limit with its current
+ * value (e.g. "the open-file limit (ulimit -n) is 64; raise it, e.g. 'ulimit -n 4096', and
+ * retry"). Returns the status. */
+lp_status lp_error_errno(lp_error *err, int e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The advice part alone ("" when e has none); out is NUL-terminated. */
+void lp_errno_advice(int e, char *out, size_t n);
 
 /* ------------------------------------------------------------------------------------------
  * Allocation. These never return NULL: exhaustion prints one line saying what to do and
@@ -325,8 +348,15 @@ void lp_format_iso8601(int64_t wall_ms, char out[32]);
 
 /* Parse a whole decimal unsigned number (no sign, no spaces); false on junk or overflow. */
 bool lp_parse_u64(lp_str s, uint64_t *out);
-/* Read a whole file into out, failing with LP_ETOOBIG past max_bytes. */
+/* Read a whole regular file into out, failing with LP_ETOOBIG past max_bytes (decided from
+ * the size when it is known). The open never blocks (O_NONBLOCK) and anything but a regular
+ * file (fifo, socket, device, folder) is refused with LP_EIO "... is not a regular file
+ * (fifo)". Files of a work tree are read with lp_scan_read (src/scan), which also keeps the
+ * read inside the root; this is for the state folder, configuration and arguments. */
 lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err);
+/* "regular file", "folder", "fifo", "socket", "character device", "block device",
+ * "symlink" or "special file" for a st_mode. Static string. */
+const char *lp_file_type_name(unsigned mode);
 /* Map a whole regular file read-only. LP_ENOENT / LP_EIO when it cannot be opened or is not
  * a regular file, LP_ETOOBIG past max_bytes, LP_ECORRUPT when empty; the message names it as
  * "<what> <path>", says what is wrong, then "; <hint>" (hint may be NULL). Release with
@@ -338,6 +368,15 @@ lp_status lp_write_file_atomic(const char *path, const void *p, size_t n, lp_err
 /* The same without fsync: readers see the old or the new bytes, never a torn file, but a
  * crash may lose the update. For notes such as a writer's progress, rewritten often. */
 lp_status lp_write_file_replace(const char *path, const void *p, size_t n, lp_error *err);
+/* Raise the soft open-file limit (RLIMIT_NOFILE) to min(want, hard limit) when it is lower,
+ * as Go and many servers do at start: a soft limit of 1024 under a hard one of 1M is a
+ * default, not a choice. A hard limit (e.g. `ulimit -n 64` in a shell sets both) is kept,
+ * and then builds fail cleanly with LP_ELIMIT. Call once, before any thread. */
+void lp_fd_limit_raise(uint64_t want);
+/* Descriptors this process can still open under its soft limit (the limit minus those
+ * open now); UINT64_MAX when unlimited or unknown. */
+uint64_t lp_fd_free(void);
+
 /* mkdir -p with mode 0700 for created folders. */
 lp_status lp_mkdir_p(const char *path, lp_error *err);
 

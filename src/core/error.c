@@ -3,6 +3,7 @@
  */
 #include "core/core.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <errno.h>
@@ -20,7 +21,7 @@ static const struct {
     {LP_ETOOBIG, "too_big"},
     {LP_EBUSY, "busy"},
     {LP_EPATH, "path_refused"},
-    {LP_ECORRUPT, "corrupt"},
+    {LP_ECORRUPT, "damaged"},
     {LP_ECANCELED, "cancelled"},
     {LP_ENOTINDEXED, "not_indexed"},
     {LP_EREINDEX, "requires_reindex"},
@@ -31,6 +32,8 @@ static const struct {
     {LP_ESQL, "storage_error"},
     {LP_EEXIST, "already_exists"},
     {LP_EUSAGE, "usage"},
+    {LP_ELIMIT, "resource_limit"},
+    {LP_ENOSPC, "disk_full"},
 };
 
 const char *lp_status_code(lp_status s)
@@ -83,6 +86,95 @@ void lp_error_prefix(lp_error *err, const char *fmt, ...)
     size_t n = lp_utf8_cut(both, strlen(both), sizeof err->msg - 1);
     memcpy(err->msg, both, n);
     err->msg[n] = '\0';
+}
+
+bool lp_errno_is_resource(int e)
+{
+    return e == EMFILE || e == ENFILE || e == ENOMEM || e == ENOBUFS || e == EFBIG;
+}
+
+bool lp_errno_is_permission(int e) { return e == EACCES || e == EPERM; }
+
+bool lp_errno_is_vanished(int e) { return e == ENOENT || e == ENOTDIR; }
+
+lp_status lp_status_of_errno(int e)
+{
+    if (lp_errno_is_vanished(e))
+        return LP_ENOENT;
+    if (lp_errno_is_resource(e))
+        return LP_ELIMIT;
+    if (e == ENOSPC || e == EDQUOT)
+        return LP_ENOSPC;
+    return LP_EIO;
+}
+
+static void limit_text(int res, char *out, size_t n)
+{
+    struct rlimit rl;
+    if (getrlimit(res, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        snprintf(out, n, "unlimited");
+    else
+        snprintf(out, n, "%llu", (unsigned long long)rl.rlim_cur);
+}
+
+void lp_errno_advice(int e, char *out, size_t n)
+{
+    char v[32];
+    switch (e) {
+    case EMFILE:
+        limit_text(RLIMIT_NOFILE, v, sizeof v);
+        snprintf(out, n, "the open-file limit (ulimit -n) is %s; raise it, e.g. 'ulimit -n 4096', "
+                 "and retry", v);
+        break;
+    case ENFILE:
+        snprintf(out, n, "the system-wide open-file table is full (fs.file-max); close other "
+                         "programs or raise it, and retry");
+        break;
+    case ENOMEM:
+    case ENOBUFS:
+        snprintf(out, n, "the kernel is out of memory; free memory and retry");
+        break;
+    case EFBIG: {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            snprintf(v, sizeof v, "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+        else
+            snprintf(v, sizeof v, "unlimited");
+        snprintf(out, n, "the file-size limit (ulimit -f) is %s; raise it and retry", v);
+        break;
+    }
+    case ENOSPC:
+    case EDQUOT:
+        snprintf(out, n, "the disk is full; free space and retry");
+        break;
+    default:
+        if (n)
+            out[0] = '\0';
+    }
+}
+
+lp_status lp_error_errno(lp_error *err, int e, const char *fmt, ...)
+{
+    lp_status code = lp_status_of_errno(e);
+    if (!err)
+        return code;
+    char head[LP_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    char advice[160];
+    lp_errno_advice(e, advice, sizeof advice);
+    /* The advice matters more than the end of a long path: cut the head, not the advice. */
+    size_t tail = strlen(strerror(e)) + 2 + (advice[0] ? strlen(advice) + 2 : 0);
+    size_t room = tail + 1 < sizeof err->msg ? sizeof err->msg - 1 - tail : 0;
+    if (strlen(head) > room) {
+        while (room && ((unsigned char)head[room] & 0xC0) == 0x80)
+            room--; /* on a character boundary */
+        head[room] = '\0';
+    }
+    return lp_error_set(err, code, "%s: %s%s%s", head, strerror(e), advice[0] ? "; " : "",
+                        advice);
 }
 
 void lp_error_clear(lp_error *err)

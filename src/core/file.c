@@ -4,26 +4,62 @@
 #include "core/core.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+const char *lp_file_type_name(unsigned mode)
+{
+    if (S_ISREG(mode))
+        return "regular file";
+    if (S_ISDIR(mode))
+        return "folder";
+    if (S_ISFIFO(mode))
+        return "fifo";
+    if (S_ISSOCK(mode))
+        return "socket";
+    if (S_ISCHR(mode))
+        return "character device";
+    if (S_ISBLK(mode))
+        return "block device";
+    if (S_ISLNK(mode))
+        return "symlink";
+    return "special file";
+}
 
 lp_status lp_read_file(const char *path, size_t max_bytes, lp_buf *out, lp_error *err)
 {
     lp_buf_reset(out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a fifo put where a file was expected must not block the open. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return lp_error_set(err, errno == ENOENT ? LP_ENOENT : LP_EIO, "cannot open %s: %s", path,
-                            strerror(errno));
+        return lp_error_errno(err, errno, "cannot open %s", path);
     lp_status rc = LP_OK;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        rc = lp_error_errno(err, errno, "cannot stat %s", path);
+        close(fd);
+        return rc;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return lp_error_set(err, LP_EIO, "%s is not a regular file (%s); not read", path,
+                            lp_file_type_name(sb.st_mode));
+    }
+    if ((uint64_t)sb.st_size > max_bytes) {
+        close(fd);
+        return lp_error_set(err, LP_ETOOBIG, "%s is larger than %zu bytes", path, max_bytes);
+    }
     char chunk[65536];
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            rc = lp_error_set(err, LP_EIO, "cannot read %s: %s", path, strerror(errno));
+            rc = lp_error_errno(err, errno, "cannot read %s", path);
             break;
         }
         if (n == 0)
@@ -50,7 +86,7 @@ lp_status lp_map_file(const char *path, const char *what, const char *hint, size
     char problem[160] = "";
     lp_status rc = LP_OK;
     struct stat sb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         rc = errno == ENOENT ? LP_ENOENT : LP_EIO;
         snprintf(problem, sizeof problem, "cannot be opened (%s)", strerror(errno));
@@ -91,7 +127,7 @@ static lp_status write_replace(const char *path, const void *p, size_t n, bool d
     lp_status rc = LP_OK;
     int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        rc = lp_error_set(err, LP_EIO, "cannot create %s: %s", tmp.ptr, strerror(errno));
+        rc = lp_error_errno(err, errno, "cannot create %s", tmp.ptr);
         goto done;
     }
     const char *c = p;
@@ -101,17 +137,17 @@ static lp_status write_replace(const char *path, const void *p, size_t n, bool d
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            rc = lp_error_set(err, LP_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
+            rc = lp_error_errno(err, errno, "cannot write %s", tmp.ptr);
             break;
         }
         c += w;
         left -= (size_t)w;
     }
     if (!rc && durable && fsync(fd) != 0)
-        rc = lp_error_set(err, LP_EIO, "cannot sync %s: %s", tmp.ptr, strerror(errno));
+        rc = lp_error_errno(err, errno, "cannot sync %s", tmp.ptr);
     close(fd);
     if (!rc && rename(tmp.ptr, path) != 0)
-        rc = lp_error_set(err, LP_EIO, "cannot rename onto %s: %s", path, strerror(errno));
+        rc = lp_error_errno(err, errno, "cannot rename onto %s", path);
     if (rc)
         unlink(tmp.ptr);
 done:
@@ -145,7 +181,7 @@ lp_status lp_mkdir_p(const char *path, lp_error *err)
         char saved = b.ptr[i];
         b.ptr[i] = '\0';
         if (mkdir(b.ptr, 0700) != 0 && errno != EEXIST) {
-            rc = lp_error_set(err, LP_EIO, "cannot create folder %s: %s", b.ptr, strerror(errno));
+            rc = lp_error_errno(err, errno, "cannot create folder %s", b.ptr);
             b.ptr[i] = saved;
             goto done;
         }
@@ -154,4 +190,37 @@ lp_status lp_mkdir_p(const char *path, lp_error *err)
 done:
     lp_buf_release(&b);
     return rc;
+}
+
+void lp_fd_limit_raise(uint64_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= want)
+        return;
+    rlim_t to = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? (rlim_t)want : rl.rlim_max;
+    if (to <= rl.rlim_cur)
+        return;
+    rl.rlim_cur = to;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+uint64_t lp_fd_free(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return UINT64_MAX;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return UINT64_MAX;
+    uint64_t open_now = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        uint64_t fd;
+        /* descriptors at or above the limit do not take a slot below it */
+        if (lp_parse_u64(lp_str_c(e->d_name), &fd) && fd < rl.rlim_cur)
+            open_now++;
+    }
+    closedir(d);
+    open_now = open_now ? open_now - 1 : 0; /* the listing's own descriptor */
+    return rl.rlim_cur > open_now ? rl.rlim_cur - open_now : 0;
 }

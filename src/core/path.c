@@ -84,6 +84,11 @@ lp_status lp_path_real(const char *path, lp_buf *out, lp_error *err)
     char resolved[PATH_MAX];
     if (!realpath(path, resolved)) {
         int e = errno;
+        if (e == ELOOP)
+            return lp_error_set(err, LP_EPATH,
+                                "%s is a symlink loop (a symlink on it leads back to itself, "
+                                "directly or through others); it leads to no file",
+                                path);
         return lp_error_set(err, e == ENOENT ? LP_ENOENT : LP_EPATH, "cannot resolve %s: %s",
                             path, strerror(e));
     }

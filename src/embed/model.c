@@ -409,7 +409,7 @@ const char *lp_embed_default_identity(void)
         const char *env = getenv("LOUPE_EMBED_MODEL");
         if (env && *env) {
             if (strcmp(env, "none") != 0) {
-                int fd = open(env, O_RDONLY | O_CLOEXEC);
+                int fd = open(env, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a fifo */
                 if (fd >= 0) {
                     ssize_t r = read(fd, head, sizeof head);
                     n = r > 0 ? (size_t)r : 0;

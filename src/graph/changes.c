@@ -10,6 +10,7 @@
  * their symbol mapping approximate.
  */
 #include "graph/graph_int.h"
+#include "scan/scan.h"
 
 #include <git2.h>
 #include <pthread.h>
@@ -338,12 +339,13 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
             break;
         /* freshness: the bytes on disk against the publication */
         bool stale = false;
-        lp_buf path;
-        lp_buf_init(&path, 0);
-        lp_buf_printf(&path, "%s/%s", root, f->path);
+        /* the scanner's read: never through a symlink out of the root, never blocking on a
+         * fifo, regular files only, bounded */
         lp_error rerr;
-        bool on_disk = lp_read_file(path.ptr, (size_t)64 << 20, &disk, &rerr) == LP_OK;
-        lp_buf_release(&path);
+        lp_skip_reason skip = LP_SKIP_NONE;
+        bool on_disk = lp_scan_read(root, f->path, LP_SCAN_MAX_FILE_BYTES, &disk, &skip, &rerr) ==
+                           LP_OK &&
+                       skip == LP_SKIP_NONE;
         if (fid && on_disk)
             stale = !lp_hash128_eq(lp_hash128_of(disk.ptr, disk.len), pubhash);
         else if (fid && !on_disk)

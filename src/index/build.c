@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------------------------
@@ -89,6 +91,9 @@ static lp_status blob_map_load(lp_store *st, blob_map *m, lp_error *err)
 /* ---------------------------------------------------------------------------------------
  * Work items and results. */
 typedef enum result_kind {
+    RES_FAIL,  /* could not be read for a reason that is not the file's (a limit, EIO):
+                  the build fails, the previous publication stays */
+    RES_GONE,  /* vanished since the walk: removed from the publication, not a skip */
     RES_SKIP,  /* not searchable (binary, too large, unreadable) */
     RES_SAME,  /* bytes equal the stored blob: only stat data changed */
     RES_REUSE, /* content already indexed under another path or earlier */
@@ -98,6 +103,7 @@ typedef enum result_kind {
 typedef struct work_item {
     const lp_scan_entry *entry;
     const lp_stored_file *stored; /* NULL for a new path */
+    bool same_stat;               /* a rebuild reads it although its stat agrees */
 } work_item;
 
 typedef struct result {
@@ -113,6 +119,7 @@ typedef struct result {
     lp_arena arena;      /* RES_NEW: parse output */
     lp_parse_result pr;  /* RES_NEW */
     lp_buf vecs;         /* RES_NEW: one stored vector per chunk (empty without a model) */
+    lp_error err;        /* RES_FAIL */
     struct result *next; /* queue link */
 } result;
 
@@ -123,9 +130,11 @@ typedef struct build {
     work_item *items;
     size_t nitems;
     const blob_map *known;
+    bool rebuild;                /* evidence was reset: every file is new evidence */
     bool embed;                  /* the dense channel has a provider: embed chunks */
     int embed_broken;            /* a connected provider failed: no more requests (atomic) */
     uint32_t embed_dim;
+    lp_parse_opts parse_opts; /* the per-file parse budget */
 
     pthread_mutex_t mu;
     pthread_cond_t can_push, can_pop;
@@ -165,12 +174,15 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
     lp_status rc = lp_scan_read(b->root, it->entry->path, b->max_file_bytes, &r->content,
                                 &r->skip, &err);
     if (rc || r->skip != LP_SKIP_NONE) {
-        if (rc) {
+        r->kind = RES_SKIP;
+        if (rc == LP_ENOENT) {
+            r->kind = RES_GONE;
+        } else if (rc) {
             lp_log(LP_LOG_WARN, "index.read_failed", "path=%s error=\"%s\"", it->entry->path,
                    err.msg);
-            r->skip = LP_SKIP_UNREADABLE;
+            r->kind = RES_FAIL;
+            r->err = err;
         }
-        r->kind = RES_SKIP;
         lp_buf_release(&r->content);
         return;
     }
@@ -178,7 +190,8 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
     r->hash = lp_hash128_of(r->content.ptr, r->content.len);
     lp_str head = {r->content.ptr, LP_MIN(r->content.len, (size_t)4096)};
     r->lang = lp_lang_detect(lp_str_c(it->entry->path), head);
-    if (it->stored && it->stored->lang == r->lang && lp_hash128_eq(it->stored->hash, r->hash)) {
+    if (!b->rebuild && it->stored && it->stored->lang == r->lang &&
+        lp_hash128_eq(it->stored->hash, r->hash)) {
         r->kind = RES_SAME;
         r->bid = it->stored->bid;
         lp_buf_release(&r->content);
@@ -192,7 +205,8 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
         return;
     }
     r->kind = RES_NEW;
-    if (lp_parse(r->lang, lp_buf_str(&r->content), NULL, &r->arena, &r->pr, &err) != LP_OK) {
+    if (lp_parse(r->lang, lp_buf_str(&r->content), &b->parse_opts, &r->arena, &r->pr, &err) !=
+        LP_OK) {
         /* A parser that refuses the input still leaves the text searchable. */
         lp_log(LP_LOG_WARN, "index.parse_failed", "path=%s error=\"%s\"", it->entry->path,
                err.msg);
@@ -318,6 +332,7 @@ typedef struct writer {
     bool *in_pub;
     uint64_t last_progress_ns;
     uint64_t start_ns;
+    int64_t id_floor; /* publication ids continue above this (a replaced damaged file) */
 } writer;
 
 static const char SQL_FILE_UPSERT[] =
@@ -326,7 +341,6 @@ static const char SQL_FILE_UPSERT[] =
     " ON CONFLICT(path) DO UPDATE SET bid = excluded.bid, size = excluded.size,"
     " mtime_ns = excluded.mtime_ns, ino = excluded.ino, mode = excluded.mode";
 static const char SQL_FILE_DELETE[] = "DELETE FROM files WHERE path = ?1";
-static const char SQL_BID_USED[] = "SELECT 1 FROM files WHERE bid = ?1 LIMIT 1";
 
 static lp_status file_upsert(writer *w, const lp_scan_entry *e, int64_t bid, lp_error *err)
 {
@@ -382,6 +396,17 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
     const work_item *it = &b->items[r->item];
     const lp_scan_entry *e = it->entry;
     lp_index_report *rep = w->rep;
+    if (r->kind == RES_FAIL) {
+        *err = r->err;
+        return err->code ? err->code : LP_EIO;
+    }
+    if (r->kind == RES_GONE) {
+        if (it->stored) {
+            rep->deleted++;
+            return file_delete(w, it->stored, err);
+        }
+        return LP_OK;
+    }
     rep->files_read++;
     if (r->kind == RES_SKIP) {
         lp_vec_push(&w->skips,
@@ -410,13 +435,28 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
             }
             blob_map_put(&w->fresh, r->hash, (uint32_t)r->lang, bid);
             rep->parsed++;
+            if (r->pr.parse_budget) {
+                rep->skip_counts[LP_SKIP_PARSE_BUDGET]++;
+                lp_log(LP_LOG_WARN, "index.parse_budget",
+                       "path=%s over=%s effect=\"indexed as text (no symbols)\"", e->path,
+                       r->pr.parse_budget);
+            }
         } else {
             rep->reused++;
         }
     } else if (r->kind == RES_REUSE) {
         rep->reused++;
     }
-    if (!it->stored) {
+    if (b->rebuild) {
+        /* all evidence is new; the counts still compare with the previous generation */
+        if (!it->stored)
+            rep->added++;
+        else if (!it->same_stat && it->stored->lang == r->lang &&
+                 lp_hash128_eq(it->stored->hash, r->hash))
+            rep->touched++;
+        else if (!it->same_stat)
+            rep->changed++;
+    } else if (!it->stored) {
         rep->added++;
         lp_vec_push(&w->changes, ((lp_graph_change){e->path, 0, 0, bid}));
     } else if (r->kind == RES_SAME) {
@@ -427,35 +467,6 @@ static lp_status write_result(writer *w, build *b, result *r, lp_error *err)
         lp_vec_push(&w->changes, ((lp_graph_change){e->path, it->stored->fid, it->stored->bid, bid}));
     }
     return file_upsert(w, e, bid, err);
-}
-
-static lp_status collect_orphans(writer *w, lp_error *err)
-{
-    sqlite3_stmt *s;
-    lp_status rc = LP_OK;
-    for (size_t i = 0; i < w->maybe_orphans.len && !rc; i++) {
-        int64_t bid = w->maybe_orphans.items[i];
-        if ((rc = lp_store_prepare(w->st, SQL_BID_USED, &s, err)))
-            break;
-        sqlite3_bind_int64(s, 1, bid);
-        int step = sqlite3_step(s);
-        sqlite3_reset(s);
-        if (step == SQLITE_ROW)
-            continue;
-        if (step != SQLITE_DONE) {
-            rc = lp_store_sql_error(w->st, "collecting evidence", err);
-            break;
-        }
-        /* Several paths may have pointed at one blob: collect it once. */
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = w->maybe_orphans.items[j] == bid;
-        if (seen)
-            continue;
-        if (!(rc = lp_evidence_collect(w->st, bid, err)))
-            w->rep->collected++;
-    }
-    return rc;
 }
 
 /* The stat columns of a stored skip agree with rec (NULL columns when rec has none). */
@@ -589,16 +600,17 @@ static lp_status insert_publication(writer *w, lp_error *err)
     lp_hash128_bytes(rep->merkle, mk);
     uint64_t skipped = 0;
     for (int i = 0; i < LP_SKIP_COUNT; i++)
-        if (i != LP_SKIP_IGNORED)
+        if (i != LP_SKIP_IGNORED && i != LP_SKIP_PARSE_BUDGET) /* parse_budget is indexed */
             skipped += rep->skip_counts[i];
     if ((rc = lp_store_prepare(w->st,
-                               "INSERT INTO publications(created_ms, op, fingerprint, merkle,"
+                               "INSERT INTO publications(id, created_ms, op, fingerprint, merkle,"
                                " files, bytes, symbols, chunks, skipped, partial, duration_ms)"
-                               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                               " VALUES((SELECT max(coalesce(max(id), 0), ?12) + 1"
+                               " FROM publications), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                                &s, err)))
         return rc;
     sqlite3_bind_int64(s, 1, lp_wall_ms());
-    sqlite3_bind_text(s, 2, lp_index_op_name(w->opts->op), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, lp_index_op_name(rep->op), -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, fp.text, -1, SQLITE_TRANSIENT);
     sqlite3_bind_blob(s, 4, mk, 16, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 5, (sqlite3_int64)rep->files);
@@ -608,6 +620,7 @@ static lp_status insert_publication(writer *w, lp_error *err)
     sqlite3_bind_int64(s, 9, (sqlite3_int64)skipped);
     sqlite3_bind_int(s, 10, rep->partial ? 1 : 0);
     sqlite3_bind_int64(s, 11, (sqlite3_int64)((lp_now_ns() - w->start_ns) / 1000000));
+    sqlite3_bind_int64(s, 12, w->id_floor);
     rc = sqlite3_step(s) == SQLITE_DONE ? LP_OK
                                         : lp_store_sql_error(w->st, "publishing", err);
     sqlite3_reset(s);
@@ -624,12 +637,103 @@ const char *lp_index_op_name(lp_index_op op)
     return op == LP_INDEX_REINDEX ? "reindex" : op == LP_INDEX_SYNC ? "sync" : "create";
 }
 
-static unsigned worker_count(const lp_index_opts *opts)
+/* Descriptors a parse worker holds at most at once: the root, one folder (the
+ * component-by-component open on kernels without openat2) and the file. */
+#define FDS_PER_WORKER 3
+/* Kept free for the writer: the lease note's temporary file, SQLite reopening its journal
+ * or a shared-memory file, a connected embedding provider's socket. */
+#define FDS_RESERVED 6
+
+/* Workers that fit the open-file limit next to what is open now, at least 1: a low limit
+ * gives fewer workers rather than a failed build (a limit too low for one fails cleanly
+ * with LP_ELIMIT when a descriptor is refused). */
+static unsigned fd_fit(unsigned want)
+{
+    uint64_t free_now = lp_fd_free();
+    if (free_now == UINT64_MAX)
+        return want;
+    uint64_t fit = free_now > FDS_RESERVED ? (free_now - FDS_RESERVED) / FDS_PER_WORKER : 0;
+    if (fit < want) {
+        lp_log(LP_LOG_INFO, "index.workers_capped", "wanted=%u fit=%llu free_fds=%llu", want,
+               (unsigned long long)fit, (unsigned long long)free_now);
+        return fit ? (unsigned)fit : 1;
+    }
+    return want;
+}
+
+/* Memory this process may still use: MemAvailable, the cgroup's room, RLIMIT_AS; the least
+ * of those known (0: unknown). */
+static uint64_t memory_room(void)
+{
+    uint64_t room = 0;
+    char line[128];
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (f) {
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                room = (uint64_t)kb << 10;
+        fclose(f);
+    }
+    unsigned long long max = 0, cur = 0;
+    f = fopen("/sys/fs/cgroup/memory.max", "re");
+    if (f) {
+        if (fscanf(f, "%llu", &max) != 1)
+            max = 0; /* "max": no limit */
+        fclose(f);
+    }
+    f = fopen("/sys/fs/cgroup/memory.current", "re");
+    if (f) {
+        if (fscanf(f, "%llu", &cur) != 1)
+            cur = 0;
+        fclose(f);
+    }
+    if (max && max > cur && (!room || max - cur < room))
+        room = max - cur;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (!room || (uint64_t)rl.rlim_cur < room))
+        room = (uint64_t)rl.rlim_cur;
+    return room;
+}
+
+/* Parse workers: --threads, else one per CPU (at most 16), but no more than half the
+ * memory room can hold at one parse budget each (plus the file and its output): four
+ * 8 MiB generated files parsed at once must not take the machine's memory. */
+static unsigned worker_count(const lp_index_opts *opts, uint64_t budget_bytes)
 {
     if (opts->threads)
-        return opts->threads;
+        return fd_fit(opts->threads);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+    unsigned want = n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+    uint64_t room = memory_room();
+    if (budget_bytes && room) {
+        uint64_t per = budget_bytes + ((uint64_t)32 << 20);
+        uint64_t fit = room / 2 / per;
+        if (fit < want) {
+            lp_log(LP_LOG_INFO, "index.workers_by_memory", "cpus=%u room_mb=%llu workers=%llu",
+                   want, (unsigned long long)(room >> 20),
+                   (unsigned long long)(fit ? fit : 1));
+            want = fit ? (unsigned)fit : 1;
+        }
+    }
+    return fd_fit(want);
+}
+
+/* Rebuild a sync's evidence from nothing when it would touch at least
+ * LOUPE_SYNC_REBUILD_PERCENT (default 20) percent of a tree of at least
+ * LOUPE_SYNC_REBUILD_MIN_FILES (default 1000) files. Small trees stay incremental: the
+ * difference is milliseconds there, and the incremental path keeps its coverage. */
+static bool rebuild_pays(size_t stored, size_t touched)
+{
+    uint64_t pct = 20, min_files = 1000, v;
+    const char *e = getenv("LOUPE_SYNC_REBUILD_PERCENT");
+    if (e && lp_parse_u64(lp_str_c(e), &v) && v <= 100)
+        pct = v;
+    e = getenv("LOUPE_SYNC_REBUILD_MIN_FILES");
+    if (e && lp_parse_u64(lp_str_c(e), &v))
+        min_files = v;
+    return pct > 0 && stored >= min_files && stored > 0 && touched * 100 >= pct * stored;
 }
 
 static uint64_t default_limit(void)
@@ -680,35 +784,148 @@ static lp_status total_limit(lp_store *st, const lp_index_opts *opts, uint64_t *
 }
 
 
-/* Open the writer connection; on reindex, an incompatible database is replaced. */
-static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_store **st,
-                             lp_error *err)
+static const char *const db_files[] = {"index.db", "index.db-wal", "index.db-shm"};
+
+/* Remove the root's database files (called with the writer lease held and no connection
+ * open): a database that serves nothing (unpublished, or unservable on reindex). */
+static void remove_db_files(const char *root)
 {
-    lp_status rc = lp_store_open(root, LP_STORE_WRITE, st, err);
-    if (rc != LP_EREINDEX && rc != LP_ECORRUPT)
-        return rc;
-    if (opts->op != LP_INDEX_REINDEX)
-        return rc;
-    /* Unservable anyway: start over (we hold the lease). */
     lp_buf dir, p;
     lp_buf_init(&dir, 0);
     lp_buf_init(&p, 0);
     if (lp_store_root_dir(root, &dir, NULL) == LP_OK) {
-        static const char *const files[] = {"index.db", "index.db-wal", "index.db-shm"};
-        for (size_t i = 0; i < LP_ARRAY_LEN(files); i++) {
+        for (size_t i = 0; i < LP_ARRAY_LEN(db_files); i++) {
             lp_buf_reset(&p);
-            lp_buf_printf(&p, "%s/%s", dir.ptr, files[i]);
+            lp_buf_printf(&p, "%s/%s", dir.ptr, db_files[i]);
             unlink(p.ptr);
         }
+        lp_log(LP_LOG_INFO, "index.db_removed", "root=%s dir=%s", root, dir.ptr);
     }
     lp_buf_release(&dir);
     lp_buf_release(&p);
+}
+
+/* The highest publication id of root's database, when it can still be read (a damaged file
+ * is being replaced: the new one continues its ids, so an old continuation handle can never
+ * name a publication of the new file). Else the time in seconds, above any id in practice. */
+static int64_t publication_floor(lp_store *st)
+{
+    int64_t floor = lp_wall_ms() / 1000;
+    sqlite3_stmt *s = NULL;
+    if (st && sqlite3_prepare_v2(lp_store_db(st), "SELECT max(id) FROM publications", -1, &s,
+                                 NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER)
+        floor = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return floor;
+}
+
+/* Open the writer connection. create and sync refuse a root noted as damaged; after a
+ * writer died mid-build the database is checked (quick_check) before anything is built on
+ * it. reindex always ends with a sound database: it checks the file in full, and a damaged
+ * one (or fresh = true: an in-place rebuild met damage) is moved aside and rebuilt from
+ * nothing; an incompatible (newer) schema is replaced. */
+static lp_status open_writer(const char *root, const lp_index_opts *opts, lp_lease *lease,
+                             bool fresh, lp_store **st, lp_index_report *rep, int64_t *id_floor,
+                             lp_error *err)
+{
+    *id_floor = 0;
+    char damage[200] = "";
+    bool noted = lp_store_damage_get(root, damage, sizeof damage);
+    bool reindex = opts->op == LP_INDEX_REINDEX;
+    if (noted && !reindex)
+        return lp_store_damaged_error(root, damage, err);
+    lp_status rc = lp_store_open(root, LP_STORE_WRITE, st, err);
+    if (!rc && (reindex || lp_lease_after_crash(lease))) {
+        if (lp_lease_after_crash(lease))
+            lp_log(LP_LOG_INFO, "index.check_after_crash", "root=%s", root);
+        rc = noted || fresh ? lp_store_damaged_error(root, damage, err)
+                            : lp_store_check(*st, reindex, err);
+    }
+    if (!reindex || (rc != LP_EREINDEX && rc != LP_ECORRUPT))
+        return rc;
+    /* Unservable anyway: start over (we hold the lease). */
+    if (rc == LP_ECORRUPT) {
+        *id_floor = publication_floor(*st);
+        lp_store_close(*st);
+        *st = NULL;
+        lp_buf aside;
+        lp_buf_init(&aside, 0);
+        lp_log(LP_LOG_WARN, "index.rebuild_damaged", "root=%s error=\"%s\"", root, err->msg);
+        lp_error_clear(err);
+        rc = lp_store_set_aside(root, &aside, err);
+        snprintf(rep->set_aside, sizeof rep->set_aside, "%s", aside.ptr ? aside.ptr : "");
+        lp_buf_release(&aside);
+        if (rc)
+            return rc;
+        /* What is there now is a new, empty database: if this rebuild stops, the root is
+         * simply not indexed, not damaged. */
+        lp_store_damage_forget(root);
+    } else {
+        lp_store_close(*st);
+        *st = NULL;
+        remove_db_files(root);
+    }
     lp_error_clear(err);
     return lp_store_open(root, LP_STORE_WRITE, st, err);
 }
 
+/* A build failed for a reason outside the tree (a limit, the disk): say that nothing was
+ * published and which publication still serves, when the message has room for it. */
+static void say_nothing_published(lp_error *err, int64_t kept)
+{
+    if (!err)
+        return;
+    char tail[96];
+    if (kept)
+        snprintf(tail, sizeof tail, "; nothing was published (publication %lld stays current)",
+                 (long long)kept);
+    else
+        snprintf(tail, sizeof tail, "; nothing was published");
+    size_t n = strlen(err->msg), t = strlen(tail);
+    if (n + t < sizeof err->msg)
+        memcpy(err->msg + n, tail, t + 1);
+}
+
+static lp_status build_once(const char *root, const lp_index_opts *opts, bool fresh,
+                            lp_index_report *rep, lp_error *err);
+
+/* A cancellation point: LP_ECANCELED once the flag is set (another thread, or a signal
+ * handler, may set it at any time). */
+static lp_status check_cancel(const char *root, const lp_index_opts *opts, lp_error *err)
+{
+    if (opts->cancel && __atomic_load_n(opts->cancel, __ATOMIC_RELAXED))
+        return lp_error_set(err, LP_ECANCELED, "indexing of %s was cancelled", root);
+    return LP_OK;
+}
+
+/* Test hook: sleep LOUPE_TEST_PAUSE_<what>_MS milliseconds (tests send a signal then). */
+static void test_pause(const char *var)
+{
+    const char *v = getenv(var);
+    uint64_t ms = 0;
+    if (v && lp_parse_u64(lp_str_c(v), &ms) && ms)
+        usleep((useconds_t)LP_MIN(ms, 10000u) * 1000u);
+}
+
 lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_report *rep,
                        lp_error *err)
+{
+    lp_status rc = build_once(root, opts, false, rep, err);
+    if (rc == LP_ECORRUPT && opts->op == LP_INDEX_REINDEX) {
+        /* The database passed its check but a page read during the rebuild was damaged:
+         * nothing was committed; start again from an empty file. */
+        lp_log(LP_LOG_WARN, "index.reindex_met_damage", "root=%s error=\"%s\"", root, err->msg);
+        lp_error_clear(err);
+        rc = build_once(root, opts, true, rep, err);
+    }
+    if (rc == LP_OK && opts->op == LP_INDEX_REINDEX)
+        lp_store_damage_forget(root);
+    return rc;
+}
+
+static lp_status build_once(const char *root, const lp_index_opts *opts, bool fresh,
+                            lp_index_report *rep, lp_error *err)
 {
     memset(rep, 0, sizeof *rep);
     lp_lang_init();
@@ -729,6 +946,10 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     lp_stored_file *stored = NULL, *binary = NULL;
     size_t nstored = 0, nbinary = 0;
     LP_VEC(work_item) items = {0};
+    lp_publication cur = {0};
+    bool first_build = false; /* the database holds no publication: a failure removes it */
+    int64_t probed_id = 0;    /* sync: the current publication before the lease was taken */
+    LP_VEC(work_item) same = {0}; /* files whose stat agrees (read only by a rebuild) */
     pthread_mutex_init(&b.mu, NULL);
     pthread_cond_init(&b.can_push, NULL);
     pthread_cond_init(&b.can_pop, NULL);
@@ -742,6 +963,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         if (!rc)
             rc = lp_store_current(probe, &p, err);
         lp_store_close(probe);
+        probed_id = p.id;
         if (!rc && p.id == 0)
             rc = lp_error_set(err, LP_ENOTINDEXED, "%s is not indexed yet; run 'loupe index %s'",
                               root, root);
@@ -750,16 +972,16 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     }
     if ((rc = lp_lease_acquire(root, lp_index_op_name(opts->op), &lease, err)))
         goto done;
-    if ((rc = open_writer(root, opts, &st, err)))
+    int64_t id_floor = 0;
+    if ((rc = open_writer(root, opts, lease, fresh, &st, rep, &id_floor, err)))
         goto done;
-    lp_publication cur;
     if ((rc = lp_store_current(st, &cur, err)))
         goto done;
+    first_build = cur.id == 0;
+    rep->op = opts->op == LP_INDEX_CREATE && cur.id ? LP_INDEX_SYNC : opts->op;
     if (cur.id && !lp_publication_compatible(&cur) && opts->op != LP_INDEX_REINDEX) {
-        rc = lp_error_set(err, LP_EREINDEX,
-                          "the index of %s was built by a different loupe version (%s); run "
-                          "'loupe reindex %s'",
-                          root, cur.fingerprint.text, root);
+        lp_fingerprint_explain(&cur, root, false, err->msg, sizeof err->msg);
+        rc = err->code = LP_EREINDEX;
         goto done;
     }
     if ((rc = lp_store_exec(st, "BEGIN IMMEDIATE", err)))
@@ -768,7 +990,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     /* Databases made before the vectors table existed get it here (same transaction). */
     if ((rc = lp_embed_store_ensure(st, err)))
         goto done;
-    w = (writer){.st = st, .opts = opts, .rep = rep, .lease = lease, .start_ns = t0};
+    w = (writer){.st = st, .opts = opts, .rep = rep, .lease = lease, .start_ns = t0,
+                 .id_floor = id_floor};
     report_progress(&w, "scanning", 0, 0, 0, 0, true);
 
     if (opts->op == LP_INDEX_REINDEX) {
@@ -831,6 +1054,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         admitted += e->size;
         if (f && lp_index_stat_same(f, e)) {
             rep->unchanged++;
+            lp_vec_push(&same, ((work_item){e, f, true}));
             continue;
         }
         while (bi < nbinary && strcmp(binary[bi].path, e->path) < 0)
@@ -841,12 +1065,30 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
             rep->skip_counts[LP_SKIP_BINARY]++;
             continue;
         }
-        lp_vec_push(&items, ((work_item){e, f}));
+        lp_vec_push(&items, ((work_item){e, f, false}));
     }
     for (; si < nstored; si++) {
         if ((rc = file_delete(&w, &stored[si], err)))
             goto done;
         rep->deleted++;
+    }
+    /* A sync that changes much of a large tree rebuilds its evidence from nothing, like a
+     * create: an incremental sync costs the single writer ~4x a create per changed file
+     * (the dead blobs' FTS rows are deleted by re-parsing them, the graph is relinked where
+     * the changes reach), so past ~25% changed it is slower than starting over
+     * (docs/decisions/0008-sync-collect.md). Results are the same either way. */
+    if (cur.id && opts->op != LP_INDEX_REINDEX &&
+        rebuild_pays(nstored, items.len + rep->deleted)) {
+        lp_log(LP_LOG_INFO, "index.sync_rebuild", "root=%s stored=%zu to_read=%zu deleted=%llu",
+               root, nstored, items.len, (unsigned long long)rep->deleted);
+        if ((rc = lp_evidence_reset_all(st, err)) || (rc = lp_graph_evidence_bulk_begin(st, err)))
+            goto done;
+        free(known.slots);
+        known = (blob_map){0};
+        for (size_t i = 0; i < same.len; i++)
+            lp_vec_push(&items, same.items[i]);
+        b.rebuild = true;
+        rep->rebuilt = true;
     }
 
     /* Workers read, hash and parse; this thread writes. */
@@ -856,6 +1098,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     b.items = items.items;
     b.nitems = items.len;
     b.known = &known;
+    lp_parse_budget_default(&b.parse_opts.budget_bytes, &b.parse_opts.budget_ms);
     {
         /* The dense channel's vectors: only when the model is the one in the fingerprint
          * (lp_embed_register_fingerprint at start-up). Without a model, no vectors. */
@@ -871,7 +1114,7 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         }
         lp_embedder_free(probe);
     }
-    unsigned want = worker_count(opts);
+    unsigned want = worker_count(opts, b.parse_opts.budget_bytes);
     if (want > items.len)
         want = items.len ? (unsigned)items.len : 0;
     b.live_workers = want;
@@ -904,8 +1147,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
         if (test_delay_us)
             usleep((useconds_t)LP_MIN(test_delay_us, 1000000u));
         /* Atomic: another thread (an MCP cancel) may set the flag while this one builds. */
-        if (!rc && opts->cancel && __atomic_load_n(opts->cancel, __ATOMIC_RELAXED))
-            rc = lp_error_set(err, LP_ECANCELED, "indexing of %s was cancelled", root);
+        if (!rc)
+            rc = check_cancel(root, opts, err);
         if (!rc)
             rc = write_result(&w, &b, r, err);
         if (rc)
@@ -917,6 +1160,8 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     for (unsigned i = 0; i < nthreads; i++)
         pthread_join(threads[i], NULL);
     nthreads = 0;
+    uint64_t t_phase = lp_now_ns();
+    rep->ms_write = (t_phase - t0) / 1000000 - rep->ms_scan;
     if (rc)
         goto done;
 
@@ -924,14 +1169,27 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     report_progress(&w, "linking", done_items, items.len, rep->bytes_read, 0, true);
     lp_graph_stats gst;
     if ((rc = lp_graph_update(st, w.changes.items, w.changes.len,
-                              opts->op == LP_INDEX_REINDEX || cur.id == 0, &gst, err)))
+                              opts->op == LP_INDEX_REINDEX || cur.id == 0 || b.rebuild, &gst,
+                              err)))
         goto done;
     rep->graph_full = gst.full;
     rep->graph_edges = gst.edges;
     rep->graph_refs = gst.refs_resolved;
     rep->ms_graph = gst.ms;
+    if ((rc = check_cancel(root, opts, err)))
+        goto done;
     report_progress(&w, "collecting", done_items, items.len, rep->bytes_read, 0, true);
-    if ((rc = collect_orphans(&w, err)))
+    t_phase = lp_now_ns();
+    if (!b.rebuild &&
+        (rc = lp_index_collect(st, w.maybe_orphans.items, w.maybe_orphans.len,
+                               worker_count(opts, b.parse_opts.budget_bytes), &rep->collected,
+                               err)))
+        goto done;
+    if (b.rebuild)
+        rep->collected = nstored; /* every old blob went with the reset */
+    rep->ms_collect = (lp_now_ns() - t_phase) / 1000000;
+    t_phase = lp_now_ns();
+    if ((rc = check_cancel(root, opts, err)))
         goto done;
     if (w.skips.len)
         qsort(w.skips.items, w.skips.len, sizeof w.skips.items[0], skip_cmp);
@@ -985,11 +1243,22 @@ lp_status lp_index_run(const char *root, const lp_index_opts *opts, lp_index_rep
     /* Test hook: a crash between the last write and the commit must lose nothing. */
     if (getenv("LOUPE_TEST_CRASH_BEFORE_COMMIT"))
         abort();
+    rep->ms_publish = (lp_now_ns() - t_phase) / 1000000;
+    test_pause("LOUPE_TEST_PAUSE_BEFORE_COMMIT_MS");
+    t_phase = lp_now_ns();
+    /* The last cancellation point: past it the publication is committed and stays. */
+    if ((rc = check_cancel(root, opts, err)))
+        goto done;
     rc = lp_store_exec(st, "COMMIT", err);
     in_txn = rc != LP_OK;
+    if (!rc)
+        test_pause("LOUPE_TEST_PAUSE_AFTER_COMMIT_MS");
     if (!rc && evidence_changed)
         lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
+    rep->ms_commit = (lp_now_ns() - t_phase) / 1000000;
 done:
+    if (rc == LP_ELIMIT || rc == LP_EIO || rc == LP_ENOSPC || rc == LP_ESQL)
+        say_nothing_published(err, cur.id ? cur.id : probed_id);
     if (nthreads) {
         stop_workers(&b);
         while ((r = queue_pop(&b)))
@@ -1001,6 +1270,7 @@ done:
     pthread_cond_destroy(&b.can_push);
     pthread_cond_destroy(&b.can_pop);
     lp_vec_free(&items);
+    lp_vec_free(&same);
     if (in_txn && st)
         lp_store_exec(st, "ROLLBACK", NULL);
     rep->ms_total = (lp_now_ns() - t0) / 1000000;
@@ -1010,12 +1280,21 @@ done:
     lp_vec_free(&w.changes);
     lp_vec_free(&w.skips);
     lp_store_close(st);
+    /* A first build that failed (a full disk, a limit, a cancel) published nothing: its
+     * database, with a WAL that may hold megabytes of uncommitted pages, serves nothing;
+     * remove it rather than leave it on a disk that may be full. */
+    if (rc && first_build)
+        remove_db_files(root);
     lp_lease_release(lease);
     lp_arena_release(&arena);
     lp_buf_release(&state_dir);
     lp_log(rc ? LP_LOG_WARN : LP_LOG_INFO, "index.done",
-           "root=%s op=%s status=%s files=%llu parsed=%llu ms=%llu", root,
-           lp_index_op_name(opts->op), lp_status_code(rc), (unsigned long long)rep->files,
-           (unsigned long long)rep->parsed, (unsigned long long)rep->ms_total);
+           "root=%s op=%s status=%s files=%llu parsed=%llu ms=%llu scan_ms=%llu write_ms=%llu"
+           " graph_ms=%llu collect_ms=%llu publish_ms=%llu commit_ms=%llu",
+           root, lp_index_op_name(opts->op), lp_status_code(rc), (unsigned long long)rep->files,
+           (unsigned long long)rep->parsed, (unsigned long long)rep->ms_total,
+           (unsigned long long)rep->ms_scan, (unsigned long long)rep->ms_write,
+           (unsigned long long)rep->ms_graph, (unsigned long long)rep->ms_collect,
+           (unsigned long long)rep->ms_publish, (unsigned long long)rep->ms_commit);
     return rc;
 }

@@ -26,7 +26,7 @@ static const char SQL_FTS_INSERT[] =
 static const char SQL_FTS_DELETE[] =
     "INSERT INTO chunk_fts(chunk_fts, rowid, name, crumbs, doc, body)"
     " VALUES('delete', ?1, ?2, ?3, ?4, ?5)";
-static const char SQL_BLOB_LANG[] = "SELECT lang FROM blobs WHERE bid = ?1";
+static const char SQL_BLOB_LANG[] = "SELECT lang, flags FROM blobs WHERE bid = ?1";
 static const char SQL_CHUNK_IDS[] = "SELECT cid FROM chunks WHERE bid = ?1 ORDER BY ord";
 
 static uint32_t count_lines(lp_str s)
@@ -94,7 +94,8 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
     sqlite3_bind_int(s, 2, (int)lang);
     sqlite3_bind_int64(s, 3, (sqlite3_int64)content.len);
     sqlite3_bind_int64(s, 4, count_lines(content));
-    sqlite3_bind_int(s, 5, pr->partial_parse ? 1 : 0);
+    sqlite3_bind_int(s, 5, (pr->partial_parse ? LP_BLOB_PARTIAL : 0) |
+                               (pr->parse_budget ? LP_BLOB_PARSE_BUDGET : 0));
     sqlite3_bind_int64(s, 6, (sqlite3_int64)pr->nsymbols);
     sqlite3_bind_int64(s, 7, (sqlite3_int64)pr->nchunks);
     if ((rc = step_done(st, s, "storing a file's evidence", err)))
@@ -177,54 +178,96 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
     return rc;
 }
 
-lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
+lp_status lp_evidence_fts_rows(lp_store *st, int64_t bid, lp_arena *arena, lp_fts_rows *out,
+                               lp_error *err)
 {
+    memset(out, 0, sizeof *out);
+    out->bid = bid;
     sqlite3_stmt *s;
-    lp_arena arena;
-    lp_arena_init(&arena, 0);
-    lp_buf name, crumbs, doc;
+    LP_VEC(int64_t) cids = {0};
+    lp_buf raw, name, crumbs, doc;
+    lp_buf_init(&raw, 0);
     lp_buf_init(&name, 0);
     lp_buf_init(&crumbs, 0);
     lp_buf_init(&doc, 0);
-    LP_VEC(int64_t) cids = {0};
-    lp_buf raw;
-    lp_buf_init(&raw, 0);
     lp_status rc = lp_store_prepare(st, SQL_CHUNK_IDS, &s, err);
     if (rc)
         goto done;
     sqlite3_bind_int64(s, 1, bid);
-    while (sqlite3_step(s) == SQLITE_ROW)
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
         lp_vec_push(&cids, sqlite3_column_int64(s, 0));
     sqlite3_reset(s);
-
+    if (step != SQLITE_DONE) {
+        rc = lp_store_sql_error(st, "reading a blob's chunks", err);
+        goto done;
+    }
     if ((rc = lp_store_prepare(st, SQL_BLOB_LANG, &s, err)))
         goto done;
     sqlite3_bind_int64(s, 1, bid);
-    if (sqlite3_step(s) == SQLITE_ROW && lp_store_content_get(st, bid, &raw, NULL) == LP_OK) {
-        lp_lang lang = (lp_lang)sqlite3_column_int(s, 0);
+    if (sqlite3_step(s) != SQLITE_ROW) {
         sqlite3_reset(s);
-        lp_str content = lp_buf_str(&raw);
-        lp_parse_result pr;
-        lp_error perr;
-        lp_parse_opts popts = {.no_refs = true}; /* only the chunks' columns are needed */
-        if (lp_parse(lang, content, &popts, &arena, &pr, &perr) == LP_OK) {
-            if (pr.nchunks != cids.len)
-                lp_log(LP_LOG_WARN, "index.collect_mismatch", "bid=%lld stored=%zu parsed=%zu",
-                       (long long)bid, cids.len, pr.nchunks);
-            for (size_t i = 0; i < pr.nchunks && i < cids.len && !rc; i++) {
-                lp_evidence_columns(&pr, content, i, &name, &crumbs, &doc);
-                if ((rc = lp_store_prepare(st, SQL_FTS_DELETE, &s, err)))
-                    break;
-                sqlite3_bind_int64(s, 1, cids.items[i]);
-                bind_text(s, 2, name.ptr, name.len);
-                bind_text(s, 3, crumbs.ptr, crumbs.len);
-                bind_text(s, 4, doc.ptr, doc.len);
-                bind_text(s, 5, pr.chunks[i].text, pr.chunks[i].text_len);
-                rc = step_done(st, s, "removing a chunk's text", err);
-            }
-        }
-    } else {
-        sqlite3_reset(s);
+        goto done; /* no such blob: nothing to delete */
+    }
+    lp_lang lang = (lp_lang)sqlite3_column_int(s, 0);
+    int flags = sqlite3_column_int(s, 1);
+    sqlite3_reset(s);
+    if (lp_store_content_get(st, bid, &raw, NULL) != LP_OK)
+        goto done; /* no content: its FTS rows cannot be computed (left, as before) */
+    /* A file kept as text for its parse budget was chunked as text: do the same, or the
+     * values would not be the ones indexed. */
+    if (flags & LP_BLOB_PARSE_BUDGET)
+        lang = LP_LANG_TEXT;
+    lp_str content = lp_buf_str(&raw);
+    lp_parse_result pr;
+    lp_error perr;
+    lp_parse_opts popts = {.no_refs = true}; /* only the chunks' columns are needed */
+    if (lp_parse(lang, content, &popts, arena, &pr, &perr) != LP_OK)
+        goto done;
+    if (pr.nchunks != cids.len)
+        lp_log(LP_LOG_WARN, "index.collect_mismatch", "bid=%lld stored=%zu parsed=%zu",
+               (long long)bid, cids.len, pr.nchunks);
+    size_t n = LP_MIN(pr.nchunks, cids.len);
+    out->cids = lp_arena_alloc(arena, lp_mul_size(n ? n : 1, sizeof *out->cids));
+    out->cols = lp_arena_alloc(arena, lp_mul_size(n ? n : 1, sizeof *out->cols));
+    for (size_t i = 0; i < n; i++) {
+        lp_evidence_columns(&pr, content, i, &name, &crumbs, &doc);
+        out->cids[i] = cids.items[i];
+        out->cols[i][0] = (lp_str){lp_arena_strndup(arena, name.ptr, name.len), name.len};
+        out->cols[i][1] = (lp_str){lp_arena_strndup(arena, crumbs.ptr, crumbs.len), crumbs.len};
+        out->cols[i][2] = (lp_str){lp_arena_strndup(arena, doc.ptr, doc.len), doc.len};
+        out->cols[i][3] = (lp_str){pr.chunks[i].text, pr.chunks[i].text_len};
+        out->bytes += name.len + crumbs.len + doc.len + pr.chunks[i].text_len;
+    }
+    out->n = n;
+done:
+    lp_buf_release(&raw);
+    lp_buf_release(&name);
+    lp_buf_release(&crumbs);
+    lp_buf_release(&doc);
+    lp_vec_free(&cids);
+    return rc;
+}
+
+lp_status lp_evidence_collect(lp_store *st, int64_t bid, const lp_fts_rows *rows, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_arena arena;
+    lp_arena_init(&arena, 0);
+    lp_fts_rows mine;
+    lp_status rc = LP_OK;
+    if (!rows) {
+        if ((rc = lp_evidence_fts_rows(st, bid, &arena, &mine, err)))
+            goto done;
+        rows = &mine;
+    }
+    for (size_t i = 0; i < rows->n && !rc; i++) {
+        if ((rc = lp_store_prepare(st, SQL_FTS_DELETE, &s, err)))
+            break;
+        sqlite3_bind_int64(s, 1, rows->cids[i]);
+        for (int c = 0; c < 4; c++)
+            bind_text(s, 2 + c, rows->cols[i][c].ptr, rows->cols[i][c].len);
+        rc = step_done(st, s, "removing a chunk's text", err);
     }
     if (!rc)
         rc = lp_embed_store_delete(st, bid, err);
@@ -242,11 +285,6 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
         rc = step_done(st, s, "removing unreferenced evidence", err);
     }
 done:
-    lp_buf_release(&raw);
-    lp_vec_free(&cids);
-    lp_buf_release(&name);
-    lp_buf_release(&crumbs);
-    lp_buf_release(&doc);
     lp_arena_release(&arena);
     return rc;
 }

@@ -40,10 +40,18 @@ typedef struct lp_index_opts {
     unsigned threads;         /* parse workers; 0: online CPUs */
     lp_index_progress_fn progress; /* called from the building thread, a few times a second */
     void *progress_ctx;
-    const volatile int *cancel; /* non-zero: stop, roll back, LP_ECANCELED */
+    const volatile int *cancel; /* non-zero: stop, roll back, LP_ECANCELED. Checked up to
+                                   just before COMMIT; set later, the build still succeeds
+                                   (its publication is complete and current): callers that
+                                   promise cancellation must say so */
 } lp_index_opts;
 
+/* blobs.flags */
+#define LP_BLOB_PARTIAL 1      /* the tree had syntax errors */
+#define LP_BLOB_PARSE_BUDGET 2 /* the parse went past its budget: kept as text */
+
 typedef struct lp_index_report {
+    lp_index_op op;         /* what ran: a create of an indexed root is a sync */
     int64_t publication_id; /* the new publication, or the current one when unchanged */
     bool published;         /* false: nothing changed, nothing published */
     uint64_t files;         /* files in the publication */
@@ -51,6 +59,8 @@ typedef struct lp_index_report {
     uint64_t parsed;        /* new evidence built (content never seen before) */
     uint64_t reused;        /* content already indexed (renames, copies, reverts) */
     uint64_t collected;     /* evidence no longer referenced, removed */
+    bool rebuilt;           /* a sync that changed much of the tree rebuilt all evidence from
+                               nothing (faster than incremental past ~25%; same results) */
     uint64_t files_read;    /* files opened and read (a file whose stat agrees is not) */
     uint64_t bytes_read, bytes_total;
     uint64_t symbols, chunks; /* in the publication */
@@ -58,11 +68,17 @@ typedef struct lp_index_report {
     bool partial; /* limit_reached */
     lp_hash128 merkle;
     uint64_t ms_scan, ms_total;
+    /* phases after the scan: reading, parsing and writing evidence; collecting evidence no
+       file references; publishing (skips, Merkle root, row); COMMIT and WAL checkpoint */
+    uint64_t ms_write, ms_collect, ms_publish, ms_commit;
     /* the code graph (src/graph): rebuilt in full or only where the changes reach */
     bool graph_full;
     uint64_t graph_refs;  /* references resolved by this build */
     uint64_t graph_edges; /* edges written by this build */
     uint64_t ms_graph;
+    /* a reindex that found the database damaged moved it here (kept for a bug report) and
+       rebuilt from nothing; empty otherwise */
+    char set_aside[512];
 } lp_index_report;
 
 /* Resolve a user-given path to a root: realpath, must be a folder, broad-root check. */
@@ -95,6 +111,12 @@ typedef struct lp_read_info {
     bool from_publication;         /* text came from the publication (disk unreadable or
                                       prefer_publication) rather than from disk */
     int64_t publication_id;
+    /* Why the disk's text was not used, when it could not be (NULL / "" otherwise):
+     * disk_code is a stable code ("not_regular_file", "file_deleted", "file_unreadable",
+     * "file_too_large", "file_binary", "disk_read_failed"), disk_note a sentence naming the
+     * file. The file on disk is read with lp_scan_read: never blocking, regular files only. */
+    const char *disk_code;
+    char disk_note[LP_ERROR_MSG_MAX];
 } lp_read_info;
 
 /* Read lines [start, end] (end 0 = to the end) of root/rel into out, numbered "N| text",
@@ -113,6 +135,11 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
                               uint32_t end, uint32_t max_lines, size_t max_bytes,
                               bool prefer_publication, lp_buf *out, lp_read_info *info,
                               lp_error *err);
+
+/* Why rel is not a file of the pinned publication of st, as a clause for a message ("it
+ * was skipped: it is binary ...", "it is unreadable: Permission denied ...", "it does not
+ * exist", "it is new ... or matched by an ignore rule ..."). out is replaced. */
+void lp_index_why_absent(lp_store *st, const char *rel, lp_buf *out);
 
 /* Published symbols (src/index/symbols.c). Strings are arena-owned. */
 typedef struct lp_symbol_row {
@@ -153,7 +180,8 @@ lp_status lp_index_symbol_source(lp_store *st, const lp_symbol_row *sym, size_t 
 /* State of a root as an agent should see it. */
 typedef struct lp_index_status {
     lp_index_state state;   /* not_indexed, indexing (a writer is live), ready, stale,
-                               requires_reindex */
+                               requires_reindex, damaged */
+    char damage[200];       /* state damaged: what was seen */
     lp_publication pub;     /* id 0 when none */
     lp_lease_info lease;    /* the live writer, when state is indexing */
     bool freshness_checked; /* changed/added/deleted below are meaningful */

@@ -6,6 +6,42 @@
 static const char SQL_FILE_BLOB[] =
     "SELECT b.hash, b.bid FROM files f JOIN blobs b USING(bid) WHERE f.path = ?1";
 
+/* Say why the disk's text of rel was not used (lp_read_info.disk_code / disk_note). */
+static void disk_problem(const char *rel, lp_skip_reason skip, const lp_error *rerr,
+                         lp_read_info *info)
+{
+    char *n = info->disk_note;
+    size_t cap = sizeof info->disk_note;
+    if (rerr->code == LP_ENOENT) {
+        info->disk_code = "file_deleted";
+        snprintf(n, cap, "%s is gone from disk; showing the published text", rel);
+    } else if (rerr->code) {
+        info->disk_code = "disk_read_failed";
+        snprintf(n, cap, "showing the published text: %.200s", rerr->msg);
+    } else if (skip == LP_SKIP_SPECIAL) {
+        info->disk_code = "not_regular_file";
+        snprintf(n, cap,
+                 "%s is not a regular file on disk now (a fifo, socket or device); it was not "
+                 "read, the published text is shown",
+                 rel);
+    } else if (skip == LP_SKIP_UNREADABLE) {
+        info->disk_code = "file_unreadable";
+        snprintf(n, cap, "%s cannot be read on disk (permission denied); showing the published "
+                         "text", rel);
+    } else if (skip == LP_SKIP_TOO_LARGE) {
+        info->disk_code = "file_too_large";
+        snprintf(n, cap, "%s is larger than %llu bytes on disk now; showing the published text",
+                 rel, (unsigned long long)LP_SCAN_MAX_FILE_BYTES);
+    } else if (skip == LP_SKIP_BINARY) {
+        info->disk_code = "file_binary";
+        snprintf(n, cap, "%s is binary on disk now; showing the published text", rel);
+    } else {
+        info->disk_code = "not_regular_file";
+        snprintf(n, cap, "%s on disk is %s now; showing the published text", rel,
+                 lp_skip_reason_text(skip));
+    }
+}
+
 /* Room kept for LP_READ_CUT_MARK with three 10-digit numbers. */
 #define CUT_MARK_ROOM 64
 
@@ -32,12 +68,18 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
     int step = sqlite3_step(s);
     if (step != SQLITE_ROW) {
         sqlite3_reset(s);
-        rc = step == SQLITE_DONE
-                 ? lp_error_set(err, LP_ENOENT,
-                                "%s is not in the index (publication %lld): it is new, ignored "
-                                "or skipped; run 'loupe sync' if it is new",
-                                rel, (long long)pub.id)
-                 : lp_store_sql_error(st, "reading a file", err);
+        if (step == SQLITE_DONE) {
+            lp_buf why;
+            lp_buf_init(&why, 0);
+            lp_index_why_absent(st, rel, &why);
+            rc = lp_error_set(err, LP_ENOENT,
+                              "%s is not in the index (publication %lld): %s; run 'loupe sync' "
+                              "if it is new",
+                              rel, (long long)pub.id, why.ptr);
+            lp_buf_release(&why);
+        } else {
+            rc = lp_store_sql_error(st, "reading a file", err);
+        }
         goto done;
     }
     lp_hash128 pub_hash = {0, 0};
@@ -49,7 +91,7 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
         goto done;
 
     lp_skip_reason skip = LP_SKIP_NONE;
-    lp_error rerr;
+    lp_error rerr = {0};
     lp_str text = lp_buf_str(&pubtext);
     info->from_publication = true;
     if (lp_scan_read(lp_store_root(st), rel, LP_SCAN_MAX_FILE_BYTES, &disk, &skip, &rerr) ==
@@ -62,6 +104,7 @@ lp_status lp_index_read_lines(lp_store *st, const char *rel, uint32_t start, uin
         }
     } else {
         info->stale = true; /* deleted, unreadable or now binary on disk */
+        disk_problem(rel, skip, &rerr, info);
     }
 
     /* Walk lines. */

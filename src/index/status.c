@@ -239,6 +239,15 @@ lp_status lp_index_status_get(const char *root, bool check_fresh, lp_index_statu
             }
             sqlite3_reset(s);
         }
+        /* indexed as text for their parse budget: listed with the reasons */
+        if (!lp_store_prepare(st,
+                              "SELECT count(*) FROM files f JOIN blobs b USING(bid)"
+                              " WHERE b.flags & 2",
+                              &s, NULL)) {
+            if (sqlite3_step(s) == SQLITE_ROW)
+                out->skip_counts[LP_SKIP_PARSE_BUDGET] = (uint64_t)sqlite3_column_int64(s, 0);
+            sqlite3_reset(s);
+        }
     }
     if (check_fresh && out->pub.id) {
         lp_stored_file *files;
@@ -296,6 +305,15 @@ lp_status lp_index_status_get(const char *root, bool check_fresh, lp_index_statu
 unpin:
     lp_store_unpin(st);
 done:
+    if (rc == LP_ECORRUPT) {
+        /* Damage is a state of the root (reindex fixes it), not a failure to report it. */
+        if (!lp_store_damage_get(root, out->damage, sizeof out->damage))
+            snprintf(out->damage, sizeof out->damage, "%.*s", (int)sizeof out->damage - 1,
+                     err ? err->msg : "damaged");
+        out->state = out->lease.held ? LP_STATE_INDEXING : LP_STATE_DAMAGED;
+        lp_error_clear(err);
+        rc = LP_OK;
+    }
     lp_store_close(st);
     lp_arena_release(&arena);
     lp_buf_release(&state_dir);

@@ -73,11 +73,15 @@ lp_status lp_index_outline(lp_store *st, const char *rel, lp_arena *arena, lp_sy
     sqlite3_bind_text(s, 1, rel, -1, SQLITE_STATIC);
     int step = sqlite3_step(s);
     sqlite3_reset(s);
-    if (step != SQLITE_ROW)
-        return lp_error_set(err, LP_ENOENT,
-                            "%s is not in the index: it is new, ignored or skipped; run 'loupe "
-                            "sync' if it is new",
-                            rel);
+    if (step != SQLITE_ROW) {
+        lp_buf why;
+        lp_buf_init(&why, 0);
+        lp_index_why_absent(st, rel, &why);
+        rc = lp_error_set(err, LP_ENOENT, "%s is not in the index: %s; run 'loupe sync' if it is "
+                          "new", rel, why.ptr);
+        lp_buf_release(&why);
+        return rc;
+    }
     if ((rc = lp_store_prepare(st,
                                "SELECT " SYM_COLS " FROM files f JOIN symbols s USING(bid)"
                                " WHERE f.path = ?1 ORDER BY s.ord",

@@ -314,8 +314,10 @@ void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, siz
         end[i] = owners[i].end;
         if (!owners[i].owns_chunks || eff[i] >= 0)
             continue;
-        const char *nl = memchr(content.ptr + end[i], '\n', content.len - end[i]);
-        uint32_t eol = nl ? (uint32_t)(nl - content.ptr) : (uint32_t)content.len;
+        /* the end of end[i]'s line from the line table: a scan for the newline would cost
+         * the rest of the line per owner, quadratic on a one-line (minified) file */
+        uint32_t ln = lx_line_of(lines, end[i]);
+        uint32_t eol = ln < lines->n ? lines->starts[ln] - 1 : (uint32_t)content.len;
         while (eol > end[i] && (content.ptr[eol - 1] == ' ' || content.ptr[eol - 1] == '\t' ||
                                 content.ptr[eol - 1] == '\r'))
             eol--;

@@ -51,6 +51,8 @@ typedef struct walk_state {
     TSParser *parser;        /* the thread's parser (re-parses) */
     LP_VEC(TSTree *) subtrees; /* re-parsed trees, alive until extraction ends */
     uint32_t reparses;
+    uint32_t nodes;            /* visited, for the budget checks */
+    bool budget_over;          /* the parse budget ran out: the walk stopped */
 } walk_state;
 
 #define LX_MAX_REPARSES 256 /* per file: re-parsing is for the rare macro misparse */
@@ -810,6 +812,45 @@ static TSNode reparse(lx_ctx *cx, walk_state *ws, TSNode node, uint32_t cut_a, u
     return ts_tree_root_node(t);
 }
 
+/* tree-sitter asks every 100 operations whether to go on: not past the budget. */
+static bool parse_progress(TSParseState *state)
+{
+    (void)state;
+    return lx_budget_spent(lx_budget_current(), 0);
+}
+
+typedef struct string_input {
+    const char *src;
+    uint32_t len;
+} string_input;
+
+static const char *string_read(void *payload, uint32_t byte, TSPoint pos, uint32_t *n)
+{
+    (void)pos;
+    const string_input *in = payload;
+    if (byte >= in->len) {
+        *n = 0;
+        return "";
+    }
+    *n = in->len - byte;
+    return in->src + byte;
+}
+
+/* Parse src under the thread's budget; NULL when it ran out (the parser is reset, so the
+ * next file starts from scratch instead of resuming this one). */
+static TSTree *parse_budgeted(TSParser *parser, const char *src, uint32_t len)
+{
+    if (!lx_budget_current())
+        return ts_parser_parse_string(parser, NULL, src, len);
+    string_input in = {src, len};
+    TSInput input = {&in, string_read, TSInputEncodingUTF8, NULL};
+    TSParseOptions o = {NULL, parse_progress};
+    TSTree *t = ts_parser_parse_with_options(parser, NULL, input, o);
+    if (!t)
+        ts_parser_reset(parser);
+    return t;
+}
+
 /* Walk the subtree rooted at `top`, which sits at depth `base` (its ancestors are
  * cx->anc[0..base-1]). */
 static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint32_t base)
@@ -818,6 +859,12 @@ static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint
     TSTreeCursor cur = ts_tree_cursor_new(top);
     uint32_t depth = base;
     for (;;) {
+        /* every 1024 nodes: the symbols so far count against the file's budget */
+        if ((++ws->nodes & 1023) == 0 &&
+            lx_budget_spent(lx_budget_current(), (uint64_t)cx->syms.len * sizeof(lx_sym))) {
+            ws->budget_over = true;
+            goto walked;
+        }
         TSNode node = ts_tree_cursor_current_node(&cur);
         if (depth >= ws->anc_cap) {
             ws->anc_cap *= 2;
@@ -1050,7 +1097,12 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
         goto done;
     }
     ws.parser = parser;
-    tree = ts_parser_parse_string(parser, NULL, cx.src, cx.len);
+    tree = parse_budgeted(parser, cx.src, cx.len);
+    if (!tree && lx_budget_spent(lx_budget_current(), 0)) {
+        rc = lp_error_set(err, LP_ETOOBIG, "the parse went past its %s budget",
+                          lx_budget_current()->over);
+        goto done;
+    }
     if (!tree) {
         rc = lp_error_set(err, LP_ERROR, "tree-sitter gave no tree for this %s file",
                           lp_lang_name(rt->spec->lang));
@@ -1061,6 +1113,11 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     ws.anc_cap = 64;
     cx.anc = lp_xmalloc(ws.anc_cap * sizeof(TSNode));
     walk(&cx, &ws, qc, root, 0);
+    if (ws.budget_over) {
+        rc = lp_error_set(err, LP_ETOOBIG, "extraction went past its %s budget",
+                          lx_budget_current()->over);
+        goto done;
+    }
 
     qualify(&cx);
     lx_refs_finish(&cx);

@@ -9,6 +9,8 @@
 #include "lang/lang_int.h"
 #include "lang/refs_int.h"
 
+#include <malloc.h>
+
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -447,7 +449,72 @@ const lx_lang_rt *lp_lang_rt_get(lp_lang l, lp_error *err)
  * ends with the clear out-of-memory message and LP_EXIT_OOM instead of tree-sitter's abort(). */
 static pthread_once_t ts_alloc_once = PTHREAD_ONCE_INIT;
 
-static void ts_alloc_setup(void) { ts_set_allocator(lp_xmalloc, lp_xcalloc, lp_xrealloc, free); }
+static _Thread_local int64_t tl_ts_live;
+
+/* Counting wrappers: the parse budget needs to know how much one parse holds. */
+static void *ts_count_malloc(size_t n)
+{
+    void *p = lp_xmalloc(n);
+    tl_ts_live += (int64_t)malloc_usable_size(p);
+    return p;
+}
+
+static void *ts_count_calloc(size_t n, size_t size)
+{
+    void *p = lp_xcalloc(n, size);
+    tl_ts_live += (int64_t)malloc_usable_size(p);
+    return p;
+}
+
+static void *ts_count_realloc(void *old, size_t n)
+{
+    int64_t before = old ? (int64_t)malloc_usable_size(old) : 0;
+    void *p = lp_xrealloc(old, n);
+    tl_ts_live += (int64_t)malloc_usable_size(p) - before;
+    return p;
+}
+
+static void ts_count_free(void *p)
+{
+    if (p)
+        tl_ts_live -= (int64_t)malloc_usable_size(p);
+    free(p);
+}
+
+int64_t lx_ts_live_bytes(void) { return tl_ts_live; }
+
+static _Thread_local lx_budget *tl_budget;
+
+lx_budget *lx_budget_current(void) { return tl_budget; }
+
+void lx_budget_arm(lx_budget *b)
+{
+    tl_budget = b;
+    if (b) {
+        b->ts_start = tl_ts_live;
+        b->t0_ns = lp_now_ns();
+        b->over = NULL;
+    }
+}
+
+bool lx_budget_spent(lx_budget *b, uint64_t extra_bytes)
+{
+    if (!b)
+        return false;
+    if (b->over)
+        return true;
+    int64_t ts = tl_ts_live - b->ts_start;
+    if (b->max_bytes && (uint64_t)(ts > 0 ? ts : 0) + extra_bytes > b->max_bytes)
+        b->over = "memory";
+    else if (b->max_ms && (lp_now_ns() - b->t0_ns) / 1000000 > b->max_ms)
+        b->over = "time";
+    return b->over != NULL;
+}
+
+static void ts_alloc_setup(void)
+{
+    ts_set_allocator(ts_count_malloc, ts_count_calloc, ts_count_realloc, ts_count_free);
+}
 
 void lp_lang_init(void) { pthread_once(&ts_alloc_once, ts_alloc_setup); }
 

@@ -230,13 +230,25 @@ typedef struct lp_parse_opts {
     uint32_t chunk_max_bytes; /* 0 = default 2400 */
     uint32_t chunk_overlap_lines; /* 0 = default 8 (clamped below chunk_max_lines) */
     bool no_refs; /* skip reference extraction (lp_parse_result.refs stays empty) */
+    /* The budget of one code file's parse: tree-sitter's memory plus the symbols extracted
+     * (bytes), and wall time (ms); 0 = no limit. Past either, the file is kept as text
+     * (parse_budget set, no symbols). lp_parse_budget_default gives the settings. */
+    uint64_t budget_bytes;
+    uint64_t budget_ms;
 } lp_parse_opts;
+
+/* The parse budget from the environment: LOUPE_PARSE_BUDGET_MB (default 256; 0 = no limit)
+ * and LOUPE_PARSE_BUDGET_MS (default 30000; 0 = no limit). */
+void lp_parse_budget_default(uint64_t *bytes, uint64_t *ms);
 
 typedef struct lp_parse_result {
     lp_lang lang;
     bool partial_parse; /* the tree had syntax errors; symbols are what could be parsed
                            (none, and text chunks, for a Scala file whose lines are too
                            long for its grammar's scanner: see parse.c) */
+    const char *parse_budget; /* NULL, or what ran out ("memory", "time"): the file went
+                                 past lp_parse_opts' budget and is kept as text (text chunks,
+                                 no symbols, no references) */
     lp_symbol *symbols; /* in source order of span.start_byte; a symbol's enclosing symbols
                            precede it (see lp_symbol.parent for by-name parents); symbols
                            nested more than 64 deep are not emitted (their text stays in

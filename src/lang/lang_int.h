@@ -291,6 +291,25 @@ bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, re
                                        object */
 
 /* ------------------------------------------------------------------------------------------
+ * The parse budget of one file (lp_parse_opts.budget_*): tree-sitter's memory on this
+ * thread (counted by the allocator lp_lang_init installs) plus what extraction holds, and
+ * the wall time. lp_parse arms it; the parse (tree-sitter's progress callback) and the walk
+ * (every 1024 nodes) check it and stop; the file is then kept as text. */
+typedef struct lx_budget {
+    uint64_t max_bytes, max_ms; /* 0: no limit */
+    int64_t ts_start;           /* tree-sitter bytes live on this thread at the start */
+    uint64_t t0_ns;
+    const char *over;           /* NULL, or what ran out: "memory" or "time" */
+} lx_budget;
+/* The budget of the parse running on this thread (NULL: none). */
+lx_budget *lx_budget_current(void);
+void lx_budget_arm(lx_budget *b); /* NULL disarms */
+/* True (and b->over set) once the budget is spent; extra_bytes: what extraction holds. */
+bool lx_budget_spent(lx_budget *b, uint64_t extra_bytes);
+/* Bytes tree-sitter holds, allocated on this thread (live, net of frees). */
+int64_t lx_ts_live_bytes(void);
+
+/* ------------------------------------------------------------------------------------------
  * Extraction and chunking entry points (called by lp_parse). */
 
 /* Parse and extract symbols for a code language; with refs (refs_int.h) not NULL, the

@@ -8,6 +8,12 @@
 
 #define LP_LANG_MAX_INPUT ((size_t)64 << 20) /* offsets are 32-bit; files are <= 8 MiB */
 
+/* Default parse budget of one file: a 1 MiB source file of ordinary code needs 60-180 MiB
+ * (tree-sitter's tree is 60-180x the text); a 7.9 MiB one-line minified file needed
+ * 600 MiB and a 1M-line Python file 1.4 GiB before this budget (bench/RESULTS-parse-budget.md). */
+#define LP_PARSE_BUDGET_MB 256
+#define LP_PARSE_BUDGET_MS 30000
+
 static void opts_resolve(const lp_parse_opts *in, lx_chunk_opts *o)
 {
     o->max_lines = in && in->chunk_max_lines ? in->chunk_max_lines : 60;
@@ -55,9 +61,58 @@ static bool too_costly_lines(lp_lang lang, lp_str content)
     return false;
 }
 
+void lp_parse_budget_default(uint64_t *bytes, uint64_t *ms)
+{
+    uint64_t v;
+    const char *e = getenv("LOUPE_PARSE_BUDGET_MB");
+    *bytes = e && lp_parse_u64(lp_str_c(e), &v) && v <= ((uint64_t)1 << 24)
+                 ? v << 20
+                 : (uint64_t)LP_PARSE_BUDGET_MB << 20;
+    e = getenv("LOUPE_PARSE_BUDGET_MS");
+    *ms = e && lp_parse_u64(lp_str_c(e), &v) ? v : LP_PARSE_BUDGET_MS;
+}
+
+static lp_status parse_code_inner(lp_lang lang, lp_str content, const lx_chunk_opts *o,
+                                  bool want_refs, lp_arena *arena, lp_parse_result *out,
+                                  lp_error *err);
+
+/* A code file under its budget: armed for the parse and the walk; when it runs out the
+ * arena is rewound and the file is kept as text, with parse_budget saying why. */
 static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o,
-                            bool want_refs, lp_arena *arena, lp_parse_result *out,
-                            lp_error *err)
+                            bool want_refs, const lp_parse_opts *opts, lp_arena *arena,
+                            lp_parse_result *out, lp_error *err)
+{
+    lx_budget b = {.max_bytes = opts ? opts->budget_bytes : 0,
+                   .max_ms = opts ? opts->budget_ms : 0};
+    bool armed = b.max_bytes || b.max_ms;
+    lp_arena_mark mark = lp_arena_get_mark(arena);
+    if (armed)
+        lx_budget_arm(&b);
+    lp_status rc = parse_code_inner(lang, content, o, want_refs, arena, out, err);
+    if (armed)
+        lx_budget_arm(NULL);
+    if (rc == LP_ETOOBIG && b.over) {
+        lp_log(LP_LOG_INFO, "lang.parse_budget", "lang=%s bytes=%zu over=%s ms=%llu",
+               lp_lang_name(lang), content.len, b.over,
+               (unsigned long long)((lp_now_ns() - b.t0_ns) / 1000000));
+        lp_arena_rewind(arena, mark);
+        memset(out, 0, sizeof *out);
+        out->lang = lang;
+        lx_chunk_text(content, o, arena, &out->chunks, &out->nchunks);
+        out->symbols = lp_arena_zalloc(arena, sizeof(lp_symbol));
+        out->parse_budget = b.over;
+        if (err) {
+            err->code = LP_OK;
+            err->msg[0] = '\0';
+        }
+        rc = LP_OK;
+    }
+    return rc;
+}
+
+static lp_status parse_code_inner(lp_lang lang, lp_str content, const lx_chunk_opts *o,
+                                  bool want_refs, lp_arena *arena, lp_parse_result *out,
+                                  lp_error *err)
 {
     if (too_costly_lines(lang, content)) {
         lp_log(LP_LOG_INFO, "lang.long_lines_as_text", "lang=%s bytes=%zu", lp_lang_name(lang),
@@ -181,7 +236,7 @@ lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_a
         parse_doc(lang, content, &o, arena, out);
         return LP_OK;
     default:
-        return parse_code(lang, content, &o, !(opts && opts->no_refs), arena, out, err);
+        return parse_code(lang, content, &o, !(opts && opts->no_refs), opts, arena, out, err);
     }
 }
 

@@ -90,7 +90,7 @@ static const char envelope_properties[] =
     "\"properties\":{\"id\":{\"type\":[\"integer\",\"null\"]},"
     "\"createdAt\":{\"type\":[\"string\",\"null\"]},"
     "\"state\":{\"enum\":[\"not_indexed\",\"indexing\",\"ready\",\"failed\","
-    "\"requires_reindex\",\"stale\"]}},"
+    "\"requires_reindex\",\"stale\",\"damaged\"]}},"
     "\"required\":[\"id\",\"createdAt\",\"state\"]},"
     "\"freshness\":{\"type\":\"object\",\"properties\":{\"state\":{\"type\":\"string\"},"
     "\"changedSincePublication\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"state\"]},"

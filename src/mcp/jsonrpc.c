@@ -43,6 +43,17 @@ lp_status lp_mcp_options_resolve(lp_mcp_options *o, lp_error *err)
         o->max_line_bytes = LP_MCP_DEFAULT_LINE_BYTES;
     if (!o->shutdown_grace_ms)
         o->shutdown_grace_ms = LP_MCP_DEFAULT_SHUTDOWN_GRACE_MS;
+    if (!o->call_timeout_ms)
+        o->call_timeout_ms = LP_MCP_DEFAULT_CALL_TIMEOUT_MS;
+    if (!o->cancel_grace_ms)
+        o->cancel_grace_ms = LP_MCP_DEFAULT_CANCEL_GRACE_MS;
+    if (o->call_timeout_ms < 100 || o->call_timeout_ms > 86400000u)
+        return lp_error_set(err, LP_EINVAL,
+                            "--call-timeout-ms must be between 100 and 86400000 (got %u)",
+                            o->call_timeout_ms);
+    if (o->cancel_grace_ms > 600000)
+        return lp_error_set(err, LP_EINVAL, "--cancel-grace-ms must be at most 600000 (got %u)",
+                            o->cancel_grace_ms);
     if (o->workers > LP_MCP_MAX_WORKERS)
         return lp_error_set(err, LP_EINVAL, "--workers must be between 1 and %u (got %u)",
                             LP_MCP_MAX_WORKERS, o->workers);

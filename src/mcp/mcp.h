@@ -78,6 +78,11 @@ bool lp_mcp_log_level_parse(const char *s, lp_mcp_log_level *out);
 #define LP_MCP_MIN_RESULT_BYTES ((size_t)1024)
 #define LP_MCP_DEFAULT_LINE_BYTES ((size_t)16 * 1024 * 1024)
 #define LP_MCP_DEFAULT_SHUTDOWN_GRACE_MS 2000u
+/* Longer than the longest wait an argument can ask for (waitMs, 600 s). */
+#define LP_MCP_DEFAULT_CALL_TIMEOUT_MS 660000u
+#define LP_MCP_DEFAULT_CANCEL_GRACE_MS 2000u
+/* JSON-RPC error of a call the watchdog gave up on (the MCP SDKs' RequestTimeout). */
+#define LP_RPC_REQUEST_TIMEOUT (-32001)
 
 typedef struct lp_mcp_options {
     unsigned workers;          /* worker threads for tools/call (default 4, max 64) */
@@ -85,6 +90,10 @@ typedef struct lp_mcp_options {
     size_t max_line_bytes;     /* longest accepted input line (default 16 MiB) */
     unsigned shutdown_grace_ms; /* after stdin closes: wait this long for in-flight calls,
                                    then cancel them and wait as long again (default 2000) */
+    unsigned call_timeout_ms;  /* a tools/call still running after this long is answered
+                                  with a -32001 timeout error and abandoned (default 660000) */
+    unsigned cancel_grace_ms;  /* a cancelled call still running after this long is abandoned
+                                  (default 2000); see "Stuck calls" at lp_mcp_serve */
     bool test_tools;           /* register the debug_* test fixtures (LOUPE_MCP_TEST_TOOLS=1) */
     struct lp_catalog *tool_catalog; /* serve search_tools over it (--tool-catalog); borrowed,
                                         not changed while the server runs; NULL: no tool */
@@ -240,6 +249,7 @@ bool lp_mcp_validate_args(const json_t *schema, const json_t *args, const char *
 #define LP_MCP_STATE_FAILED "failed"
 #define LP_MCP_STATE_REQUIRES_REINDEX "requires_reindex"
 #define LP_MCP_STATE_STALE "stale"
+#define LP_MCP_STATE_DAMAGED "damaged"
 
 /* Stable warning codes owned by src/mcp. */
 #define LP_MCP_WARN_RESULT_TRUNCATED "result_truncated"

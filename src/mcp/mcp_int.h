@@ -55,6 +55,11 @@ struct lp_mcp_call {
     double last_progress;
     bool has_progress;
     bool running;           /* a worker picked it up */
+    uint64_t started_ns;    /* when it started running (under the server lock) */
+    uint64_t cancel_ns;     /* when the client cancelled it, 0 if not (under the lock) */
+    atomic_bool abandoned;  /* the watchdog gave up on it: its result is dropped, the
+                               handler is asked to stop; the worker still owns the call */
+    bool replaced;          /* a new worker took the abandoned one's place (under the lock) */
     lp_arena arena;
     void *pin;
     void (*pin_release)(void *pin);

@@ -9,10 +9,22 @@
  *
  * Invariants: every request gets exactly one response, except a call the client cancelled
  * (none, as the specification asks); `answered` is claimed with an atomic exchange so a
- * worker finishing late and the shutdown path never both answer; a call leaves the in-flight
- * list only under the server lock, and is freed by whoever removed it.
+ * worker finishing late, the watchdog and the shutdown path never both answer; a call leaves
+ * the in-flight list only under the server lock, and is freed by whoever removed it.
+ *
+ * Stuck calls: a watchdog thread looks at the running calls ten times a second. A call the
+ * client cancelled that is still running cancel_grace_ms later, or any call running past
+ * call_timeout_ms (answered then with a -32001 timeout error), is abandoned: it is flagged
+ * (lp_mcp_call_cancelled turns true, so a handler that checks stops), its eventual result is
+ * dropped, and a new worker thread takes its place so the pool never shrinks. The abandoned
+ * call keeps everything it owns (its arena, its pinned publication, its store connection):
+ * they stay with the worker thread that runs it and are released when the handler returns,
+ * never by the watchdog, so nothing is freed under a running handler. That thread then
+ * exits. At most LP_MCP_MAX_STUCK calls are abandoned at once; past that no worker is added.
  */
 #include "mcp/mcp_int.h"
+
+#include "lang/lang.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +33,9 @@
 #define SUPPORTED_DESCRIPTION                                                                  \
     "loupe speaks 2026-07-28 through the per-request _meta, and 2025-11-25 and 2025-06-18 "   \
     "through initialize"
+
+#define LP_MCP_MAX_STUCK 64u
+#define WATCHDOG_TICK_MS 100u
 
 static const char instructions[] =
     "loupe answers questions about local codebases with evidence: the owning symbol, its "
@@ -44,9 +59,14 @@ struct lp_mcp_server {
     size_t ninflight;
     bool stopping;
 
-    pthread_t *threads;
-    unsigned nthreads;
+    pthread_t *threads;       /* every worker ever started (replacements appended) */
+    unsigned nthreads, threads_cap;
     unsigned running_threads; /* threads that have not exited yet (under lock) */
+    unsigned stuck;           /* abandoned calls whose handler has not returned (under lock) */
+    pthread_cond_t watch_cv;
+    pthread_t watchdog;
+    bool have_watchdog;
+    bool watchdog_stop; /* under lock */
 
     /* Legacy session state: written by the reader thread only. */
     bool initialized;
@@ -202,8 +222,10 @@ static void shutdown_answer(lp_mcp_server *s, lp_mcp_call *c)
         send_shutdown_error(s, c);
 }
 
-/* Worker side: the handler returned; answer (unless cancelled) and retire the call. */
-static void complete_call(lp_mcp_server *s, lp_mcp_call *c, lp_status rc, json_t *result,
+/* Worker side: the handler returned; answer (unless cancelled or already answered) and
+ * retire the call. Returns true when the call was abandoned and another worker replaced
+ * this one (the calling thread must then exit). */
+static bool complete_call(lp_mcp_server *s, lp_mcp_call *c, lp_status rc, json_t *result,
                           lp_error *err)
 {
     bool client_cancelled = atomic_load(&c->client_cancelled);
@@ -248,8 +270,27 @@ static void complete_call(lp_mcp_server *s, lp_mcp_call *c, lp_status rc, json_t
     }
     pthread_mutex_lock(&s->lock);
     remove_inflight(s, c);
+    bool replaced = c->replaced;
+    if (atomic_load(&c->abandoned)) {
+        s->stuck--;
+        lp_log(LP_LOG_WARN, "mcp.call.abandoned_returned", "tool=%s id=%s status=%s",
+               c->tool->def.name, c->id_key, lp_status_code(rc));
+    }
     pthread_mutex_unlock(&s->lock);
     call_free(c);
+    return replaced;
+}
+
+/* A worker thread ends (called without the lock). The parser a tool may have made
+ * (detect_changes parses) is released before the server may see the thread gone. */
+static void *worker_exit(lp_mcp_server *s)
+{
+    lp_lang_thread_release();
+    pthread_mutex_lock(&s->lock);
+    s->running_threads--;
+    pthread_cond_broadcast(&s->idle_cv);
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -261,15 +302,14 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&s->work_cv, &s->lock);
         lp_mcp_call *c = s->queue_head;
         if (!c) {
-            s->running_threads--;
-            pthread_cond_broadcast(&s->idle_cv);
             pthread_mutex_unlock(&s->lock);
-            return NULL;
+            return worker_exit(s);
         }
         s->queue_head = c->next_queued;
         if (!s->queue_head)
             s->queue_tail = NULL;
         c->running = true;
+        c->started_ns = lp_now_ns();
         pthread_mutex_unlock(&s->lock);
 
         json_t *result = NULL;
@@ -284,8 +324,103 @@ static void *worker_main(void *arg)
         }
         lp_log(LP_LOG_INFO, "mcp.call", "tool=%s id=%s status=%s ms=%.1f", c->tool->def.name,
                c->id_key, lp_status_code(rc), (double)(lp_now_ns() - t0) / 1e6);
-        complete_call(s, c, rc, result, &err);
+        if (complete_call(s, c, rc, result, &err))
+            return worker_exit(s); /* abandoned and replaced: the pool has its worker */
     }
+}
+
+/* Under lock, with every signal blocked in the calling thread (workers inherit the mask, so
+ * signals reach the reader's read(2)): start one more worker. */
+static bool spawn_worker(lp_mcp_server *s)
+{
+    if (s->nthreads == s->threads_cap) {
+        s->threads_cap = s->threads_cap ? s->threads_cap * 2 : 8;
+        s->threads = lp_xrealloc(s->threads, lp_mul_size(s->threads_cap, sizeof *s->threads));
+    }
+    if (pthread_create(&s->threads[s->nthreads], NULL, worker_main, s) != 0)
+        return false;
+    s->nthreads++;
+    s->running_threads++;
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The watchdog (see "Stuck calls" at the top). */
+
+typedef struct late_answer {
+    json_t *id;
+    char tool[64];
+    double seconds;
+} late_answer;
+typedef LP_VEC(late_answer) late_vec;
+
+static void deadline_in(struct timespec *ts, unsigned ms);
+
+/* Under lock: give up on c. A timed-out call is answered (after the lock is released, from
+ * *late); a cancelled one is not (the client asked for no answer). */
+static void abandon(lp_mcp_server *s, lp_mcp_call *c, bool timed_out, uint64_t now,
+                    late_vec *late)
+{
+    atomic_store(&c->abandoned, true);
+    s->stuck++;
+    if (timed_out && !atomic_exchange(&c->answered, true)) {
+        late_answer *a = lp_vec_push_zero(late);
+        a->id = json_deep_copy(c->id);
+        snprintf(a->tool, sizeof a->tool, "%s", c->tool->def.name);
+        a->seconds = (double)(now - c->started_ns) / 1e9;
+    }
+    if (s->stuck <= LP_MCP_MAX_STUCK && !s->watchdog_stop)
+        c->replaced = spawn_worker(s);
+    lp_log(LP_LOG_WARN, "mcp.call.abandoned",
+           "tool=%s id=%s reason=%s running_ms=%llu stuck=%u replaced=%d", c->tool->def.name,
+           c->id_key, timed_out ? "timeout" : "cancelled_but_running",
+           (unsigned long long)((now - c->started_ns) / 1000000), s->stuck, c->replaced);
+}
+
+static void *watchdog_main(void *arg)
+{
+    lp_mcp_server *s = arg;
+    uint64_t grace = (uint64_t)s->opt.cancel_grace_ms * 1000000ull;
+    uint64_t limit = (uint64_t)s->opt.call_timeout_ms * 1000000ull;
+    late_vec late = {0};
+    pthread_mutex_lock(&s->lock);
+    while (!s->watchdog_stop) {
+        struct timespec ts;
+        deadline_in(&ts, WATCHDOG_TICK_MS);
+        pthread_cond_timedwait(&s->watch_cv, &s->lock, &ts);
+        if (s->watchdog_stop)
+            break;
+        uint64_t now = lp_now_ns();
+        for (lp_mcp_call *c = s->inflight; c; c = c->next_inflight) {
+            if (!c->running || atomic_load(&c->abandoned))
+                continue;
+            bool cancelled = c->cancel_ns && now - c->cancel_ns >= grace;
+            bool timed_out = now - c->started_ns >= limit;
+            if (cancelled || timed_out)
+                abandon(s, c, timed_out && !cancelled, now, &late);
+        }
+        if (!late.len)
+            continue;
+        pthread_mutex_unlock(&s->lock); /* never write while holding the server lock */
+        for (size_t i = 0; i < late.len; i++) {
+            late_answer *a = &late.items[i];
+            json_t *data = json_object();
+            json_object_set_new(data, "code", json_string("timeout"));
+            json_object_set_new(data, "tool", lp_json_textz(a->tool));
+            json_object_set_new(data, "timeoutMs", json_integer(s->opt.call_timeout_ms));
+            send_error(s, a->id, LP_RPC_REQUEST_TIMEOUT, data,
+                       "Request timed out: tools/call %s ran for %.1f s, past the %u ms limit "
+                       "(--call-timeout-ms); it was abandoned and the server stays available. "
+                       "Narrow the request or retry",
+                       a->tool, a->seconds, s->opt.call_timeout_ms);
+            json_decref(a->id);
+        }
+        late.len = 0;
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    lp_vec_free(&late);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -303,7 +438,8 @@ size_t lp_mcp_call_max_result_bytes(const lp_mcp_call *c) { return c->srv->opt.m
 
 bool lp_mcp_call_cancelled(const lp_mcp_call *c)
 {
-    return atomic_load(&c->client_cancelled) || atomic_load(&c->shutdown_cancelled);
+    return atomic_load(&c->client_cancelled) || atomic_load(&c->shutdown_cancelled) ||
+           atomic_load(&c->abandoned);
 }
 
 /* An integer when the value is integral (as most progress counts are), else a real. */
@@ -586,6 +722,8 @@ static void do_cancelled(lp_mcp_server *s, const json_t *params)
     lp_mcp_call *c = find_inflight(s, key.ptr);
     if (c) {
         atomic_store(&c->client_cancelled, true);
+        if (!c->cancel_ns)
+            c->cancel_ns = lp_now_ns();
         if (!c->running && unqueue(s, c)) {
             remove_inflight(s, c);
             drop = c;
@@ -895,6 +1033,12 @@ static bool shut_down(lp_mcp_server *s)
 {
     atomic_store(&s->shutting_down, true);
     pthread_mutex_lock(&s->lock);
+    s->watchdog_stop = true;
+    pthread_cond_broadcast(&s->watch_cv);
+    pthread_mutex_unlock(&s->lock);
+    if (s->have_watchdog)
+        pthread_join(s->watchdog, NULL);
+    pthread_mutex_lock(&s->lock);
     wait_idle(s, s->opt.shutdown_grace_ms);
     if (s->ninflight) {
         lp_log(LP_LOG_WARN, "mcp.shutdown.cancel", "inflight=%zu", s->ninflight);
@@ -954,6 +1098,7 @@ lp_status lp_mcp_serve(int in_fd, int out_fd, const lp_mcp_registry *reg,
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->idle_cv, NULL);
+    pthread_cond_init(&s->watch_cv, NULL);
     atomic_init(&s->legacy_log_level, LP_MCP_LOG_NONE);
     atomic_init(&s->shutting_down, false);
 
@@ -971,13 +1116,12 @@ lp_status lp_mcp_serve(int in_fd, int out_fd, const lp_mcp_registry *reg,
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    s->threads = lp_xcalloc(opt.workers, sizeof *s->threads);
-    for (unsigned i = 0; i < opt.workers; i++) {
-        if (pthread_create(&s->threads[i], NULL, worker_main, s) != 0)
+    pthread_mutex_lock(&s->lock);
+    for (unsigned i = 0; i < opt.workers; i++)
+        if (!spawn_worker(s))
             break;
-        s->nthreads++;
-    }
-    s->running_threads = s->nthreads;
+    pthread_mutex_unlock(&s->lock);
+    s->have_watchdog = s->nthreads && pthread_create(&s->watchdog, NULL, watchdog_main, s) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!s->nthreads) {
         rc = lp_error_set(err, LP_ERROR, "cannot start MCP worker threads");
@@ -1017,6 +1161,7 @@ lp_status lp_mcp_serve(int in_fd, int out_fd, const lp_mcp_registry *reg,
 out:
     pthread_cond_destroy(&s->work_cv);
     pthread_cond_destroy(&s->idle_cv);
+    pthread_cond_destroy(&s->watch_cv);
     pthread_mutex_destroy(&s->lock);
     lp_mcp_out_release(&s->out);
     json_decref(s->legacy_caps);

@@ -58,6 +58,8 @@ static json_t *op_json(const lp_op_info *op)
         json_object_set_new(res, "chunks", json_integer((json_int_t)r->chunks));
         json_object_set_new(res, "partial", json_boolean(r->partial));
         json_object_set_new(res, "durationMs", json_integer((json_int_t)r->ms_total));
+        if (r->set_aside[0])
+            lp_json_set_path(res, "damagedFileKept", r->set_aside, strlen(r->set_aside));
         json_object_set_new(o, "result", res);
     } else {
         json_object_set_new(o, "result", json_null());
@@ -144,7 +146,14 @@ static void view_root(lp_tools *t, const char *root, bool fresh_walk, root_view 
         v->state = LP_MCP_STATE_FAILED;
     else if (v->op_running || v->st.lease.held)
         v->state = LP_MCP_STATE_INDEXING;
-    else if (v->st.pub.id == 0)
+    else if (v->st.state == LP_STATE_DAMAGED) {
+        v->state = LP_MCP_STATE_DAMAGED;
+        /* cut the detail, never the advice */
+        snprintf(v->status_error, sizeof v->status_error,
+                 "the index database is damaged (%.120s); rebuild it with manage_index {action: "
+                 "\"reindex\"} (the damaged file is kept aside)",
+                 v->st.damage);
+    } else if (v->st.pub.id == 0)
         v->state = v->have_op && v->op.state == LP_OP_FAILED ? LP_MCP_STATE_FAILED
                                                              : LP_MCP_STATE_NOT_INDEXED;
     else if (!lp_publication_compatible(&v->st.pub))
@@ -172,7 +181,7 @@ static json_t *view_next(const char *root, const root_view *v, const char **tool
     *tool = "manage_index";
     if (!strcmp(s, LP_MCP_STATE_NOT_INDEXED) || !strcmp(s, LP_MCP_STATE_FAILED))
         return action_args("create", "path", root);
-    if (!strcmp(s, LP_MCP_STATE_REQUIRES_REINDEX))
+    if (!strcmp(s, LP_MCP_STATE_REQUIRES_REINDEX) || !strcmp(s, LP_MCP_STATE_DAMAGED))
         return action_args("reindex", "path", root);
     if (!strcmp(s, LP_MCP_STATE_STALE))
         return action_args("sync", "path", root);
@@ -213,7 +222,7 @@ static const char list_output[] =
     "\"root\":{\"type\":\"string\"},"
     "\"exists\":{\"type\":\"boolean\"},"
     "\"state\":{\"enum\":[\"not_indexed\",\"indexing\",\"ready\",\"failed\","
-    "\"requires_reindex\",\"stale\"]},"
+    "\"requires_reindex\",\"stale\",\"damaged\"]},"
     "\"publication\":{\"type\":[\"object\",\"null\"],\"properties\":{"
     "\"id\":{\"type\":\"integer\"},\"createdAt\":{\"type\":[\"string\",\"null\"]},"
     "\"files\":{\"type\":\"integer\"},\"symbols\":{\"type\":\"integer\"},"
@@ -262,7 +271,8 @@ static lp_status list_fn(lp_mcp_call *call, json_t **result, lp_error *err)
             json_object_set_new(c, "writer", json_null());
         json_object_set_new(c, "lastOperation",
                             v.have_op && !v.op_running ? op_json(&v.op) : json_null());
-        json_object_set_new(c, "error", v.status_ok ? json_null() : lp_json_textz(v.status_error));
+        json_object_set_new(c, "error",
+                            v.status_error[0] ? lp_json_textz(v.status_error) : json_null());
         const char *tool;
         json_t *args = view_next(root, &v, &tool);
         json_t *next = json_object();
@@ -330,7 +340,7 @@ static const char manage_output[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"action\":{\"enum\":[\"create\",\"sync\",\"status\",\"reindex\",\"clear\",\"cancel\"]},"
     "\"state\":{\"enum\":[\"not_indexed\",\"indexing\",\"ready\",\"failed\","
-    "\"requires_reindex\",\"stale\"],\"description\":\"The codebase's state after the "
+    "\"requires_reindex\",\"stale\",\"damaged\"],\"description\":\"The codebase's state after the "
     "action.\"},"
     "\"operation\":{\"type\":[\"object\",\"null\"],\"description\":\"The operation this answer "
     "is about: started now, asked for, or the latest one on the codebase in this server.\","
@@ -398,6 +408,8 @@ static json_t *manage_answer(lp_mcp_call *call, const char *action, const char *
     }
     if (!v.status_ok)
         lp_mcp_envelope_warn(out, "status_failed", "%s", v.status_error);
+    else if (!strcmp(v.state, LP_MCP_STATE_DAMAGED))
+        lp_mcp_envelope_warn(out, "index_damaged", "%s", v.status_error);
     if (shown && shown->state == LP_OP_FAILED)
         lp_mcp_envelope_warn(out, "operation_failed", "operation %s (%s) failed: %s", shown->id,
                              lp_index_op_name(shown->kind), shown->error);

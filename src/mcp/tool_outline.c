@@ -93,11 +93,14 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     lp_read_info info;
     rc = lp_index_read_lines(st, rel.ptr, 1, 1, 1, 1, 65536, true, &probe, &info, err);
     if (rc == LP_ENOENT) {
+        lp_buf why;
+        lp_buf_init(&why, 0);
+        lp_index_why_absent(st, rel.ptr, &why);
         rc = lp_tools_fail(call, "not_found", LP_ENOENT, err,
-                           "%s is not in publication %lld of %s (it is new, ignored or skipped); "
-                           "if it is new, index it with manage_index {action: \"sync\", path: "
-                           "\"%s\"}",
-                           rel.ptr, (long long)pub.id, root.ptr, root.ptr);
+                           "%s is not in publication %lld: %s (if it is new: manage_index "
+                           "{action: \"sync\", path: \"%s\"})",
+                           rel.ptr, (long long)pub.id, why.ptr, root.ptr);
+        lp_buf_release(&why);
         goto done;
     }
     if (rc)
@@ -135,6 +138,7 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     lp_mcp_envelope_next_action(out, "read_file", args);
     lp_tools_warn_writer(t, out, root.ptr);
     lp_tools_file_freshness(t, out, root.ptr, rel.ptr, pub.id, info.stale);
+    lp_tools_file_disk_note(out, &info);
     *result = out;
 done:
     lp_buf_release(&root);

@@ -174,11 +174,15 @@ static json_t *base_result(read_ctx *c, const char *mode)
 
 static lp_status not_in_publication(read_ctx *c, lp_error *err)
 {
-    return lp_tools_fail(c->call, "not_found", LP_ENOENT, err,
-                         "%s is not in publication %lld of %s (it is new, ignored or skipped); "
-                         "if it is new, index it with manage_index {action: \"sync\", path: "
-                         "\"%s\"}",
-                         c->rel.ptr, (long long)c->pub.id, c->root.ptr, c->root.ptr);
+    lp_buf why;
+    lp_buf_init(&why, 0);
+    lp_index_why_absent(c->st, c->rel.ptr, &why);
+    lp_status rc = lp_tools_fail(c->call, "not_found", LP_ENOENT, err,
+                                 "%s is not in publication %lld: %s (if it is new: manage_index "
+                                 "{action: \"sync\", path: \"%s\"})",
+                                 c->rel.ptr, (long long)c->pub.id, why.ptr, c->root.ptr);
+    lp_buf_release(&why);
+    return rc;
 }
 
 static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
@@ -307,6 +311,7 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
     }
     lp_tools_warn_writer(c->t, out, c->root.ptr);
     lp_tools_file_freshness(c->t, out, c->root.ptr, c->rel.ptr, c->pub.id, info.stale);
+    lp_tools_file_disk_note(out, &info);
     *result = out;
     return LP_OK;
 }
@@ -397,6 +402,7 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
     }
     lp_tools_warn_writer(c->t, out, c->root.ptr);
     lp_tools_file_freshness(c->t, out, c->root.ptr, sym.path, c->pub.id, info.stale);
+    lp_tools_file_disk_note(out, &info);
     *result = out;
     return LP_OK;
 }

@@ -376,10 +376,22 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         shown = fit_page(out, lp_mcp_call_max_result_bytes(call));
     }
     int64_t expires = 0;
+    bool no_continuation = false;
     if (shown < res.ngroups) {
-        if ((rc = lp_search_freeze(root.ptr, &req, &res, (uint32_t)shown, page, &handle, &expires,
-                                   err)))
-            goto done;
+        /* A continuation that cannot be written (a full disk) is a warning, not a failed
+         * search: the page goes out, complete false, continuation null, and says why. */
+        lp_error cerr = {0};
+        if (lp_search_freeze(root.ptr, &req, &res, (uint32_t)shown, page, &handle, &expires,
+                             &cerr) != LP_OK) {
+            lp_buf_reset(&handle);
+            no_continuation = true;
+            lp_log(LP_LOG_INFO, "search.continuation_unavailable", "error=\"%s\"", cerr.msg);
+            lp_mcp_envelope_warn(out, LP_CONTINUATION_UNAVAILABLE,
+                                 "%zu more results were found but cannot be continued, so "
+                                 "pagination.continuation is null: %s. Narrow the query (or "
+                                 "ask for a larger disclosureLimit) to see them",
+                                 res.ngroups - shown, cerr.msg);
+        }
         if (shown < page)
             lp_mcp_envelope_warn(out, "page_shortened",
                                  "%zu of the %u results asked for fit the result budget; "
@@ -390,6 +402,8 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_object_set_new(
         out, "pagination",
         pagination_json(res.publication_id, 0, shown, res.ngroups, handle.ptr, expires));
+    if (no_continuation)
+        json_object_set_new(json_object_get(out, "pagination"), "complete", json_false());
     lp_log(LP_LOG_DEBUG, "mcp.search.timing",
            "open_ms=%.2f fresh_ms=%.2f search_ms=%.2f rest_ms=%.2f groups=%zu",
            (double)(t_open - t0) / 1e6, (double)(t_fresh - t_open) / 1e6,

@@ -371,12 +371,21 @@ lp_status lp_tools_open(lp_mcp_call *call, const char *root, lp_store **st_out, 
         if (rc)
             return rc;
     }
-    if (rc == LP_EREINDEX || (!rc && pub->id && !lp_publication_compatible(pub)))
-        return lp_tools_fail(call, "requires_reindex", LP_EREINDEX, err,
-                             "the index of %s was built by another loupe version and is not "
-                             "served; rebuild it with manage_index {action: \"reindex\", path: "
-                             "\"%s\"}",
-                             root, root);
+    if (rc == LP_EREINDEX || (!rc && pub->id && !lp_publication_compatible(pub))) {
+        char why[LP_ERROR_MSG_MAX];
+        lp_fingerprint_explain(pub, root, true, why, sizeof why);
+        return lp_tools_fail(call, "requires_reindex", LP_EREINDEX, err, "%s", why);
+    }
+    if (rc == LP_ECORRUPT) {
+        char what[200];
+        if (!lp_store_damage_get(root, what, sizeof what))
+            snprintf(what, sizeof what, "%.*s", (int)sizeof what - 1, err->msg);
+        return lp_tools_fail(call, "damaged", LP_ECORRUPT, err,
+                             "the index database of %s is damaged (%s) and is not served; "
+                             "rebuild it with manage_index {action: \"reindex\", path: \"%s\"} "
+                             "(the damaged file is kept aside)",
+                             root, what, root);
+    }
     if (rc && rc != LP_ENOTINDEXED)
         return rc;
     if (rc == LP_ENOTINDEXED || pub->id == 0) {
@@ -518,6 +527,12 @@ void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const c
     json_object_set_new(args, "action", json_string("sync"));
     lp_json_set_path(args, "path", root, strlen(root));
     lp_mcp_envelope_next_action(env, "manage_index", args);
+}
+
+void lp_tools_file_disk_note(json_t *env, const lp_read_info *info)
+{
+    if (info->disk_code && info->disk_note[0])
+        lp_mcp_envelope_warn(env, info->disk_code, "%s", info->disk_note);
 }
 
 lp_status lp_tools_resolve_file(lp_mcp_call *call, const char *path, lp_buf *root, lp_buf *rel,

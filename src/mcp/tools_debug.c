@@ -104,7 +104,10 @@ static const char sleep_input[] =
     "\"description\":\"How long to sleep, in milliseconds.\"},"
     "\"step_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":20,"
     "\"description\":\"Sleep in steps of this many milliseconds, reporting progress and "
-    "checking for cancellation after each.\"}"
+    "checking for cancellation after each.\"},"
+    "\"ignore_cancel\":{\"type\":\"boolean\",\"default\":false,"
+    "\"description\":\"Never check for cancellation: stands for a call stuck in a blocking "
+    "system call, which only the server's watchdog can get past.\"}"
     "},"
     "\"required\":[\"ms\"],"
     "\"additionalProperties\":false,"
@@ -131,9 +134,10 @@ static lp_status sleep_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     unsigned total = (unsigned)json_number_value(json_object_get(args, "ms"));
     json_t *st = json_object_get(args, "step_ms");
     unsigned step = st ? (unsigned)json_number_value(st) : 20;
+    bool stuck = json_is_true(json_object_get(args, "ignore_cancel"));
     unsigned slept = 0, steps = 0;
     while (slept < total) {
-        if (lp_mcp_call_cancelled(call))
+        if (!stuck && lp_mcp_call_cancelled(call))
             return lp_error_set(err, LP_ECANCELED, "debug_sleep cancelled after %u of %u ms",
                                 slept, total);
         unsigned chunk = LP_MIN(step, total - slept);
@@ -144,7 +148,7 @@ static lp_status sleep_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         snprintf(msg, sizeof msg, "slept %u of %u ms", slept, total);
         lp_mcp_call_progress(call, slept, total, msg);
     }
-    if (lp_mcp_call_cancelled(call))
+    if (!stuck && lp_mcp_call_cancelled(call))
         return lp_error_set(err, LP_ECANCELED, "debug_sleep cancelled after %u ms", slept);
     json_t *out = json_object();
     json_object_set_new(out, "sleptMs", json_integer(slept));

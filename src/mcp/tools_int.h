@@ -148,6 +148,10 @@ bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, 
  * changedSincePublication comes from the root's cached walk when there is one (no walk). */
 void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const char *rel,
                              int64_t pub_id, bool file_stale);
+/* When the file's text on disk could not be used (a fifo or device swapped in, gone,
+ * unreadable, too large, binary, a read error), a warning with info->disk_code saying so;
+ * nothing otherwise. */
+void lp_tools_file_disk_note(json_t *env, const lp_read_info *info);
 /* Resolve a user-given file path (absolute) to its indexed root and relative path with
  * lp_index_resolve_file (fail closed), with messages that name the tool to call next. */
 lp_status lp_tools_resolve_file(lp_mcp_call *call, const char *path, lp_buf *root, lp_buf *rel,

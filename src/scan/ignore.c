@@ -71,6 +71,8 @@ struct lp_ignore {
                       do .gitignore files apply (as ripgrep does by default) */
     LP_VEC(ign_frame) frames;
     lp_buf scratch;
+    int failed_errno; /* first rule file that exists but could not be read for a reason
+                         that is not its own (a limit, an I/O error): 0 when none */
 };
 
 typedef struct ign_query {
@@ -212,13 +214,26 @@ static ign_list *parse_rules(lp_arena *a, const char *buf, size_t n)
     return l;
 }
 
+/* Rules that exist but cannot be read because of a limit or an I/O error would silently
+ * change what is indexed (a missing `!node_modules/` drops a folder): remembered, so the
+ * walk fails instead. A missing file, a permission error or a symlink is not a failure. */
+static void note_failure(lp_ignore *ig, int e, const char *name)
+{
+    if (ig->failed_errno || !(lp_errno_is_resource(e) || e == EIO))
+        return;
+    lp_log(LP_LOG_WARN, "scan.ignore_file_failed", "file=%s error=\"%s\"", name, strerror(e));
+    ig->failed_errno = e;
+}
+
 /* Read a rule file at dirfd/name (never through a symlink) and parse it; NULL when it is
  * missing, not a regular file, too large or unreadable. */
 static ign_list *load_rules_at(lp_ignore *ig, int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
+    if (fd < 0) {
+        note_failure(ig, errno, name);
         return NULL;
+    }
     ign_list *l = NULL;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -237,6 +252,7 @@ static ign_list *load_rules_at(lp_ignore *ig, int dirfd, const char *name)
         if (r < 0) {
             lp_log(LP_LOG_WARN, "scan.ignore_file_unreadable", "file=%s error=\"%s\"", name,
                    strerror(errno));
+            note_failure(ig, errno, name);
             goto done;
         }
         if (r == 0)
@@ -621,6 +637,8 @@ lp_ignore *lp_ignore_new(const char *root, bool use_defaults)
     load_repo_rules(ig);
     return ig;
 }
+
+int lp_ignore_failed_errno(const lp_ignore *ig) { return ig ? ig->failed_errno : 0; }
 
 void lp_ignore_free(lp_ignore *ig)
 {

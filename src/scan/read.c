@@ -77,7 +77,8 @@ static int open_beneath(int rootfd, const char *rel)
 
 /* rel is a symlink (or goes through one): open its resolved path if that is inside root.
  * Sets *skip instead when it is not. */
-static int open_resolved(int rootfd, const char *root, const char *rel, lp_skip_reason *skip)
+static int open_resolved(int rootfd, const char *root, const char *rel, lp_skip_reason *skip,
+                         int *eno)
 {
     lp_buf full;
     lp_buf_init(&full, 2 * LP_PATH_MAX + 2);
@@ -85,16 +86,22 @@ static int open_resolved(int rootfd, const char *root, const char *rel, lp_skip_
     char *real = full.err ? NULL : realpath(full.ptr, NULL);
     int fd = -1;
     lp_str inside;
-    if (!real) {
-        *skip = errno == EACCES ? LP_SKIP_UNREADABLE : LP_SKIP_SYMLINK_OUTSIDE;
+    if (!real && (lp_errno_is_resource(errno) || errno == EIO)) {
+        *eno = errno;
+    } else if (!real) {
+        *skip = lp_errno_is_permission(errno) ? LP_SKIP_UNREADABLE : LP_SKIP_SYMLINK_OUTSIDE;
     } else if (!lp_path_under(lp_str_c(root), lp_str_c(real), &inside)) {
         *skip = LP_SKIP_SYMLINK_OUTSIDE;
     } else if (inside.len == 0) {
         *skip = LP_SKIP_SYMLINK_DIR; /* the root itself */
     } else {
         fd = open_beneath(rootfd, inside.ptr);
-        if (fd < 0)
-            *skip = LP_SKIP_UNREADABLE; /* changed under us, or no permission */
+        if (fd < 0 && (lp_errno_is_permission(errno) || errno == ELOOP))
+            *skip = LP_SKIP_UNREADABLE; /* no permission, or changed under us */
+        else if (fd < 0 && lp_errno_is_vanished(errno))
+            *skip = LP_SKIP_SYMLINK_OUTSIDE; /* the target went away: the link dangles */
+        else if (fd < 0)
+            *eno = errno;
     }
     free(real);
     lp_buf_release(&full);
@@ -109,8 +116,9 @@ static unsigned read_delay_us(void)
     return e && lp_parse_u64(lp_str_c(e), &v) && v <= 1000000 ? (unsigned)v : 0;
 }
 
-/* Read fd into out, at most limit bytes. */
-static lp_skip_reason read_bounded(int fd, uint64_t limit, lp_buf *out)
+/* Read fd into out, at most limit bytes. A failed read(2) gives LP_SKIP_UNREADABLE with
+ * *eno set. */
+static lp_skip_reason read_bounded(int fd, uint64_t limit, lp_buf *out, int *eno)
 {
     char chunk[READ_CHUNK];
     bool probed = false;
@@ -121,8 +129,10 @@ static lp_skip_reason read_bounded(int fd, uint64_t limit, lp_buf *out)
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n < 0) {
+            *eno = errno;
             return LP_SKIP_UNREADABLE;
+        }
         if (n == 0)
             break;
         if ((uint64_t)out->len + (uint64_t)n > limit)
@@ -168,8 +178,10 @@ static bool same_again(int fd, const lp_buf *out, uint64_t limit)
 {
     lp_buf again;
     lp_buf_init(&again, 0);
-    bool same = lseek(fd, 0, SEEK_SET) == 0 && read_bounded(fd, limit, &again) == LP_SKIP_NONE &&
-                again.len == out->len && memcmp(again.ptr, out->ptr, out->len) == 0;
+    int eno = 0;
+    bool same = lseek(fd, 0, SEEK_SET) == 0 &&
+                read_bounded(fd, limit, &again, &eno) == LP_SKIP_NONE && again.len == out->len &&
+                memcmp(again.ptr, out->ptr, out->len) == 0;
     lp_buf_release(&again);
     return same;
 }
@@ -178,21 +190,25 @@ static bool same_again(int fd, const lp_buf *out, uint64_t limit)
  * length differs from the size, or, for a file modified in the last 2 s, a second read
  * differs), read once more, and give LP_SKIP_CHANGING when that read is torn too. */
 static lp_skip_reason read_stable(int fd, const struct stat *before, uint64_t limit,
-                                  lp_buf *out)
+                                  lp_buf *out, int *eno)
 {
     struct stat pre = *before;
     for (int attempt = 0; attempt < 2; attempt++) {
         lp_buf_reset(out);
-        if (attempt && (lseek(fd, 0, SEEK_SET) != 0 || fstat(fd, &pre) != 0))
+        if (attempt && (lseek(fd, 0, SEEK_SET) != 0 || fstat(fd, &pre) != 0)) {
+            *eno = errno;
             return LP_SKIP_UNREADABLE;
+        }
         if ((uint64_t)pre.st_size > limit)
             return LP_SKIP_TOO_LARGE;
-        lp_skip_reason r = read_bounded(fd, limit, out);
+        lp_skip_reason r = read_bounded(fd, limit, out, eno);
         if (r != LP_SKIP_NONE && r != LP_SKIP_TOO_LARGE)
             return r;
         struct stat post;
-        if (fstat(fd, &post) != 0)
+        if (fstat(fd, &post) != 0) {
+            *eno = errno;
             return LP_SKIP_UNREADABLE;
+        }
         if (same_stat(&pre, &post) && r != LP_SKIP_NONE)
             return r;
         if (same_stat(&pre, &post) && (off_t)out->len == post.st_size &&
@@ -203,6 +219,22 @@ static lp_skip_reason read_stable(int fd, const struct stat *before, uint64_t li
     }
     lp_buf_reset(out);
     return LP_SKIP_CHANGING;
+}
+
+/* An errno met while opening or reading root/rel: a permission error is a property of the
+ * file (LP_SKIP_UNREADABLE, status LP_OK); a vanished path is LP_ENOENT; anything else
+ * (a limit, an I/O error) is a failure the caller must not record as a property of the
+ * file. */
+static lp_status read_error(const char *root, const char *rel, int e, const char *what,
+                            lp_skip_reason *skip, lp_error *err)
+{
+    if (lp_errno_is_permission(e)) {
+        *skip = LP_SKIP_UNREADABLE;
+        return LP_OK;
+    }
+    if (lp_errno_is_vanished(e))
+        return lp_error_set(err, LP_ENOENT, "%s/%s does not exist", root, rel);
+    return lp_error_errno(err, e, "cannot %s %s/%s", what, root, rel);
 }
 
 lp_status lp_scan_read(const char *root, const char *rel, uint64_t max_bytes, lp_buf *out,
@@ -218,24 +250,23 @@ lp_status lp_scan_read(const char *root, const char *rel, uint64_t max_bytes, lp
     uint64_t limit = max_bytes ? max_bytes : LP_SCAN_MAX_FILE_BYTES;
     int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0)
-        return lp_error_set(err, LP_EIO, "cannot open root %s: %s", root, strerror(errno));
+        return lp_error_errno(err, errno, "cannot open root %s", root);
     lp_status rc = LP_OK;
+    int eno = 0;
     int fd = open_beneath(rootfd, rel);
     bool via_link = fd < 0 && errno == ELOOP;
     if (via_link)
-        fd = open_resolved(rootfd, root, rel, skip);
+        fd = open_resolved(rootfd, root, rel, skip, &eno);
+    else if (fd < 0)
+        eno = errno;
     if (fd < 0) {
-        if (*skip == LP_SKIP_NONE) {
-            if (errno == ENOENT || errno == ENOTDIR)
-                rc = lp_error_set(err, LP_ENOENT, "%s/%s does not exist", root, rel);
-            else
-                *skip = LP_SKIP_UNREADABLE;
-        }
+        if (*skip == LP_SKIP_NONE)
+            rc = read_error(root, rel, eno ? eno : EIO, "open", skip, err);
         goto done;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        *skip = LP_SKIP_UNREADABLE;
+        rc = read_error(root, rel, errno, "stat", skip, err);
     } else if (S_ISDIR(st.st_mode) && via_link) {
         *skip = LP_SKIP_SYMLINK_DIR;
     } else if (S_ISDIR(st.st_mode)) {
@@ -245,7 +276,11 @@ lp_status lp_scan_read(const char *root, const char *rel, uint64_t max_bytes, lp
     } else if ((uint64_t)st.st_size > limit) {
         *skip = LP_SKIP_TOO_LARGE; /* decided from the size: nothing is read */
     } else {
-        *skip = read_stable(fd, &st, limit, out);
+        *skip = read_stable(fd, &st, limit, out, &eno);
+        if (*skip == LP_SKIP_UNREADABLE) {
+            *skip = LP_SKIP_NONE;
+            rc = read_error(root, rel, eno ? eno : EIO, "read", skip, err);
+        }
     }
     close(fd);
 done:

@@ -47,19 +47,29 @@ typedef enum lp_skip_reason {
     LP_SKIP_BINARY = 1,          /* NUL in the first 8 KiB */
     LP_SKIP_TOO_LARGE = 2,       /* over max_file_bytes */
     LP_SKIP_LIMIT_REACHED = 3,   /* past max_total_bytes for the publication */
-    LP_SKIP_UNREADABLE = 4,      /* permission or I/O error (file or folder) */
-    LP_SKIP_SYMLINK_OUTSIDE = 5, /* symlink that leads out of the root (or dangling) */
+    LP_SKIP_UNREADABLE = 4,      /* permission denied (file or folder); also, counted but
+                                    not listed, a path longer than LP_PATH_MAX */
+    LP_SKIP_SYMLINK_OUTSIDE = 5, /* symlink that leads out of the root */
     LP_SKIP_SPECIAL = 6,         /* fifo, socket, device */
     LP_SKIP_IGNORED = 7,         /* matched ignore rules (counted, not listed) */
     LP_SKIP_SYMLINK_DIR = 8,     /* symlinked folder: not followed (cycles) */
     LP_SKIP_CHANGING = 9,        /* rewritten while being read, twice: never stored torn */
+    LP_SKIP_SYMLINK_LOOP = 10,   /* symlink that leads back to itself (ELOOP) */
+    LP_SKIP_SYMLINK_DANGLING = 11, /* symlink whose target does not exist */
+    LP_SKIP_PARSE_BUDGET = 12,   /* not skipped: indexed as text, its parse went past the
+                                    per-file budget (counted with the skips, never stored
+                                    in `skipped`) */
     LP_SKIP_COUNT
 } lp_skip_reason;
 
 /* "none", "binary", "too_large", "limit_reached", "unreadable", "symlink_outside_root",
- * "special", "ignored", "symlink_dir", "changed_while_reading"; "unknown" for anything else.
+ * "special", "ignored", "symlink_dir", "changed_while_reading", "symlink_loop",
+ * "symlink_dangling", "parse_budget"; "unknown" for anything else.
  * Static string. */
 const char *lp_skip_reason_name(lp_skip_reason r);
+/* The same as a phrase for messages ("not a regular file (a fifo, socket or device)",
+ * "a symlink that leads out of the root or dangles", ...). Static string. */
+const char *lp_skip_reason_text(lp_skip_reason r);
 
 typedef struct lp_scan_entry {
     const char *path;   /* normalized relative path; arena-owned */
@@ -109,8 +119,14 @@ typedef struct lp_scan_result {
 lp_status lp_scan_check_root(const char *root, const char *state_dir, lp_error *err);
 
 /* Walk root (absolute, real). Results are allocated in arena (valid until it is rewound or
- * released). Unreadable folders are recorded as skips, never fatal; fails only when root
- * itself cannot be opened (LP_ENOENT, LP_EIO) or lies inside opts->state_dir (LP_EPATH).
+ * released). Folders and files that cannot be opened or stat'ed for lack of permission
+ * (EACCES, EPERM) are recorded as LP_SKIP_UNREADABLE; paths that vanish during the walk are
+ * left out. Any other error (a limit: EMFILE, ENFILE, ENOMEM; EIO; an ignore-rule file that
+ * exists but cannot be read for such a reason) stops the walk: LP_ELIMIT naming the limit
+ * and what to do, or LP_EIO, with *out empty, because a partial walk would make a build
+ * drop files it could not look at. Also fails when root itself cannot be opened (LP_ENOENT,
+ * LP_EIO, LP_ELIMIT) or lies inside opts->state_dir (LP_EPATH). At most 16 folder
+ * descriptors (plus the root's) are open at any time, whatever the depth.
  * Symlinks are never followed out of the root: a symlink to a regular file inside the root
  * is an entry (see lp_scan_entry.target); one that dangles or leads outside the root or
  * into the state folder is LP_SKIP_SYMLINK_OUTSIDE; a symlink to a folder inside the root
@@ -124,7 +140,7 @@ lp_status lp_scan_walk(const char *root, const lp_scan_opts *opts, lp_arena *are
 /* Read root/rel into out (reset first; bounded by max_bytes, 0 = LP_SCAN_MAX_FILE_BYTES,
  * and by out's own limit). *skip is set, with the status LP_OK (a skip is not a failure),
  * to LP_SKIP_BINARY when a NUL is in the first 8 KiB, LP_SKIP_TOO_LARGE past max_bytes,
- * LP_SKIP_UNREADABLE on a permission or I/O error, LP_SKIP_SPECIAL when rel is a fifo,
+ * LP_SKIP_UNREADABLE on a permission error, LP_SKIP_SPECIAL when rel is a fifo,
  * socket or device, LP_SKIP_SYMLINK_OUTSIDE / LP_SKIP_SYMLINK_DIR for a symlink that
  * leads out of the root (or dangles) / to a folder; out is then empty. Otherwise *skip is
  * LP_SKIP_NONE and out holds the whole file.
@@ -142,8 +158,11 @@ lp_status lp_scan_walk(const char *root, const lp_scan_opts *opts, lp_arena *are
  * fifo swapped in never blocks). When rel itself is a symlink, its realpath must be inside
  * root, and that resolved path is then opened the same symlink-free way, so a link changed
  * between the check and the open can never lead the read outside root.
- * Errors: LP_ENOENT when rel no longer exists, LP_EINVAL when it names a folder, LP_EIO
- * when root cannot be opened. */
+ * Errors: LP_ENOENT when rel no longer exists (ENOENT, ENOTDIR), LP_EINVAL when it names a
+ * folder. Only a permission error (EACCES, EPERM) is LP_SKIP_UNREADABLE: any other failure
+ * to open, stat or read (a limit such as EMFILE, ENFILE, ENOMEM, or EIO) is an error
+ * (LP_ELIMIT naming the limit, LP_EIO, ...), never a skip, because it says nothing about
+ * the file and a build must not drop the file for it. */
 lp_status lp_scan_read(const char *root, const char *rel, uint64_t max_bytes, lp_buf *out,
                        lp_skip_reason *skip, lp_error *err);
 

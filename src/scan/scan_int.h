@@ -24,6 +24,10 @@ void lp_ignore_pop(lp_ignore *ig);
  * folders being known not to be ignored)? */
 bool lp_ignore_match(lp_ignore *ig, lp_str rel, bool is_dir);
 
+/* The errno of the first rule file that exists but could not be read because of a limit
+ * or an I/O error (0: none). A walk that sees one must fail: its rules are incomplete. */
+int lp_ignore_failed_errno(const lp_ignore *ig);
+
 /* read.c: open rel below rootfd with one openat(O_NOFOLLOW) per component, so no
  * component may be a symlink (ELOOP then); the fallback for kernels without openat2,
  * exported for its test. Returns a descriptor the caller closes, or -1 with errno. */

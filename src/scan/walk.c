@@ -5,7 +5,18 @@
  * symlink is ever traversed, whatever changes under us), list it with getdents64 into a
  * reused buffer, sort the children, push the folder's ignore rules (it is known from the
  * listing whether .gitignore / .loupeignore exist, so nothing is probed), then handle each
- * child: fstatat for files, recursion for folders. One descriptor is open per level.
+ * child: fstatat for files, recursion for folders.
+ *
+ * Descriptors: at most WALK_OPEN_LEVELS folders are held open at once (plus the root), so
+ * a deep tree never runs the process out of descriptors. Going deeper closes the oldest
+ * open ancestor (its identity, dev and inode, is kept); coming back up reopens it with
+ * openat(child, "..") and checks the identity (a folder moved meanwhile fails the walk).
+ *
+ * Errors: a permission error (EACCES, EPERM) is a property of the path and is recorded
+ * as LP_SKIP_UNREADABLE; a path gone since the listing (ENOENT, ENOTDIR) is simply not
+ * there. Anything else (EMFILE, ENFILE, ENOMEM, EIO, ...) says nothing about the path:
+ * recording it as a skip would make a sync drop files it merely could not look at, so the
+ * walk stops and fails with a message naming the error (and, for a limit, which one).
  *
  * Order: children are sorted bytewise with a folder's name taken as "name/", which makes
  * the depth-first output sorted bytewise by full path without a global sort.
@@ -23,6 +34,15 @@
 #include <unistd.h>
 
 #define DENTS_BUF (64 * 1024)
+#define WALK_OPEN_LEVELS 16 /* at most; fewer under a low open-file limit */
+/* LP_PATH_MAX bytes hold at most this many components ("a/a/a/..."). */
+#define WALK_MAX_DEPTH (LP_PATH_MAX / 2 + 2)
+
+typedef struct level {
+    int fd; /* -1 while closed to save descriptors */
+    dev_t dev;
+    ino_t ino;
+} level;
 
 typedef struct child {
     const char *name;
@@ -47,15 +67,38 @@ typedef struct walker {
     dev_t state_dev;
     ino_t state_ino;
     char *state_real; /* realpath of the state folder, or NULL */
+    level *levels;    /* levels[d]: the folder at depth d (0 = root) */
+    unsigned depth;   /* depth of the folder being listed */
+    unsigned window;  /* folders below the root held open at once (1..WALK_OPEN_LEVELS) */
+    lp_status failed; /* sticky: the walk stopped (err holds why) */
+    lp_error *err;
 } walker;
 
 const char *lp_skip_reason_name(lp_skip_reason r)
 {
     static const char *const names[LP_SKIP_COUNT] = {
         "none",    "binary",  "too_large",   "limit_reached", "unreadable", "symlink_outside_root",
-        "special", "ignored", "symlink_dir", "changed_while_reading",
+        "special", "ignored", "symlink_dir", "changed_while_reading", "symlink_loop",
+        "symlink_dangling", "parse_budget",
     };
     return (unsigned)r < LP_SKIP_COUNT ? names[r] : "unknown";
+}
+
+const char *lp_skip_reason_text(lp_skip_reason r)
+{
+    static const char *const texts[LP_SKIP_COUNT] = {
+        "a searchable file",
+        "binary (a NUL byte in its first 8 KiB)",
+        "larger than the per-file limit",
+        "past the publication's byte limit",
+        "unreadable (permission denied)",
+        "a symlink that leads out of the root or dangles",
+        "not a regular file (a fifo, socket or device)",
+        "ignored",
+        "a symlink to a folder",
+        "rewritten while it was read",
+    };
+    return (unsigned)r < LP_SKIP_COUNT ? texts[r] : "not searchable";
 }
 
 static void add_skip(walker *w, lp_skip_reason r)
@@ -65,6 +108,26 @@ static void add_skip(walker *w, lp_skip_reason r)
         return;
     lp_scan_skip s = {lp_arena_strndup(w->out, w->path, w->plen), r};
     lp_vec_push(&w->skips, s);
+}
+
+/* Stop the walk: errno e is not a property of the path (see the top of this file). */
+static void fail_errno(walker *w, int e, const char *what)
+{
+    if (w->failed)
+        return;
+    lp_log(LP_LOG_WARN, "scan.failed", "path=\"%s\" op=%s error=\"%s\"", w->path, what,
+           strerror(e));
+    w->failed = lp_error_errno(w->err, e, "%s %s/%s", what, w->root, w->path);
+}
+
+/* An errno from looking at the current path: record it as a skip when it is a property of
+ * the path, ignore a vanished path, and fail the walk otherwise. */
+static void path_error(walker *w, int e, const char *what)
+{
+    if (lp_errno_is_permission(e))
+        add_skip(w, LP_SKIP_UNREADABLE);
+    else if (!lp_errno_is_vanished(e))
+        fail_errno(w, e, what);
 }
 
 static int64_t mtime_ns(const struct stat *st)
@@ -164,13 +227,30 @@ static int list_folder(walker *w, int fd, child **out, size_t *n, unsigned *have
 
 static void walk_folder(walker *w, int fd);
 
-/* Compared on the opened folder (d_ino from the listing is not reliable on every file
- * system, e.g. overlayfs). */
-static bool is_state_dir(const walker *w, int fd)
+/* The descriptor of the folder at depth d, reopened through its child when it was closed
+ * to save descriptors (child is levels[d + 1], still open). -1 with the walk failed. */
+static int level_fd(walker *w, unsigned d)
 {
+    level *l = &w->levels[d];
+    if (l->fd >= 0)
+        return l->fd;
+    int fd = openat(w->levels[d + 1].fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct stat st;
-    return w->have_state && fstat(fd, &st) == 0 && st.st_dev == w->state_dev &&
-           st.st_ino == w->state_ino;
+    if (fd < 0) {
+        fail_errno(w, errno, "cannot reopen the folder above");
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || st.st_dev != l->dev || st.st_ino != l->ino) {
+        close(fd);
+        if (!w->failed)
+            w->failed = lp_error_set(w->err, LP_EIO,
+                                     "a folder above %s/%s moved while it was walked; run the "
+                                     "command again",
+                                     w->root, w->path);
+        return -1;
+    }
+    l->fd = fd;
+    return fd;
 }
 
 static void visit_folder(walker *w, int parent, const child *c)
@@ -179,17 +259,48 @@ static void visit_folder(walker *w, int parent, const child *c)
         add_skip(w, LP_SKIP_IGNORED);
         return;
     }
-    int fd = openat(parent, c->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno != ENOENT) /* gone since the listing: nothing to report */
-            add_skip(w, errno == ELOOP ? LP_SKIP_SYMLINK_DIR : LP_SKIP_UNREADABLE);
+    if (w->depth + 1 >= WALK_MAX_DEPTH) { /* cannot happen with paths under LP_PATH_MAX */
+        w->res->skip_counts[LP_SKIP_UNREADABLE]++;
         return;
     }
-    if (is_state_dir(w, fd))
+    int fd = openat(parent, c->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ELOOP)
+            add_skip(w, LP_SKIP_SYMLINK_DIR);
+        else
+            path_error(w, e, "cannot open folder");
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        fail_errno(w, errno, "cannot stat folder");
+        close(fd);
+        return;
+    }
+    if (w->have_state && st.st_dev == w->state_dev && st.st_ino == w->state_ino) {
+        /* Compared on the opened folder (d_ino from the listing is not reliable on every
+         * file system, e.g. overlayfs). */
         add_skip(w, LP_SKIP_IGNORED);
-    else
-        walk_folder(w, fd);
-    close(fd);
+        close(fd);
+        return;
+    }
+    unsigned d = ++w->depth;
+    w->levels[d] = (level){fd, st.st_dev, st.st_ino};
+    /* Keep at most `window` folders open below the root. */
+    if (d > w->window && w->levels[d - w->window].fd >= 0) {
+        close(w->levels[d - w->window].fd);
+        w->levels[d - w->window].fd = -1;
+    }
+    walk_folder(w, fd);
+    /* Back up: the parent may have been closed while this subtree was walked (reopened
+     * through this folder's descriptor, itself possibly reopened: not `fd` any more). */
+    if (w->levels[d].fd >= 0) {
+        level_fd(w, d - 1);
+        close(w->levels[d].fd);
+    }
+    w->levels[d].fd = -1;
+    w->depth--;
 }
 
 static void visit_file(walker *w, int parent, const child *c)
@@ -200,8 +311,7 @@ static void visit_file(walker *w, int parent, const child *c)
     }
     struct stat st;
     if (fstatat(parent, c->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno != ENOENT)
-            add_skip(w, LP_SKIP_UNREADABLE);
+        path_error(w, errno, "cannot stat");
         return;
     }
     if (!S_ISREG(st.st_mode)) /* changed type since the listing */
@@ -228,14 +338,23 @@ static void visit_link(walker *w, const child *c)
     int e = errno;
     lp_str rel, unused;
     struct stat st;
-    if (!real) {
-        /* Dangling or looping links lead nowhere inside the root. */
-        add_skip(w, e == EACCES ? LP_SKIP_UNREADABLE : LP_SKIP_SYMLINK_OUTSIDE);
+    if (!real && (lp_errno_is_resource(e) || e == EIO)) {
+        fail_errno(w, e, "cannot resolve symlink");
+    } else if (!real) {
+        /* Looping or dangling links lead nowhere: say which. */
+        add_skip(w, lp_errno_is_permission(e) ? LP_SKIP_UNREADABLE
+                    : e == ELOOP              ? LP_SKIP_SYMLINK_LOOP
+                    : e == ENOENT             ? LP_SKIP_SYMLINK_DANGLING
+                                              : LP_SKIP_SYMLINK_OUTSIDE);
     } else if (!lp_path_under((lp_str){w->root, w->rootlen}, lp_str_c(real), &rel) ||
                (w->state_real && lp_path_under(lp_str_c(w->state_real), lp_str_c(real), &unused))) {
         add_skip(w, LP_SKIP_SYMLINK_OUTSIDE);
     } else if (stat(real, &st) != 0) {
-        add_skip(w, LP_SKIP_SYMLINK_OUTSIDE);
+        e = errno;
+        if (lp_errno_is_resource(e) || e == EIO)
+            fail_errno(w, e, "cannot stat the target of symlink");
+        else
+            add_skip(w, lp_errno_is_permission(e) ? LP_SKIP_UNREADABLE : LP_SKIP_SYMLINK_OUTSIDE);
     } else if (S_ISDIR(st.st_mode)) {
         add_skip(w, LP_SKIP_SYMLINK_DIR);
     } else if (!S_ISREG(st.st_mode)) {
@@ -249,6 +368,8 @@ static void visit_link(walker *w, const child *c)
 
 static void visit(walker *w, int parent, const child *c)
 {
+    if (w->failed)
+        return;
     size_t saved = w->plen;
     size_t need = saved + (saved ? 1 : 0) + c->len;
     if (need > LP_PATH_MAX) {
@@ -293,11 +414,19 @@ static void walk_folder(walker *w, int fd)
     if (e) {
         lp_log(LP_LOG_WARN, "scan.folder_unreadable", "folder=\"%s\" error=\"%s\"", w->path,
                strerror(e));
-        add_skip(w, LP_SKIP_UNREADABLE);
+        path_error(w, e, "cannot list folder");
     }
     lp_ignore_push(w->ig, (lp_str){w->path, w->plen}, fd, have);
-    for (size_t i = 0; i < n; i++)
-        visit(w, fd, &kids[i]);
+    int ige = lp_ignore_failed_errno(w->ig);
+    if (ige)
+        fail_errno(w, ige, "cannot read the ignore rules in");
+    unsigned d = w->depth;
+    for (size_t i = 0; i < n && !w->failed; i++) {
+        int pfd = level_fd(w, d); /* reopened when a deep subtree closed it */
+        if (pfd < 0)
+            break;
+        visit(w, pfd, &kids[i]);
+    }
     lp_ignore_pop(w->ig);
     lp_arena_rewind(&w->tmp, mark);
 }
@@ -369,15 +498,33 @@ lp_status lp_scan_walk(const char *root, const lp_scan_opts *opts, lp_arena *are
     if ((rc = prepare_state(w, opts->state_dir, err)) != LP_OK)
         goto done;
     fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        rc = lp_error_set(err, e == ENOENT ? LP_ENOENT : LP_EIO, "cannot open root %s: %s", root,
-                          strerror(e));
+    struct stat rst;
+    if (fd < 0 || fstat(fd, &rst) != 0) {
+        rc = lp_error_errno(err, errno, "cannot open root %s", root);
         goto done;
     }
     w->dents = lp_xmalloc(DENTS_BUF);
     w->ig = lp_ignore_new(root, opts->use_default_ignores);
+    w->err = err;
+    w->levels = lp_xcalloc(WALK_MAX_DEPTH, sizeof *w->levels);
+    w->levels[0] = (level){fd, rst.st_dev, rst.st_ino};
+    /* Leave 3 descriptors for a rule file, a reopened folder and the next folder opened
+     * before the oldest one is closed. */
+    uint64_t free_fds = lp_fd_free();
+    w->window = free_fds >= WALK_OPEN_LEVELS + 3 ? WALK_OPEN_LEVELS
+                : free_fds > 4                    ? (unsigned)(free_fds - 3)
+                                                  : 1;
+    int ige = lp_ignore_failed_errno(w->ig);
+    if (ige) {
+        rc = lp_error_errno(err, ige, "cannot read the ignore rules of %s", root);
+        goto done;
+    }
     walk_folder(w, fd);
+    if (w->failed) {
+        rc = w->failed;
+        memset(out, 0, sizeof *out);
+        goto done;
+    }
     if (w->skips.len > 1)
         qsort(w->skips.items, w->skips.len, sizeof(lp_scan_skip), cmp_skip);
     out->entries = copy_to_arena(arena, w->entries.items, w->entries.len, sizeof(lp_scan_entry));
@@ -393,6 +540,7 @@ done:
     lp_arena_release(&w->tmp);
     free(w->dents);
     free(w->state_real);
+    free(w->levels);
     free(w);
     return rc;
 }

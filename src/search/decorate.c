@@ -39,6 +39,7 @@ typedef struct file_state {
     const char *path;
     int64_t bid; /* 0: not in the publication */
     bool stale, deleted;
+    bool parse_budget; /* indexed as text: its parse went past the budget */
 } file_state;
 
 typedef LP_VEC(file_state) file_states;
@@ -51,7 +52,9 @@ static const file_state *file_state_of(lp_store *st, file_states *cache, const c
     file_state *f = lp_vec_push_zero(cache);
     f->path = path;
     sqlite3_stmt *s;
-    if (lp_store_prepare(st, "SELECT bid, size, mtime_ns, ino, mode FROM files WHERE path = ?1",
+    if (lp_store_prepare(st,
+                         "SELECT f.bid, f.size, f.mtime_ns, f.ino, f.mode, b.flags"
+                         " FROM files f JOIN blobs b USING(bid) WHERE f.path = ?1",
                          &s, NULL))
         return f;
     sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
@@ -61,6 +64,7 @@ static const file_state *file_state_of(lp_store *st, file_states *cache, const c
         int64_t mtime = sqlite3_column_int64(s, 2);
         uint64_t ino = (uint64_t)sqlite3_column_int64(s, 3);
         uint32_t mode = (uint32_t)sqlite3_column_int64(s, 4);
+        f->parse_budget = (sqlite3_column_int(s, 5) & 2) != 0; /* LP_BLOB_PARSE_BUDGET */
         lp_buf abs;
         lp_buf_init(&abs, 0);
         lp_buf_printf(&abs, "%s/%s", lp_store_root(st), path);
@@ -179,6 +183,10 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
         const file_state *f = file_state_of(st, &cache, g->owner.file);
         g->stale = f->stale;
         g->deleted = f->deleted;
+        if (f->parse_budget) {
+            g->text_reason = "parse_budget";
+            g->label = lp_arena_printf(arena, "%s [indexed as text: parse_budget]", g->label);
+        }
         g->breadcrumbs = f->bid && g->owner.symbol ? crumbs_of(st, f->bid, g, arena) : "";
     }
     size_t nfiles = cache.len;
@@ -236,6 +244,8 @@ void lp_search_group_surface_json(struct json_t *obj, const char *root, const lp
     json_object_set_new(f, "deleted", json_boolean(g->deleted));
     json_object_set_new(f, "live", json_boolean(g->live));
     json_object_set_new(obj, "freshness", f);
+    if (g->text_reason)
+        json_object_set_new(obj, "indexedAsText", json_string("parse_budget"));
 
     const char *tool = lp_search_group_next_tool(g);
     json_t *args = json_object();

@@ -309,6 +309,15 @@ static void clean(const char *dir, const char *replacing, uint64_t incoming)
     lp_vec_free(&sets);
 }
 
+/* A failed write of the cache: the one full-disk message, or the errno's (with the limit it
+ * names, if any). */
+static lp_status cache_error(int e, const char *what, const char *path, lp_error *err)
+{
+    if (e == ENOSPC || e == EDQUOT)
+        return lp_store_disk_full("writing the continuation cache", err);
+    return lp_error_errno(err, e, "%s %s", what, path);
+}
+
 static lp_status write_whole(const char *dir, const char *name, const char *text, size_t n,
                              lp_error *err)
 {
@@ -321,7 +330,7 @@ static lp_status write_whole(const char *dir, const char *name, const char *text
     lp_status rc = LP_OK;
     int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
-        rc = lp_error_set(err, LP_EIO, "cannot create %s: %s", tmp.ptr, strerror(errno));
+        rc = cache_error(errno, "cannot create", tmp.ptr, err);
         goto done;
     }
     size_t left = n;
@@ -330,22 +339,33 @@ static lp_status write_whole(const char *dir, const char *name, const char *text
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            rc = lp_error_set(err, LP_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
+            rc = cache_error(errno, "cannot write", tmp.ptr, err);
             break;
         }
         left -= (size_t)w;
     }
     /* No fsync: this is a cache; a file torn by a crash reads as broken, never as wrong. */
     if (close(fd) != 0 && !rc)
-        rc = lp_error_set(err, LP_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
+        rc = cache_error(errno, "cannot write", tmp.ptr, err);
     if (!rc && rename(tmp.ptr, dst.ptr) != 0)
-        rc = lp_error_set(err, LP_EIO, "cannot rename onto %s: %s", dst.ptr, strerror(errno));
+        rc = cache_error(errno, "cannot rename onto", dst.ptr, err);
     if (rc)
         unlink(tmp.ptr);
 done:
     lp_buf_release(&tmp);
     lp_buf_release(&dst);
     return rc;
+}
+
+void lp_search_continuation_unavailable(lp_search_result *res, lp_arena *arena, size_t shown,
+                                        const lp_error *why)
+{
+    lp_log(LP_LOG_INFO, "search.continuation_unavailable", "error=\"%s\"", why->msg);
+    lp_search_result_warn(res, arena,
+                          LP_CONTINUATION_UNAVAILABLE ": %zu more results were found but cannot "
+                          "be continued, so there is no handle for them: %s. Search again with "
+                          "a larger --limit to see them",
+                          res->ngroups - shown, why->msg);
 }
 
 static json_t *opt_string(const char *s) { return s ? lp_json_textz(s) : json_null(); }
@@ -373,6 +393,8 @@ static json_t *group_json(const lp_search_group *g)
     json_object_set_new(o, "stale", json_boolean(g->stale));
     json_object_set_new(o, "deleted", json_boolean(g->deleted));
     json_object_set_new(o, "live", json_boolean(g->live));
+    if (g->text_reason)
+        json_object_set_new(o, "textReason", json_string("parse_budget"));
     return o;
 }
 
@@ -395,8 +417,11 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
     lp_status rc = frozen_dir(&dir, err);
     if (rc)
         goto done;
-    if ((rc = lp_mkdir_p(dir.ptr, err)))
+    if ((rc = lp_mkdir_p(dir.ptr, err))) {
+        if (rc == LP_ENOSPC)
+            rc = lp_store_disk_full("writing the continuation cache", err);
         goto done;
+    }
     char req_hash[17], id[17];
     lp_search_request_hash(req, req_hash);
     set_id(root, res->publication_id, req_hash, disk_hash(res), id);
@@ -541,6 +566,8 @@ static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
     g->stale = json_is_true(json_object_get(o, "stale"));
     g->deleted = json_is_true(json_object_get(o, "deleted"));
     g->live = json_is_true(json_object_get(o, "live"));
+    if (json_is_string(json_object_get(o, "textReason")))
+        g->text_reason = "parse_budget"; /* the one reason there is */
     return g->owner.file && g->owner.kind && g->snippet;
 }
 

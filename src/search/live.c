@@ -18,12 +18,13 @@
  */
 #include "search/search.h"
 
+#include "scan/scan.h"
+
 #include <ctype.h>
 #include <sys/stat.h>
 
 #define LIVE_TERMS_MAX 32
 #define REGION_GAP 3 /* matched lines at most this far apart share a region */
-#define BINARY_PROBE 8192
 
 typedef struct live_query {
     LP_VEC(char *) globs; /* path: values */
@@ -316,29 +317,44 @@ static bool read_file_regions(lp_store *st, const live_query *q, const live_file
                               uint32_t snippet_lines, int64_t published_ms, lp_arena *arena,
                               group_vec *groups, lp_search_result *res, uint32_t *line_caps)
 {
-    lp_buf abs, text;
-    lp_buf_init(&abs, 0);
+    lp_buf text;
     lp_buf_init(&text, 0);
-    lp_buf_printf(&abs, "%s/%s", lp_store_root(st), f->path);
     lp_error e = {0};
     bool ok = false;
-    lp_status rc = lp_read_file(abs.ptr, LP_LIVE_MAX_FILE_BYTES, &text, &e);
-    if (rc == LP_ETOOBIG) {
-        lp_search_result_warn(res, arena,
-                              "live_skipped: %s changed on disk but is larger than %zu bytes; "
-                              "its current text was not read",
-                              f->path, LP_LIVE_MAX_FILE_BYTES);
-        goto done;
-    }
+    /* The scanner's own read: below the root with no symlink escape, O_NONBLOCK, fstat
+     * after the open, regular files only, bounded: a fifo or a device swapped in for an
+     * indexed file is never opened for reading, let alone waited on. */
+    lp_skip_reason skip = LP_SKIP_NONE;
+    lp_status rc = lp_scan_read(lp_store_root(st), f->path, LP_LIVE_MAX_FILE_BYTES, &text, &skip,
+                                &e);
     if (rc) {
         lp_search_result_warn(res, arena, "live_skipped: %s changed on disk but cannot be read: %s",
                               f->path, e.msg);
         goto done;
     }
-    if (memchr(text.ptr ? text.ptr : "", '\0', LP_MIN(text.len, (size_t)BINARY_PROBE))) {
+    switch (skip) {
+    case LP_SKIP_NONE:
+        break;
+    case LP_SKIP_TOO_LARGE:
+        lp_search_result_warn(res, arena,
+                              "live_skipped: %s changed on disk but is larger than %zu bytes; "
+                              "its current text was not read",
+                              f->path, LP_LIVE_MAX_FILE_BYTES);
+        goto done;
+    case LP_SKIP_BINARY:
         lp_search_result_warn(res, arena,
                               "live_skipped: %s changed on disk and is binary now; not read",
                               f->path);
+        goto done;
+    case LP_SKIP_SPECIAL:
+        lp_search_result_warn(res, arena,
+                              "live_skipped: %s is not a regular file on disk now (a fifo, "
+                              "socket or device); not read, the published text is served",
+                              f->path);
+        goto done;
+    default:
+        lp_search_result_warn(res, arena, "live_skipped: %s on disk is %s now; not read",
+                              f->path, lp_skip_reason_text(skip));
         goto done;
     }
     region_vec regions = {0};
@@ -368,7 +384,6 @@ static bool read_file_regions(lp_store *st, const live_query *q, const live_file
     lp_vec_free(&regions);
     ok = true;
 done:
-    lp_buf_release(&abs);
     lp_buf_release(&text);
     return ok;
 }

@@ -127,6 +127,8 @@ typedef struct lp_search_group {
     bool stale;              /* the file differs on disk from the publication (stat data) */
     bool deleted;            /* the file is gone from disk (stale too) */
     bool live;               /* read from disk at search time (channel live), not indexed */
+    const char *text_reason; /* NULL, or why a code file was indexed as text ("parse_budget":
+                                its parse went past the per-file budget); static string */
 } lp_search_group;
 
 typedef struct lp_search_result {
@@ -255,11 +257,21 @@ void lp_search_request_hash(const lp_search_request *req, char out[17]);
 /* Freeze res, the result of req on root (from a publication pinned by the caller), and put
  * in handle_out the handle of the page of `page` groups starting at group index `offset`
  * (0-based; normally the number of groups already shown), and in *expires_ms (may be NULL)
- * when the set expires. LP_EIO when the state folder cannot be written; LP_EINVAL when offset
- * is past the end. */
+ * when the set expires. LP_ENOSPC (lp_store_disk_full) on a full disk, LP_EIO or LP_ELIMIT
+ * when the state folder cannot be written otherwise; LP_EINVAL when offset is past the end.
+ * A caller serving a search never fails it for this: the answer goes out without a
+ * continuation and with the warning LP_CONTINUATION_UNAVAILABLE (see
+ * lp_search_continuation_unavailable). */
 lp_status lp_search_freeze(const char *root, const lp_search_request *req,
                            const lp_search_result *res, uint32_t offset, uint32_t page,
                            lp_buf *handle_out, int64_t *expires_ms, lp_error *err);
+
+/* The stable warning code of an answer whose continuation could not be written. */
+#define LP_CONTINUATION_UNAVAILABLE "continuation_unavailable"
+/* The warning text for it ("<code>: the N results after the first M cannot be continued:
+ * <why>; ...") into res's warnings (arena-owned). */
+void lp_search_continuation_unavailable(lp_search_result *res, lp_arena *arena, size_t shown,
+                                        const lp_error *why);
 
 /* Load the set a handle names. Fails with why (may be NULL) set to MALFORMED (LP_EINVAL),
  * UNKNOWN (LP_ENOENT), EXPIRED (LP_EEXPIRED) or BROKEN (LP_EIO); never touches an index. */

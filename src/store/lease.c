@@ -20,6 +20,7 @@ struct lp_lease {
     char op[16];
     int64_t started_ms;
     int64_t last_write_ms;
+    bool after_crash; /* the previous holder died holding it (its lease.json was left) */
 };
 
 static lp_status lease_paths(const char *root, lp_buf *lock, lp_buf *json, lp_error *err)
@@ -84,7 +85,7 @@ lp_status lp_lease_acquire(const char *root, const char *op, lp_lease **out, lp_
     lp_status rc = lease_paths(root, &lock, &json, err);
     if (rc)
         goto done;
-    int fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    int fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0) {
         rc = lp_error_set(err, LP_EIO, "cannot open %s: %s", lock.ptr, strerror(errno));
         goto done;
@@ -109,6 +110,9 @@ lp_status lp_lease_acquire(const char *root, const char *op, lp_lease **out, lp_
     }
     lp_lease *l = lp_xcalloc(1, sizeof *l);
     l->fd = fd;
+    /* lease.json is removed on every release: one that is still here was left by a holder
+     * that died (SIGKILL, a crash, power loss) in the middle of a build. */
+    l->after_crash = access(json.ptr, F_OK) == 0;
     l->json_path = lp_buf_detach(&json, NULL);
     snprintf(l->op, sizeof l->op, "%s", op);
     l->started_ms = lp_wall_ms();
@@ -118,6 +122,11 @@ done:
     lp_buf_release(&lock);
     lp_buf_release(&json);
     return rc;
+}
+
+bool lp_lease_after_crash(const lp_lease *l)
+{
+    return l && l->after_crash;
 }
 
 void lp_lease_progress(lp_lease *l, const char *phase, uint64_t files_done, uint64_t files_total,
@@ -151,7 +160,7 @@ lp_status lp_lease_inspect(const char *root, lp_lease_info *out, lp_error *err)
         goto done;
     lp_buf_printf(&lock, "%s/lock", dir.ptr);
     lp_buf_printf(&json, "%s/lease.json", dir.ptr);
-    int fd = open(lock.ptr, O_RDONLY | O_CLOEXEC);
+    int fd = open(lock.ptr, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a fifo */
     if (fd < 0)
         goto done; /* never locked: no writer */
     if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {

@@ -55,11 +55,12 @@ lp_status lp_store_pool_take(lp_store_pool *p, const char *root, lp_store **out,
         p->idle.len--;
     }
     pthread_mutex_unlock(&p->mu);
-    if (found && still_current(found)) {
+    /* a database noted as damaged (by any process) is refused by lp_store_open below */
+    if (found && still_current(found) && !lp_store_damage_get(root, NULL, 0)) {
         *out = found;
         return LP_OK;
     }
-    lp_store_close(found); /* removed or replaced (clear, a new create): never served */
+    lp_store_close(found); /* removed, replaced or damaged: never served */
     return lp_store_open(root, LP_STORE_READ, out, err);
 }
 
@@ -67,7 +68,8 @@ void lp_store_pool_give(lp_store_pool *p, lp_store *st)
 {
     if (!st)
         return;
-    if (!p || st->pinned || st->mode != LP_STORE_READ || p->max_idle == 0) {
+    /* a reader opened for a full disk is not kept: the next one may use the -shm again */
+    if (!p || st->pinned || st->mode != LP_STORE_READ || st->heap_wal || p->max_idle == 0) {
         lp_store_close(st);
         return;
     }

@@ -14,6 +14,13 @@ lp_status lp_store_state_dir(lp_buf *out, lp_error *err)
     const char *home = getenv("LOUPE_HOME");
     const char *xdg = getenv("XDG_STATE_HOME");
     const char *user = getenv("HOME");
+    if (home && !*home)
+        /* Set but empty is a mistake (an unset variable in a script, `LOUPE_HOME= loupe`):
+         * falling back to the default folder would silently read and write another index. */
+        return lp_error_set(err, LP_EINVAL,
+                            "LOUPE_HOME is set but empty; set it to an absolute folder, or unset "
+                            "it ('unset LOUPE_HOME') to use the default state folder "
+                            "($XDG_STATE_HOME/loupe, else ~/.local/state/loupe)");
     if (home && *home)
         lp_buf_puts(out, home);
     else if (xdg && *xdg && xdg[0] == '/')

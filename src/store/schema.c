@@ -128,11 +128,10 @@ static lp_status read_version(lp_store *st, int *version, lp_error *err)
     if (sqlite3_step(s) == SQLITE_ROW)
         *version = sqlite3_column_int(s, 0);
     sqlite3_finalize(s);
-    if (*version <= 0)
-        return lp_error_set(err, LP_ECORRUPT,
-                            "the index of %s has no schema version; run 'loupe clear' on it and "
-                            "index again",
-                            st->root);
+    if (*version <= 0) {
+        lp_store_damage_note(st->root, "the schema version is missing");
+        return lp_store_damaged_error(st->root, "the schema version is missing", err);
+    }
     return LP_OK;
 }
 

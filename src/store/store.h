@@ -59,7 +59,12 @@ typedef enum lp_store_mode {
     LP_STORE_WRITE = 1, /* creates the database and folders when missing */
 } lp_store_mode;
 
-/* Open the database of root (absolute real path). Caller frees with lp_store_close. */
+/* Open the database of root (absolute real path). Caller frees with lp_store_close.
+ * A reader that cannot open for lack of disk space (the shared WAL index, -shm, must be
+ * created and grown by the first connection) is opened again strictly read-only, never
+ * writing the -shm (SQLite's readonly_shm: the WAL index is mapped read-only or rebuilt in
+ * private memory), so searches go on while the disk is full; such a connection is never
+ * pooled. */
 lp_status lp_store_open(const char *root, lp_store_mode mode, lp_store **out, lp_error *err);
 void lp_store_close(lp_store *st); /* NULL is a no-op */
 sqlite3 *lp_store_db(lp_store *st); /* borrowed */
@@ -90,8 +95,39 @@ lp_status lp_store_exec(lp_store *st, const char *sql, lp_error *err);
 /* Prepare (cached per connection: the statement stays valid until lp_store_close; reset it
  * after use with sqlite3_reset). */
 lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp_error *err);
-/* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...). */
+/* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...). The
+ * errno behind an I/O error decides the message: ENOSPC/EDQUOT (or SQLITE_FULL) is
+ * LP_ENOSPC as lp_store_disk_full says it; a limit (EMFILE, ENFILE, ENOMEM, EFBIG) is
+ * LP_ELIMIT naming the limit (lp_error_errno). Damage (SQLITE_CORRUPT, SQLITE_NOTADB, or a
+ * schema that lost what our statements need) is LP_ECORRUPT, and is noted for the root
+ * (lp_store_damage_note). */
 lp_status lp_store_sql_error(lp_store *st, const char *what, lp_error *err);
+/* The one full-disk message, everywhere (CLI, MCP, the index, continuations): LP_ENOSPC,
+ * "<what>: the disk is full: no space left for the loupe state folder <dir>; free space
+ * there (or set LOUPE_HOME to a folder on another disk) and retry". */
+lp_status lp_store_disk_full(const char *what, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Damage (src/store/damage.c). SQLite has no page checksums: damage shows when a query
+ * reads a damaged page, or when a check walks the file. The first to see it notes it in
+ * roots/<id>/damaged; from then on the root's state is `damaged` (readers refuse it, create
+ * and sync refuse it, reindex rebuilds from nothing) until a reindex succeeds. */
+/* Note damage of root (what: one line, e.g. SQLite's message). Keeps an existing note. */
+void lp_store_damage_note(const char *root, const char *what);
+/* True when root has a damage note; what (may be NULL) gets its text. */
+bool lp_store_damage_get(const char *root, char *what, size_t cap);
+/* Remove the note (after a rebuild). */
+void lp_store_damage_forget(const char *root);
+/* LP_ECORRUPT with the message every surface uses (what is damaged, how to fix it). */
+lp_status lp_store_damaged_error(const char *root, const char *what, lp_error *err);
+/* Check the database: full runs integrity_check (every index against its table) and FTS5's
+ * own check of the lexical index; otherwise quick_check (page structure only; linear in the
+ * file size, ~4 ms per MiB). Damage is LP_ECORRUPT (and noted); LP_OK when sound. */
+lp_status lp_store_check(lp_store *st, bool full, lp_error *err);
+/* Move root's index.db (and its -wal) to roots/<id>/damaged-<UTC time>.db for a bug report,
+ * and remove its -shm; *aside gets the new path. Call with the lease held and the database
+ * closed. */
+lp_status lp_store_set_aside(const char *root, lp_buf *aside, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * File content, stored once per blob, compressed (zstd) when that pays. Compression is a
@@ -114,6 +150,7 @@ typedef enum lp_index_state {
     LP_STATE_FAILED,
     LP_STATE_REQUIRES_REINDEX,
     LP_STATE_STALE,
+    LP_STATE_DAMAGED, /* the database is damaged: nothing is served; reindex rebuilds it */
 } lp_index_state;
 const char *lp_index_state_name(lp_index_state s);
 
@@ -132,6 +169,13 @@ typedef struct lp_publication {
 lp_status lp_store_current(lp_store *st, lp_publication *out, lp_error *err);
 /* True when pub was made with the running binary's fingerprint. */
 bool lp_publication_compatible(const lp_publication *pub);
+/* Why pub (incompatible) is not served, and both ways to fix it, as one sentence for
+ * root: a setting that differs (the dense channel: LOUPE_DENSE) names the setting, how to
+ * search the index as built, and how to rebuild it; another loupe version names the
+ * versions that differ and the reindex. mcp: say manage_index instead of the CLI command.
+ * out gets at most cap bytes. */
+void lp_fingerprint_explain(const lp_publication *pub, const char *root, bool mcp, char *out,
+                            size_t cap);
 
 /* ------------------------------------------------------------------------------------------
  * The writer lease: one writer per root, across processes. */
@@ -154,6 +198,9 @@ lp_status lp_lease_acquire(const char *root, const char *op, lp_lease **out, lp_
 void lp_lease_progress(lp_lease *l, const char *phase, uint64_t files_done,
                        uint64_t files_total, uint64_t bytes_done);
 void lp_lease_release(lp_lease *l); /* NULL is a no-op */
+/* True when the previous holder died holding the lease (mid-build): SQLite's recovery of
+ * its WAL ran or will run at the next open, so the build checks the database first. */
+bool lp_lease_after_crash(const lp_lease *l);
 /* What a reader sees: whether a writer is live now and its last progress. */
 lp_status lp_lease_inspect(const char *root, lp_lease_info *out, lp_error *err);
 

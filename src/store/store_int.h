@@ -14,6 +14,7 @@ struct lp_store {
     char *path;         /* the database file */
     uint64_t dev, ino;  /* its identity at open: a pooled connection checks it on reuse */
     lp_store_mode mode;
+    bool heap_wal;      /* read-only, never writes the -shm (opened so on a full disk) */
     int pinned;
     struct {
         const char *sql; /* pointer identity: callers pass string constants */

@@ -163,7 +163,7 @@ T_TEST(scan_read_special_files_and_errors)
     T_CHECK_INT(rc, LP_EPATH);
     lp_skip_reason s;
     lp_error err = {0};
-    T_CHECK_INT(lp_scan_read("/nonexistent-root-xyz", "a", 0, &b, &s, &err), LP_EIO);
+    T_CHECK_INT(lp_scan_read("/nonexistent-root-xyz", "a", 0, &b, &s, &err), LP_ENOENT);
     T_CHECK(strstr(err.msg, "/nonexistent-root-xyz") != NULL);
 done:
     lp_buf_release(&b);

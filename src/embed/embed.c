@@ -9,11 +9,6 @@
 
 #include <math.h>
 
-const float *lp_embed_model_scales_(const lp_embed_model *m);
-const float *lp_embed_model_weights_(const lp_embed_model *m);
-const int8_t *lp_embed_model_rows_(const lp_embed_model *m);
-const lp_embed_header *lp_embed_model_header_(const lp_embed_model *m);
-
 /* ------------------------------------------------------------------------------------------
  * Featurization. */
 

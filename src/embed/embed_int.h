@@ -106,5 +106,10 @@ lp_status lp_embed_model_serialize(const lp_embed_model_spec *spec, lp_buf *out,
 lp_str lp_embed_model_token(const lp_embed_model *m, uint32_t row);
 /* Row of a token in a loaded model, or UINT32_MAX. */
 uint32_t lp_embed_model_lookup(const lp_embed_model *m, const char *tok, size_t len);
+/* Raw sections of a loaded model (borrowed), for the trainer that starts from a model. */
+const float *lp_embed_model_scales_(const lp_embed_model *m);
+const float *lp_embed_model_weights_(const lp_embed_model *m);
+const int8_t *lp_embed_model_rows_(const lp_embed_model *m);
+const lp_embed_header *lp_embed_model_header_(const lp_embed_model *m);
 
 #endif

@@ -331,11 +331,7 @@ uint32_t lp_embed_model_lookup(const lp_embed_model *m, const char *tok, size_t 
     return UINT32_MAX;
 }
 
-/* Accessors for embed.c (same module). */
-const float *lp_embed_model_scales_(const lp_embed_model *m);
-const float *lp_embed_model_weights_(const lp_embed_model *m);
-const int8_t *lp_embed_model_rows_(const lp_embed_model *m);
-const lp_embed_header *lp_embed_model_header_(const lp_embed_model *m);
+/* Accessors for embed.c and the trainer (declared in embed_int.h). */
 const float *lp_embed_model_scales_(const lp_embed_model *m) { return m->scales; }
 const float *lp_embed_model_weights_(const lp_embed_model *m) { return m->weights; }
 const int8_t *lp_embed_model_rows_(const lp_embed_model *m) { return m->rows; }

@@ -232,3 +232,173 @@ done:
     lp_buf_release(&m3);
     lp_pairs_release(&p);
 }
+
+/* The teacher path: the vocabulary the trainer would use (with counts and spellings), a model
+ * assembled from float rows (SIF weights, n-gram buckets from the rows), and fine-tuning
+ * from that model (--init), which keeps its vocabulary and shape; with a zero learning rate
+ * it reproduces the starting model byte for byte. */
+T_TEST(train_vocab_assemble_and_init)
+{
+    lp_pairs p;
+    lp_pairs_init(&p);
+    synth_pairs(&p, 400);
+    lp_train_opts o;
+    lp_train_opts_default(&o);
+    o.vocab_max = 300;
+    o.min_count = 2;
+    o.buckets = 64;
+    o.epochs = 1;
+    o.batch = 32;
+    o.quiet = true;
+    lp_error err = {0};
+    lp_buf tsv, model, tuned, rows_b;
+    lp_buf_init(&tsv, 0);
+    lp_buf_init(&model, 0);
+    lp_buf_init(&tuned, 0);
+    lp_buf_init(&rows_b, 0);
+    lp_embed_model *m = NULL, *m2 = NULL;
+    char vpath[512], rpath[512];
+    snprintf(vpath, sizeof vpath, "%s/vocab.tsv", t->tmpdir);
+    snprintf(rpath, sizeof rpath, "%s/rows.f32", t->tmpdir);
+    T_CHECK_OK(lp_train_vocab_dump(&p, &o, vpath, &err), &err);
+    T_CHECK_OK(lp_read_file(vpath, 1 << 24, &tsv, &err), &err);
+    /* "#total", then token<TAB>count<TAB>spelling lines, most frequent first. */
+    T_CHECK(!strncmp(tsv.ptr, "#total\t", 7));
+    uint32_t n = 0;
+    uint64_t prev = UINT64_MAX;
+    bool spelled = false;
+    for (const char *line = strchr(tsv.ptr, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        const char *t1 = strchr(line, '\t'), *t2 = strchr(t1 + 1, '\t');
+        uint64_t c = strtoull(t1 + 1, NULL, 10);
+        T_CHECK(c <= prev && c >= 2);
+        prev = c;
+        /* A stemmed token keeps its source spelling ("items" for "item"). */
+        if ((size_t)(t1 - line) == 4 && !memcmp(line, "item", 4) &&
+            strchr(t2 + 1, '\n') - (t2 + 1) == 5 && !memcmp(t2 + 1, "items", 5))
+            spelled = true;
+        n++;
+    }
+    T_CHECK(n > 20 && n <= 300);
+    T_CHECK(spelled);
+    /* General-English words appended after the code vocabulary, stemmed by the model's
+     * tokenizer, with Zipf counts (total * 0.1 / rank) and the word as spelling; a word
+     * already in the vocabulary ("sort") or a stopword ("the") adds nothing. */
+    {
+        char wpath[512], xpath[512];
+        snprintf(wpath, sizeof wpath, "%s/words.txt", t->tmpdir);
+        snprintf(xpath, sizeof xpath, "%s/vocab-x.tsv", t->tmpdir);
+        const char *words = "the\nsort\nweather\nthunderstorms\n";
+        T_CHECK_OK(lp_write_file_atomic(wpath, words, strlen(words), &err), &err);
+        T_CHECK_OK(lp_train_vocab_dump_extra(&p, &o, wpath, 100, xpath, &err), &err);
+        lp_buf x;
+        lp_buf_init(&x, 0);
+        T_CHECK_OK(lp_read_file(xpath, 1 << 24, &x, &err), &err);
+        unsigned long long total = strtoull(x.ptr + 7, NULL, 10);
+        char want[128];
+        snprintf(want, sizeof want, "\nweather\t%llu\tweather\n", (unsigned long long)(total * 0.1 / 3));
+        T_CHECK(x.len > tsv.len && !memcmp(x.ptr, tsv.ptr, tsv.len));
+        T_CHECK_MSG(strstr(x.ptr, want) != NULL, "%s", x.ptr + tsv.len);
+        snprintf(want, sizeof want, "\nthunderstorm\t%llu\tthunderstorms\n",
+                 (unsigned long long)(total * 0.1 / 4));
+        T_CHECK(strstr(x.ptr, want) != NULL);
+        T_CHECK(strstr(x.ptr + tsv.len, "\nsort\t") == NULL && strstr(x.ptr, "\nthe\t") == NULL);
+        lp_buf_release(&x);
+    }
+    /* Rows: token i is the unit vector e_(i mod dim). */
+    uint32_t dim = 16;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < dim; j++) {
+            float x = j == i % dim ? 1.0f : 0.0f;
+            lp_buf_append(&rows_b, &x, sizeof x);
+        }
+    T_CHECK_OK(lp_write_file_atomic(rpath, rows_b.ptr, rows_b.len, &err), &err);
+    T_CHECK_OK(lp_train_assemble(vpath, rpath, dim, &o, &model, &err), &err);
+    T_CHECK_OK(lp_embed_model_from_memory(model.ptr, model.len, &m, &err), &err);
+    lp_embed_info info;
+    lp_embed_model_info(m, &info);
+    T_CHECK(info.dim == dim && info.vocab == n && info.buckets == 64);
+    /* Row 0 is the most frequent token, with the smallest SIF weight. */
+    const float *w = lp_embed_model_weights_(m);
+    T_CHECK(w[0] > 0 && w[0] <= w[n - 1] && w[n - 1] < 1.0f);
+    const int8_t *q = lp_embed_model_rows_(m);
+    T_CHECK(q[0] == 127 && q[1] == 0 && q[(size_t)1 * dim + 1] == 127);
+    /* A bucket row is a mean of token rows: non-negative, and some bucket is filled. */
+    bool filled = false;
+    for (uint32_t b = 0; b < 64; b++)
+        for (uint32_t j = 0; j < dim; j++) {
+            T_CHECK(q[(size_t)(n + b) * dim + j] >= 0);
+            filled |= q[(size_t)(n + b) * dim + j] > 0;
+        }
+    T_CHECK(filled);
+    /* Rows of the wrong size are refused with the reason. */
+    T_CHECK(lp_train_assemble(vpath, rpath, dim * 2, &o, &tuned, &err) == LP_EINVAL &&
+            strstr(err.msg, "float32"));
+    /* Fine-tuning from the model keeps its vocabulary and shape (dim, buckets) whatever the
+     * options say, and moves the rows. */
+    lp_train_stats st;
+    o.init = m;
+    o.dim = 64;
+    o.buckets = 128;
+    o.vocab_max = 10;
+    T_CHECK_OK(lp_train_run(&p, &o, &tuned, &st, &err), &err);
+    T_CHECK_OK(lp_embed_model_from_memory(tuned.ptr, tuned.len, &m2, &err), &err);
+    lp_embed_info info2;
+    lp_embed_model_info(m2, &info2);
+    T_CHECK(info2.dim == dim && info2.vocab == n && info2.buckets == 64);
+    for (uint32_t i = 0; i < n; i++) {
+        lp_str a = lp_embed_model_token(m, i), b = lp_embed_model_token(m2, i);
+        T_CHECK(a.len == b.len && !memcmp(a.ptr, b.ptr, a.len));
+    }
+    T_CHECK(tuned.len == model.len && memcmp(tuned.ptr, model.ptr, model.len) != 0);
+    /* A zero learning rate changes nothing: the same bytes as the starting model. */
+    o.lr = 0.0;
+    T_CHECK_OK(lp_train_run(&p, &o, &tuned, &st, &err), &err);
+    T_CHECK(tuned.len == model.len && memcmp(tuned.ptr, model.ptr, model.len) == 0);
+done:
+    lp_embed_model_free(m);
+    lp_embed_model_free(m2);
+    lp_buf_release(&tsv);
+    lp_buf_release(&model);
+    lp_buf_release(&tuned);
+    lp_buf_release(&rows_b);
+    lp_pairs_release(&p);
+}
+
+/* A vocabulary file larger than 1 MiB is written whole (it was once cut at 1 MiB), and a
+ * vocabulary of more than 32,768 tokens is built quickly (its table was once sized for
+ * 65,536 slots whatever the count, so probing crawled near a full table). */
+T_TEST(train_vocab_dump_large)
+{
+    lp_pairs p;
+    lp_pairs_init(&p);
+    uint32_t u = lp_pairs_unit(&p, "synthetic");
+    lp_buf c;
+    lp_buf_init(&c, 0);
+    for (int i = 0; i < 400; i++) {
+        lp_buf_reset(&c);
+        for (int k = 0; k < 100; k++)
+            lp_buf_printf(&c, "zqxwvu%06d zqxwvu%06d ", i * 100 + k, i * 100 + k);
+        lp_pairs_add(&p, u, LP_LANG_PYTHON, LP_STR("a function"), lp_buf_str(&c));
+    }
+    lp_train_opts o;
+    lp_train_opts_default(&o);
+    o.vocab_max = 100000;
+    o.min_count = 2;
+    lp_error err = {0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/vocab.tsv", t->tmpdir);
+    T_CHECK_OK(lp_train_vocab_dump(&p, &o, path, &err), &err);
+    lp_buf b;
+    lp_buf_init(&b, 0);
+    T_CHECK_OK(lp_read_file(path, 1 << 26, &b, &err), &err);
+    size_t lines = 0;
+    for (size_t i = 0; i < b.len; i++)
+        lines += b.ptr[i] == '\n';
+    T_CHECK(b.len > (1u << 20));
+    T_CHECK(lines > 80000); /* each identifier, its digits, and the shared letters */
+    T_CHECK(b.len && b.ptr[b.len - 1] == '\n');
+    lp_buf_release(&b);
+done:
+    lp_buf_release(&c);
+    lp_pairs_release(&p);
+}

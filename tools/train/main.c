@@ -7,7 +7,15 @@
  *                       [--packages PKGS.tsv] [--extract-stats STATS.json] [--excluded TEXT]
  *                       [--seed N] [--threads N] [--dim N] [--epochs N] [--batch N] [--lr X]
  *                       [--vocab N] [--min-count N] [--buckets N] [--no-eval]
+ *                       [--init MODEL.bin]   (fine-tune a distilled model: its shape is kept)
  *   loupe-train eval    --pairs PAIRS.bin --model MODEL.bin
+ *   loupe-train vocab   --pairs PAIRS.bin --out VOCAB.tsv [--vocab N] [--min-count N]
+ *                       [--extra-words WORDS.txt [--max-extra N]]
+ *   loupe-train assemble --vocab VOCAB.tsv --rows ROWS.f32 --dim N --out MODEL.bin
+ *                       [--buckets N] [--sif-a X]
+ *
+ * vocab and assemble are the two C ends of the teacher distillation (tools/teacher): the
+ * vocabulary training would use, and a model from the teacher's rows for it.
  *
  * FILES.tsv lines are "unit<TAB>path". PKGS.tsv lines are "package<TAB>version<TAB>role".
  */
@@ -210,7 +218,18 @@ static int cmd_train(int argc, char **argv)
     lp_buf_init(&model, 0);
     lp_train_stats st;
     json_t *man = NULL;
-    lp_status rc = lp_pairs_read(&p, pairs_path, &err);
+    lp_embed_model *init = NULL;
+    const char *init_path = arg_value(argc, argv, "--init");
+    lp_status rc = init_path ? lp_embed_model_load(init_path, &init, &err) : LP_OK;
+    o.init = init;
+    if (init) {
+        const lp_embed_header *ih = lp_embed_model_header_(init);
+        o.dim = ih->dim;
+        o.buckets = ih->buckets;
+        o.vocab_max = ih->vocab;
+    }
+    if (!rc)
+        rc = lp_pairs_read(&p, pairs_path, &err);
     if (!rc)
         rc = lp_train_run(&p, &o, &model, &st, &err);
     if (!rc)
@@ -295,6 +314,71 @@ done:
     json_decref(man);
     lp_buf_release(&model);
     lp_pairs_release(&p);
+    lp_embed_model_free(init);
+    return rc ? fail(&err) : 0;
+}
+
+static int cmd_vocab(int argc, char **argv)
+{
+    const char *pp = arg_value(argc, argv, "--pairs"), *out = arg_value(argc, argv, "--out");
+    lp_train_opts o;
+    lp_train_opts_default(&o);
+    uint64_t vocab = o.vocab_max, minc = o.min_count;
+    if (!pp || !out || !num_arg(argc, argv, "--vocab", &vocab) ||
+        !num_arg(argc, argv, "--min-count", &minc)) {
+        fprintf(stderr, "usage: loupe-train vocab --pairs PAIRS.bin --out VOCAB.tsv\n");
+        return 2;
+    }
+    o.vocab_max = (uint32_t)vocab;
+    o.min_count = (uint32_t)minc;
+    lp_pairs p;
+    lp_pairs_init(&p);
+    lp_error err = {0};
+    lp_status rc = lp_pairs_read(&p, pp, &err);
+    uint64_t extra = 30000;
+    if (!num_arg(argc, argv, "--max-extra", &extra))
+        return 2;
+    if (!rc)
+        rc = lp_train_vocab_dump_extra(&p, &o, arg_value(argc, argv, "--extra-words"),
+                                       (uint32_t)extra, out, &err);
+    lp_pairs_release(&p);
+    return rc ? fail(&err) : 0;
+}
+
+static int cmd_assemble(int argc, char **argv)
+{
+    const char *vp = arg_value(argc, argv, "--vocab"), *rp = arg_value(argc, argv, "--rows"),
+               *out = arg_value(argc, argv, "--out");
+    lp_train_opts o;
+    lp_train_opts_default(&o);
+    uint64_t dim = 0, buckets = o.buckets;
+    if (!vp || !rp || !out || !num_arg(argc, argv, "--dim", &dim) || !dim ||
+        !num_arg(argc, argv, "--buckets", &buckets)) {
+        fprintf(stderr, "usage: loupe-train assemble --vocab VOCAB.tsv --rows ROWS.f32 --dim N "
+                        "--out MODEL.bin\n");
+        return 2;
+    }
+    o.buckets = (uint32_t)buckets;
+    const char *sa = arg_value(argc, argv, "--sif-a");
+    if (sa)
+        o.sif_a = strtod(sa, NULL);
+    lp_buf m;
+    lp_buf_init(&m, 0);
+    lp_error err = {0};
+    lp_status rc = lp_train_assemble(vp, rp, (uint32_t)dim, &o, &m, &err);
+    if (!rc)
+        rc = lp_write_file_atomic(out, m.ptr, m.len, &err);
+    if (!rc) {
+        lp_embed_model *mm;
+        if (!(rc = lp_embed_model_from_memory(m.ptr, m.len, &mm, &err))) {
+            lp_embed_info info;
+            lp_embed_model_info(mm, &info);
+            fprintf(stderr, "assemble: wrote %s (%zu bytes) identity %s\n", out, m.len,
+                    info.identity);
+            lp_embed_model_free(mm);
+        }
+    }
+    lp_buf_release(&m);
     return rc ? fail(&err) : 0;
 }
 
@@ -330,7 +414,7 @@ int main(int argc, char **argv)
 {
     lp_log_init_from_env();
     if (argc < 2) {
-        fprintf(stderr, "usage: loupe-train extract|train|eval ... (see tools/train/main.c)\n");
+        fprintf(stderr, "usage: loupe-train extract|train|eval|vocab|assemble ... (see tools/train/main.c)\n");
         return 2;
     }
     if (!strcmp(argv[1], "extract"))
@@ -339,6 +423,10 @@ int main(int argc, char **argv)
         return cmd_train(argc - 1, argv + 1);
     if (!strcmp(argv[1], "eval"))
         return cmd_eval(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "vocab"))
+        return cmd_vocab(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "assemble"))
+        return cmd_assemble(argc - 1, argv + 1);
     fprintf(stderr, "loupe-train: unknown command '%s'\n", argv[1]);
     return 2;
 }

@@ -96,6 +96,10 @@ typedef struct lp_train_opts {
     double dropout;     /* fraction of features dropped per training step */
     double anchor;      /* decoupled decay of each row toward its initial value (per lr) */
     bool quiet;
+    /* Start from this model (a distilled table) instead of random rows: its vocabulary,
+     * weights, buckets, n-gram range and dim are kept (dim, vocab_max, min_count, buckets
+     * and sif_a are then ignored) and its rows are the initial values (and the anchor). */
+    const lp_embed_model *init;
 } lp_train_opts;
 
 void lp_train_opts_default(lp_train_opts *o);
@@ -111,6 +115,29 @@ typedef struct lp_train_stats {
 /* Train on the pairs that are not held out and serialize the model into model_out. */
 lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *opts, lp_buf *model_out,
                        lp_train_stats *stats, lp_error *err);
+
+/* The vocabulary training would use (same order, same counts), written as a TSV for the
+ * teacher distillation (tools/teacher): a first line "#total<TAB>N" (all token occurrences
+ * counted, in or out of the vocabulary), then one line per row: token<TAB>count<TAB>surface,
+ * where surface is the token's most frequent source spelling (as written, before folding
+ * and stemming; tabs and newlines become spaces). */
+lp_status lp_train_vocab_dump(const lp_pairs *pairs, const lp_train_opts *opts, const char *path,
+                              lp_error *err);
+/* The same, then general-English words appended: words (one per line, most frequent first,
+ * as a teacher's word list orders them) go through the model's tokenizer; each token not yet
+ * in the vocabulary is added with the word as its spelling and a Zipf count
+ * total * 0.1 / rank (English word frequencies follow p(r) ~ 0.1 / r), at most max_extra. */
+lp_status lp_train_vocab_dump_extra(const lp_pairs *pairs, const lp_train_opts *opts,
+                                    const char *words_path, uint32_t max_extra, const char *path,
+                                    lp_error *err);
+
+/* Assemble a model from a vocabulary TSV (lp_train_vocab_dump's format) and float32 rows
+ * (vocab x dim, little-endian, row-major: the distilled table). Token weights are SIF
+ * a/(a+p) from the counts; every n-gram bucket row is the mean of the rows of the vocabulary
+ * tokens whose "<token>" contains that n-gram (so a word outside the vocabulary lands near
+ * the words that share its pieces). opts gives sif_a, buckets and the n-gram range. */
+lp_status lp_train_assemble(const char *vocab_tsv, const char *rows_path, uint32_t dim,
+                            const lp_train_opts *opts, lp_buf *model_out, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * Evaluation. */

@@ -207,8 +207,28 @@ static float vocab_weight(const void *ctx, uint32_t row)
     return ((const vocab *)ctx)->weights[row];
 }
 
+/* The vocabulary of a starting model: its tokens in row order, its weights. */
+static void vocab_from_model(const lp_embed_model *m, vocab *v)
+{
+    memset(v, 0, sizeof *v);
+    lp_arena_init(&v->map.arena, 1 << 20);
+    const lp_embed_header *h = lp_embed_model_header_(m);
+    for (uint32_t i = 0; i < h->vocab; i++) {
+        lp_str t = lp_embed_model_token(m, i);
+        vmap_add(&v->map, t.ptr, t.len, 1);
+    }
+    v->n = h->vocab;
+    v->total = h->vocab;
+    v->weights = lp_xmalloc(sizeof(float) * (v->n ? v->n : 1));
+    memcpy(v->weights, lp_embed_model_weights_(m), sizeof(float) * v->n);
+}
+
 static void vocab_build(const lp_pairs *pairs, const lp_train_opts *o, vocab *v)
 {
+    if (o->init) {
+        vocab_from_model(o->init, v);
+        return;
+    }
     memset(v, 0, sizeof *v);
     lp_arena_init(&v->map.arena, 1 << 20);
     lp_text_tokenizer *tk = lp_text_tokenizer_new(o->tok_options);
@@ -231,9 +251,10 @@ static void vocab_build(const lp_pairs *pairs, const lp_train_opts *o, vocab *v)
         keep++;
     v->map.toks.len = keep;
     v->n = (uint32_t)keep;
-    free(v->map.slots);
-    v->map.slots = NULL;
-    v->map.cap = 0;
+    /* vmap_grow doubles cap: at least 2 * keep slots (load <= 1/2, as vmap_add keeps it). */
+    v->map.cap = (size_t)1 << 15;
+    while (v->map.cap < keep)
+        v->map.cap <<= 1;
     vmap_grow(&v->map);
     v->weights = lp_xmalloc(sizeof(float) * (keep ? keep : 1));
     for (size_t i = 0; i < keep; i++) {
@@ -371,6 +392,13 @@ typedef struct trainer {
  * seeded by (seed, row), so it can be regenerated for the decay toward it. */
 static void init_row(const trainer *tr, uint32_t row, float *out)
 {
+    if (tr->o->init) {
+        float sc = lp_embed_model_scales_(tr->o->init)[row];
+        const int8_t *q = lp_embed_model_rows_(tr->o->init) + (size_t)row * tr->dim;
+        for (uint32_t j = 0; j < tr->dim; j++)
+            out[j] = sc * (float)q[j];
+        return;
+    }
     uint64_t s = tr->o->seed ^ ((uint64_t)row * 0xA24BAED4963EE407ull);
     float r = (float)sqrt(3.0 / tr->dim);
     for (uint32_t j = 0; j < tr->dim; j++)
@@ -634,6 +662,18 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *o, lp_buf *mo
 {
     memset(st, 0, sizeof *st);
     uint64_t t0 = lp_now_ns();
+    lp_train_opts from_init;
+    if (o->init) {
+        /* The starting model fixes the shape. */
+        const lp_embed_header *ih = lp_embed_model_header_(o->init);
+        from_init = *o;
+        from_init.dim = ih->dim;
+        from_init.buckets = ih->buckets;
+        from_init.ngram_min = ih->ngram_min;
+        from_init.ngram_max = ih->ngram_max;
+        from_init.tok_options = ih->tok_options;
+        o = &from_init;
+    }
     if (o->dim < LP_EMBED_DIM_MIN || o->dim > LP_EMBED_DIM_MAX || o->batch < 2 || o->batch > 4096)
         return lp_error_set(err, LP_EINVAL, "dim must be %d..%d and batch 2..4096",
                             LP_EMBED_DIM_MIN, LP_EMBED_DIM_MAX);
@@ -671,7 +711,8 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *o, lp_buf *mo
                               .buckets = o->buckets,
                               .ngram_min = o->ngram_min,
                               .ngram_max = o->ngram_max,
-                              .oov_weight = (float)(o->sif_a / (o->sif_a + oov_p))};
+                              .oov_weight = o->init ? lp_embed_model_header_(o->init)->oov_weight
+                                                    : (float)(o->sif_a / (o->sif_a + oov_p))};
     corpus c;
     corpus_build(pairs, idx.items, idx.len, &fz, o, &c);
 
@@ -791,5 +832,168 @@ lp_status lp_train_run(const lp_pairs *pairs, const lp_train_opts *o, lp_buf *mo
     vocab_free(&v);
     lp_vec_free(&idx);
     st->seconds = (double)(lp_now_ns() - t0) / 1e9;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The vocabulary for the teacher distillation. */
+typedef struct surface_ctx {
+    const vocab *v;
+    vmap *surf; /* key: 4-byte row, then the spelling */
+    lp_str input;
+    char key[4 + LP_TEXT_TOKEN_MAX * 4];
+} surface_ctx;
+
+static int count_surface(void *vctx, const lp_text_token *tok)
+{
+    surface_ctx *c = vctx;
+    size_t slot;
+    uint32_t row = vmap_find(&c->v->map, tok->text, tok->len,
+                             lp_embed_token_hash(tok->text, tok->len), &slot);
+    if (row == UINT32_MAX || tok->end <= tok->start || tok->end > c->input.len)
+        return 0;
+    size_t n = LP_MIN(tok->end - tok->start, sizeof c->key - 4);
+    memcpy(c->key, &row, 4);
+    for (size_t i = 0; i < n; i++) {
+        char ch = c->input.ptr[tok->start + i];
+        c->key[4 + i] = ch == '\t' || ch == '\n' || ch == '\r' ? ' ' : ch;
+    }
+    vmap_add(c->surf, c->key, 4 + n, 1);
+    return 0;
+}
+
+typedef struct extra_ctx {
+    vocab *v;
+    vmap *added; /* tokens added, with their spelling */
+    LP_VEC(char *) spell;
+    lp_str word;
+    uint64_t count;
+    uint32_t max;
+} extra_ctx;
+
+static int add_extra(void *vctx, const lp_text_token *tok)
+{
+    extra_ctx *c = vctx;
+    size_t slot;
+    if (c->added->toks.len >= c->max ||
+        vmap_find(&c->v->map, tok->text, tok->len, lp_embed_token_hash(tok->text, tok->len),
+                  &slot) != UINT32_MAX ||
+        (c->added->cap && vmap_find(c->added, tok->text, tok->len,
+                                    lp_embed_token_hash(tok->text, tok->len), &slot) != UINT32_MAX))
+        return 0;
+    if (tok->flags & (LP_TEXT_TOK_NUMBER | LP_TEXT_TOK_CJK))
+        return 0;
+    vmap_add(c->added, tok->text, tok->len, c->count);
+    lp_vec_push(&c->spell, lp_arena_strndup(&c->added->arena, c->word.ptr, c->word.len));
+    return 0;
+}
+
+lp_status lp_train_vocab_dump(const lp_pairs *pairs, const lp_train_opts *o, const char *path,
+                              lp_error *err)
+{
+    return lp_train_vocab_dump_extra(pairs, o, NULL, 0, path, err);
+}
+
+lp_status lp_train_vocab_dump_extra(const lp_pairs *pairs, const lp_train_opts *o,
+                                    const char *words_path, uint32_t max_extra, const char *path,
+                                    lp_error *err)
+{
+    vocab v;
+    vocab_build(pairs, o, &v);
+    vmap surf;
+    memset(&surf, 0, sizeof surf);
+    lp_arena_init(&surf.arena, 1 << 20);
+    surface_ctx c = {.v = &v, .surf = &surf};
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(o->tok_options);
+    for (size_t i = 0; i < pairs->items.len; i++) {
+        const lp_pair *x = &pairs->items.items[i];
+        if (x->heldout)
+            continue;
+        c.input = lp_str_n(x->desc, x->desc_len);
+        lp_text_tokenize(tk, c.input, count_surface, &c);
+        c.input = lp_str_n(x->code, LP_MIN(x->code_len, (uint32_t)LP_EMBED_TEXT_MAX));
+        lp_text_tokenize(tk, c.input, count_surface, &c);
+    }
+    lp_text_tokenizer_free(tk);
+    /* The most frequent spelling per row (ties: the smaller bytes, so the file is stable). */
+    uint32_t *best = lp_xmalloc(sizeof(uint32_t) * (v.n ? v.n : 1));
+    for (uint32_t r = 0; r < v.n; r++)
+        best[r] = UINT32_MAX;
+    for (size_t i = 0; i < surf.toks.len; i++) {
+        const vtok *s = &surf.toks.items[i];
+        uint32_t row;
+        memcpy(&row, s->text, 4);
+        uint32_t b = best[row];
+        if (b == UINT32_MAX) {
+            best[row] = (uint32_t)i;
+            continue;
+        }
+        const vtok *o2 = &surf.toks.items[b];
+        if (vtok_cmp(s, o2) < 0) /* more frequent first, then the smaller bytes */
+            best[row] = (uint32_t)i;
+    }
+    lp_buf out;
+    lp_buf_init(&out, 0);
+    lp_buf_printf(&out, "#total\t%llu\n", (unsigned long long)v.total);
+    for (uint32_t r = 0; r < v.n; r++) {
+        const vtok *t = &v.map.toks.items[r];
+        lp_buf_append(&out, t->text, t->len);
+        lp_buf_printf(&out, "\t%llu\t", (unsigned long long)t->count);
+        if (best[r] != UINT32_MAX) {
+            const vtok *s = &surf.toks.items[best[r]];
+            lp_buf_append(&out, s->text + 4, s->len - 4);
+        } else {
+            lp_buf_append(&out, t->text, t->len);
+        }
+        lp_buf_putc(&out, '\n');
+    }
+    lp_status rc = LP_OK;
+    if (words_path) {
+        lp_buf wb;
+        lp_buf_init(&wb, 0);
+        vmap added;
+        memset(&added, 0, sizeof added);
+        lp_arena_init(&added.arena, 1 << 16);
+        extra_ctx ec = {.v = &v, .added = &added, .max = max_extra};
+        rc = lp_read_file(words_path, (size_t)64 << 20, &wb, err);
+        lp_text_tokenizer *etk = lp_text_tokenizer_new(o->tok_options);
+        lp_str all = lp_buf_str(&wb);
+        uint64_t rank = 0;
+        for (size_t pos = 0; !rc && pos < all.len;) {
+            size_t nl = lp_str_find_char(all, '\n', pos);
+            if (nl == SIZE_MAX)
+                nl = all.len;
+            ec.word = lp_str_trim(lp_str_sub(all, pos, nl));
+            pos = nl + 1;
+            if (!ec.word.len || memchr(ec.word.ptr, '\t', ec.word.len))
+                continue;
+            rank++;
+            ec.count = (uint64_t)((double)v.total * 0.1 / (double)rank);
+            if (ec.count < 1)
+                ec.count = 1;
+            lp_text_tokenize(etk, ec.word, add_extra, &ec);
+        }
+        lp_text_tokenizer_free(etk);
+        for (size_t i = 0; i < added.toks.len; i++) {
+            const vtok *t = &added.toks.items[i];
+            lp_buf_append(&out, t->text, t->len);
+            lp_buf_printf(&out, "\t%llu\t%s\n", (unsigned long long)t->count, ec.spell.items[i]);
+        }
+        lp_vec_free(&ec.spell);
+        free(added.slots);
+        lp_vec_free(&added.toks);
+        lp_arena_release(&added.arena);
+        lp_buf_release(&wb);
+    }
+    if (!rc && out.err)
+        rc = lp_error_set(err, LP_ETOOBIG, "the vocabulary file would be too large");
+    if (!rc)
+        rc = lp_write_file_atomic(path, out.ptr, out.len, err);
+    lp_buf_release(&out);
+    free(best);
+    free(surf.slots);
+    lp_vec_free(&surf.toks);
+    lp_arena_release(&surf.arena);
+    vocab_free(&v);
     return rc;
 }

@@ -152,7 +152,7 @@ static int run(int argc, char **argv)
     }
     /* The query is every remaining argument, so quoting is optional. */
     lp_buf query;
-    lp_buf_init(&query, 8192);
+    lp_buf_init(&query, 0); /* any length: the parser cuts past LP_QUERY_MAX_BYTES and says so */
     for (size_t i = 0; i < words.len; i++) {
         if (i)
             lp_buf_putc(&query, ' ');

@@ -13,6 +13,8 @@
 
 #include <math.h>
 
+#define LONG_MIN_GROUPS 6 /* long text: always the best 6 terms, whatever they cost */
+
 /* Columns shared by the chunk-based channels, after the channel's own first columns:
  * c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,
  * s.skey, s.start_line, s.end_line, s.flags. */
@@ -115,52 +117,68 @@ static int df_token(void *ctx, const lp_text_token *t)
     return 0;
 }
 
+/* The statement "document count of a term" over the index's vocabulary, or NULL (then
+ * nothing is pruned or selected by frequency: slower, or less focused, never wrong). */
+static sqlite3_stmt *vocab_stmt(lp_store *st)
+{
+    sqlite3_stmt *s;
+    lp_error e = {0};
+    if (!lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e))
+        return s;
+    /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own
+     * vocabulary; read connections are query_only, which also refuses temp DDL, so lift it
+     * for this one statement. Nothing is written to the database. */
+    int was = 1;
+    sqlite3_stmt *qo;
+    if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
+        if (sqlite3_step(qo) == SQLITE_ROW)
+            was = sqlite3_column_int(qo, 0);
+        sqlite3_finalize(qo);
+    }
+    lp_status vrc = lp_store_exec(st, "PRAGMA query_only=0", &e);
+    if (!vrc)
+        vrc = lp_store_exec(st,
+                            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
+                            " USING fts5vocab(main, 'chunk_fts', 'row')",
+                            &e);
+    if (was)
+        lp_store_exec(st, "PRAGMA query_only=1", NULL);
+    if (vrc || lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
+        lp_log(LP_LOG_DEBUG, "search.vocab_off", "reason=%s", e.msg);
+        return NULL;
+    }
+    return s;
+}
+
+/* Rows that contain every position of text (the rarest position's count; an
+ * alternative spelling at a position counts as the more common one). */
+static int64_t phrase_df(lp_store *st, sqlite3_stmt *s, lp_text_tokenizer *tk, const char *text)
+{
+    df_ctx c = {st, s, INT64_MAX, 0, 0, false};
+    lp_text_tokenize(tk, lp_str_c(text), df_token, &c);
+    df_close_pos(&c);
+    return c.any ? c.phrase_df : 0;
+}
+
 static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
 {
     bool any_syn = false;
     for (size_t i = 0; i < lq->nphrases; i++)
-        any_syn |= lq->phrase_weight[i] < 1.0f;
+        any_syn |= !lq->phrase_literal[i];
     if (budget <= 0 || !any_syn)
         return;
-    sqlite3_stmt *s;
-    lp_error e = {0};
-    if (lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
-        /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own
-         * vocabulary; read connections are query_only, which also refuses temp DDL, so
-         * lift it for this one statement. Nothing is written to the database. */
-        int was = 1;
-        sqlite3_stmt *qo;
-        if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
-            if (sqlite3_step(qo) == SQLITE_ROW)
-                was = sqlite3_column_int(qo, 0);
-            sqlite3_finalize(qo);
-        }
-        lp_status vrc = lp_store_exec(st, "PRAGMA query_only=0", &e);
-        if (!vrc)
-            vrc = lp_store_exec(st,
-                                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
-                                " USING fts5vocab(main, 'chunk_fts', 'row')",
-                                &e);
-        if (was)
-            lp_store_exec(st, "PRAGMA query_only=1", NULL);
-        if (vrc ||
-            lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
-            lp_log(LP_LOG_DEBUG, "search.prune_off", "reason=%s", e.msg);
-            return; /* no pruning: slower, same answers */
-        }
-    }
+    sqlite3_stmt *s = vocab_stmt(st);
+    if (!s)
+        return;
     lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
     int64_t df[LP_LEX_MAX_PHRASES];
     size_t order[LP_LEX_MAX_PHRASES];
     for (size_t i = 0; i < lq->nphrases; i++) {
         order[i] = i;
         df[i] = 0;
-        if (lq->phrase_weight[i] >= 1.0f)
+        if (lq->phrase_literal[i])
             continue; /* literal words are always searched; only synonyms are budgeted */
-        df_ctx c = {st, s, INT64_MAX, 0, 0, false};
-        lp_text_tokenize(tk, lp_str_c(lq->phrase_text[i]), df_token, &c);
-        df_close_pos(&c);
-        df[i] = c.any ? c.phrase_df : 0;
+        df[i] = phrase_df(st, s, tk, lq->phrase_text[i]);
     }
     lp_text_tokenizer_free(tk);
     /* Rarest first (insertion sort: at most 128), ties in query order. */
@@ -174,7 +192,7 @@ static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
     double rows = 0;
     for (size_t k = 0; k < lq->nphrases; k++) {
         size_t i = order[k];
-        bool literal = lq->phrase_weight[i] >= 1.0f;
+        bool literal = lq->phrase_literal[i];
         if (!literal && (df[i] == 0 || rows + (double)df[i] > budget))
             continue;
         keep[i] = true;
@@ -183,9 +201,113 @@ static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
     lp_lex_query_keep(lq, keep);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Long text (an issue, a stack trace, a log): more terms than a question has. Each term is
+ * weighed by what it can tell apart (its idf in this index) and how often the text says it
+ * (saturated); the best are searched, while the rows they can match stay within a budget
+ * (the rarest ones first always fit), so a 300-word issue costs about what a question does. */
+
+/* Rows of the text index, from FTS5's own "averages" record (rowid 1 of the data table:
+ * a varint row count first); 0 when it cannot be read. */
+static double fts_rows(lp_store *st)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(lp_store_db(st), "SELECT block FROM chunk_fts_data WHERE id = 1", -1,
+                           &s, NULL) != SQLITE_OK)
+        return 0;
+    double rows = 0;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const unsigned char *p = sqlite3_column_blob(s, 0);
+        int n = sqlite3_column_bytes(s, 0);
+        uint64_t v = 0;
+        for (int i = 0; p && i < n && i < 9; i++) {
+            if (i == 8) {
+                v = (v << 8) | p[i];
+                break;
+            }
+            v = (v << 7) | (p[i] & 0x7f);
+            if (!(p[i] & 0x80))
+                break;
+        }
+        rows = (double)v;
+    }
+    sqlite3_finalize(s);
+    return rows;
+}
+
+typedef struct term_rank {
+    size_t i;
+    double w;
+    int64_t df;
+} term_rank;
+
+static int term_rank_cmp(const void *a, const void *b)
+{
+    const term_rank *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
+{
+    const lp_search_tuning *t = lp_search_tuning_get();
+    size_t n = lq->nterms;
+    size_t *order = lp_arena_alloc(arena, (n ? n : 1) * sizeof *order);
+    sqlite3_stmt *s = vocab_stmt(st);
+    double rows_total = s ? fts_rows(st) : 0;
+    if (!s || rows_total <= 0) {
+        /* No frequencies: the first terms, in order. */
+        size_t k = LP_MIN(n, (size_t)LP_LEX_SHORT_TERMS);
+        for (size_t i = 0; i < k; i++)
+            order[i] = i;
+        lp_lex_query_use_terms(lq, arena, order, k);
+        lq->nselected = k;
+        return;
+    }
+    term_rank *r = lp_arena_alloc(arena, (n ? n : 1) * sizeof *r);
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+    for (size_t i = 0; i < n; i++) {
+        const lp_lex_term *term = &lq->terms[i];
+        int64_t df = phrase_df(st, s, tk, term->text);
+        double w = 0;
+        if (df > 0) {
+            double d = (double)df;
+            double idf = log(1.0 + (rows_total - d + 0.5) / (d + 0.5));
+            w = idf * 2.5 * term->count / (1.5 + term->count);
+            if (term->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_SYM))
+                w *= 2.0; /* asked for explicitly */
+            if (term->flags & LP_LEX_TERM_WHOLE)
+                w *= 0.5;
+            if (d > t->long_common * rows_total)
+                w *= 0.1; /* in most of the code: little to tell apart */
+        } else {
+            lq->nunindexed++;
+        }
+        r[i] = (term_rank){i, w, df};
+    }
+    lp_text_tokenizer_free(tk);
+    qsort(r, n, sizeof *r, term_rank_cmp);
+    size_t k = 0;
+    double rows = 0;
+    size_t max_groups = LP_MIN((size_t)t->long_groups, (size_t)LP_LEX_MAX_GROUPS);
+    for (size_t j = 0; j < n && k < max_groups; j++) {
+        if (r[j].w <= 0)
+            break;
+        if (k >= LONG_MIN_GROUPS && rows + (double)r[j].df > t->long_rows)
+            continue; /* a rarer term later may still fit */
+        order[k++] = r[j].i;
+        rows += (double)r[j].df;
+    }
+    lp_lex_query_use_terms(lq, arena, order, k);
+    lq->nselected = k;
+}
+
 lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_arena *arena,
                              lp_cand_vec *out, lp_error *err)
 {
+    if (lq->pending)
+        select_terms(st, lq, arena);
     prune_phrases(st, lq, lp_search_tuning_get()->budget);
     if (lq->nphrases == 0)
         return LP_OK;

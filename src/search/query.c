@@ -25,18 +25,23 @@ typedef struct parse_state {
     lp_error *err;
     str_vec words, phrases, paths, not_paths, syms, idents;
     int_vec langs, kinds;
+    size_t dropped; /* words longer than LP_QUERY_MAX_VALUE */
 } parse_state;
 
 static bool is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
-/* Length of a quote character at p (", “ or ”), 0 when none. */
-static size_t quote_len(const char *p, const char *end)
+/* Length of a quote operator at p: only the straight double quote. */
+static size_t quote_len(const char *p, const char *end) { return p < end && *p == '"'; }
+
+/* Length of a typographic quote at p (“ ” ‘ ’ « »), 0 when none: text, never an operator;
+ * it separates words as white space does. */
+static size_t curly_len(const char *p, const char *end)
 {
-    if (p < end && *p == '"')
-        return 1;
-    if (end - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
-        ((unsigned char)p[2] == 0x9C || (unsigned char)p[2] == 0x9D))
+    const unsigned char *u = (const unsigned char *)p;
+    if (end - p >= 3 && u[0] == 0xE2 && u[1] == 0x80 && u[2] >= 0x98 && u[2] <= 0x9D)
         return 3;
+    if (end - p >= 2 && u[0] == 0xC2 && (u[1] == 0xAB || u[1] == 0xBB))
+        return 2;
     return 0;
 }
 
@@ -372,27 +377,64 @@ static op_kind op_prefix(const char *p, const char *end, bool *neg, lp_str *name
     return op;
 }
 
-static bool add_word(parse_state *ps, lp_str w)
+/* A free word. Words are never refused: one longer than LP_QUERY_MAX_VALUE (a URL, a
+ * base64 blob, a minified line) carries no searchable term and is dropped. */
+static void add_word(parse_state *ps, lp_str w)
 {
-    if (ps->words.len >= LP_QUERY_MAX_WORDS) {
-        lp_error_set(ps->err, LP_EINVAL,
-                     "the query has more than %d words; ask a shorter question",
-                     LP_QUERY_MAX_WORDS);
-        return false;
-    }
     if (w.len > LP_QUERY_MAX_VALUE) {
-        lp_error_set(ps->err, LP_EINVAL, "a word of the query is longer than %d bytes",
-                     LP_QUERY_MAX_VALUE);
-        return false;
+        ps->dropped++;
+        return;
     }
     lp_vec_push(&ps->words, lp_arena_strndup(ps->arena, w.ptr, w.len));
     lp_str c = clean_word(w);
     if (lp_search_is_identifier(c))
         push_unique_str(ps, &ps->idents, c);
-    return true;
 }
 
-/* One item starting at *pp (not white space); advances *pp past it. */
+static size_t sep_len(const char *p, const char *end)
+{
+    return p < end && is_space((unsigned char)*p) ? 1 : curly_len(p, end);
+}
+
+/* Every word of [p, end) (separated by white space and typographic quotes). */
+static void add_words(parse_state *ps, const char *p, const char *end)
+{
+    while (p < end) {
+        size_t n = sep_len(p, end);
+        if (n) {
+            p += n;
+            continue;
+        }
+        const char *e = p;
+        while (e < end && !sep_len(e, end))
+            e++;
+        add_word(ps, (lp_str){p, (size_t)(e - p)});
+        p = e;
+    }
+}
+
+/* A quoted phrase: an exact phrase, except past LP_QUERY_MAX_ITEMS phrases, past
+ * LP_QUERY_MAX_VALUE bytes, or when it is one path-like token (a traceback's
+ * "File "/x/y.py"": evidence of a file, not a phrase); then its words. */
+static void add_phrase_or_words(parse_state *ps, lp_str phrase)
+{
+    bool one_token = true, pathy = false;
+    for (size_t i = 0; i < phrase.len; i++) {
+        unsigned char c = (unsigned char)phrase.ptr[i];
+        one_token &= !is_space(c);
+        pathy |= c == '/' || c == '\\';
+    }
+    if (phrase.len == 0)
+        return;
+    if (ps->phrases.len >= LP_QUERY_MAX_ITEMS || phrase.len > LP_QUERY_MAX_VALUE ||
+        (one_token && pathy)) {
+        add_words(ps, phrase.ptr, phrase.ptr + phrase.len);
+        return;
+    }
+    lp_vec_push(&ps->phrases, lp_arena_strndup(ps->arena, phrase.ptr, phrase.len));
+}
+
+/* One item starting at *pp (not a separator); advances *pp past it. */
 static bool parse_item(parse_state *ps, const char **pp, const char *end)
 {
     const char *p = *pp;
@@ -400,14 +442,13 @@ static bool parse_item(parse_state *ps, const char **pp, const char *end)
     if (q) {
         const char *close = find_close_quote(p + q, end);
         if (!close) {
-            lp_error_set(ps->err, LP_EINVAL,
-                         "the query has an unterminated quote; close the phrase with '\"' or "
-                         "remove the quote");
-            return false;
+            /* An unbalanced quote is text (an apostrophe-like slip, a pasted log line). */
+            *pp = p + q;
+            return true;
         }
-        lp_str phrase = lp_str_trim((lp_str){p + q, (size_t)(close - p - q)});
+        add_phrase_or_words(ps, lp_str_trim((lp_str){p + q, (size_t)(close - p - q)}));
         *pp = close + quote_len(close, end);
-        return phrase.len == 0 || push_str(ps, &ps->phrases, phrase, "phrases", "phrase");
+        return true;
     }
     bool neg;
     lp_str name = {0};
@@ -432,12 +473,13 @@ static bool parse_item(parse_state *ps, const char **pp, const char *end)
         *pp = e;
         return apply_op(ps, op, neg, name, (lp_str){v, (size_t)(e - v)});
     }
-    /* A free word: up to white space or a quote (which opens a phrase next). */
+    /* A free word: up to a separator or a quote (which opens a phrase next). */
     const char *e = p;
-    while (e < end && !is_space((unsigned char)*e) && !quote_len(e, end))
+    while (e < end && !sep_len(e, end) && !quote_len(e, end))
         e++;
     *pp = e;
-    return add_word(ps, (lp_str){p, (size_t)(e - p)});
+    add_word(ps, (lp_str){p, (size_t)(e - p)});
+    return true;
 }
 
 #define TAKE(field, vec)                                                                       \
@@ -455,15 +497,18 @@ lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_que
     if (!text)
         text = "";
     size_t n = strlen(text);
-    if (n > LP_QUERY_MAX_BYTES)
-        return lp_error_set(err, LP_EINVAL, "the query is longer than %d bytes; shorten it",
-                            LP_QUERY_MAX_BYTES);
+    bool shortened = false;
+    if (n > LP_QUERY_MAX_BYTES) {
+        n = lp_utf8_cut(text, n, LP_QUERY_MAX_BYTES);
+        shortened = true;
+    }
     parse_state ps = {.arena = arena, .err = err};
     const char *p = text, *end = text + n;
     bool ok = true;
     while (ok) {
-        while (p < end && is_space((unsigned char)*p))
-            p++;
+        size_t k;
+        while ((k = sep_len(p, end)) != 0)
+            p += k;
         if (p >= end)
             break;
         ok = parse_item(&ps, &p, end);
@@ -479,6 +524,8 @@ lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_que
         TAKE(kinds, kinds);
         TAKE(syms, syms);
         TAKE(idents, idents);
+        out->shortened = shortened;
+        out->dropped = ps.dropped;
     }
     lp_vec_free(&ps.words);
     lp_vec_free(&ps.phrases);

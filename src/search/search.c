@@ -387,9 +387,9 @@ static void rerank(owner *o, const lp_search_query *q, const lp_lex_query *lq,
     f += t->path * coverage(tk, lq, c->path);
     if (lq->ngroups) {
         unsigned docs = 0;
-        for (size_t g = 0; g < lq->ngroups; g++)
+        for (size_t g = 0; g < LP_MIN(lq->ngroups, (size_t)LP_LEX_MASK_GROUPS); g++)
             docs += (o->cover >> g) & 1u;
-        f += t->doc * (double)docs / (double)lq->ngroups;
+        f += t->doc * (double)docs / (double)LP_MIN(lq->ngroups, (size_t)LP_LEX_MASK_GROUPS);
     }
     if (o->exact_tier <= 1)
         f += t->exact;
@@ -556,17 +556,17 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     lp_buf_init(&cc.content, 0);
     uint32_t limit = req->limit ? LP_MIN(req->limit, 200u) : 50;
     uint32_t snippet_lines = req->snippet_lines ? req->snippet_lines : 6;
-    const char **warnings = lp_arena_zalloc(arena, 4 * sizeof *warnings);
+    const char **warnings = lp_arena_zalloc(arena, 8 * sizeof *warnings);
     lp_status rc;
 
     if (!req->query || !*req->query) {
-        rc = lp_error_set(err, LP_EINVAL, "the query must be 1 to 4096 bytes of text");
+        rc = lp_error_set(err, LP_EINVAL, "the query is empty; ask with words or identifiers");
         goto done;
     }
     if ((rc = lp_search_query_parse(req->query, arena, &q, err)))
         goto done;
     lp_lex_query_build(&q, arena, &lq);
-    if (!lp_search_query_has_terms(&q) || (lq.nphrases == 0 && q.nidents == 0)) {
+    if (!lp_search_query_has_terms(&q) || (lq.nterms == 0 && q.nidents == 0)) {
         rc = lp_error_set(err, LP_EINVAL,
                           "the query has no words to search for; ask with words or identifiers, "
                           "e.g. 'where is the token refreshed'");
@@ -589,6 +589,17 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         goto done;
     uint64_t t_lex = lp_now_ns();
     double cpu_lex = cpu_ms() - cpu0;
+    if (q.shortened)
+        warnings[out->nwarnings++] = lp_arena_printf(
+            arena, "query_shortened: the text is longer than %d bytes; only its first %d bytes "
+                   "were read",
+            LP_QUERY_MAX_BYTES, LP_QUERY_MAX_BYTES);
+    if (lq.long_text)
+        warnings[out->nwarnings++] = lp_arena_printf(
+            arena, "long_question: %zu of the text's %zu terms were searched (the ones that "
+                   "tell code apart best, weighted by how often the text says them)%s",
+            lq.nselected, lq.nterms,
+            lq.nunindexed ? "; some words occur nowhere in the index" : "");
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
     uint64_t t_exact = lp_now_ns();

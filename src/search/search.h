@@ -41,8 +41,9 @@ uint32_t lp_search_channel_bit(const char *name);
  *   kind:K[,K]   keep only owners of these symbol kinds (lp_symkind_name, plus fn, func,
  *                const, var, type)
  *   sym:NAME     a symbol name or qualified name (Foo.bar, a::b) for the exact channel
- *   "a phrase"   an exact phrase (also “curly quotes”); an operator value may be quoted too:
- *                path:"my dir/x.go"
+ *   "a phrase"   an exact phrase between balanced straight quotes; an operator value may be
+ *                quoted too: path:"my dir/x.go". An unbalanced quote and typographic quotes
+ *                (“ ” ‘ ’ « ») are text: they separate words.
  * Operator names are lowercase ASCII. A word like `file:x` or `language:go` (a misspelt
  * operator) is an error that names the valid operators; any other `a:b` word is text.
  * Every other word is free text. A free word that looks like an identifier (camelCase,
@@ -54,13 +55,18 @@ uint32_t lp_search_channel_bit(const char *name);
  * leading '/' or "./" is dropped) and matches the path or any of its folders, so
  * "net/http" keeps everything below net/http. "**" spans folders.
  *
- * Errors (LP_EINVAL, with a message saying what to write instead): an empty operator value,
- * an unknown language or kind, an unterminated quote, a negated operator other than -path:,
- * a misspelt operator, and the limits: query at most 4096 bytes, at most 64 words, 16
- * phrases, 16 globs, 16 syms, each value at most 256 bytes.
+ * Any text is accepted as a question (an issue, a stack trace, a log): there is no word
+ * limit; a query over LP_QUERY_MAX_BYTES is cut there (at a character boundary, shortened
+ * set); a free word over LP_QUERY_MAX_VALUE bytes is dropped (counted in dropped); phrases
+ * past the 16th, phrases over LP_QUERY_MAX_VALUE bytes and one-token quoted paths are taken
+ * as words. Long text is reduced to its useful terms by the lexical channel (rank.c).
+ *
+ * Errors (LP_EINVAL, with a message saying what to write instead) are for operators only:
+ * an empty operator value, an unknown language or kind, an unterminated quote in an
+ * operator value, a negated operator other than -path:, a misspelt operator, more than 16
+ * globs or 16 syms, an operator value over 256 bytes.
  * Every string is NUL-terminated and lives in the arena given to lp_search_query_parse. */
-#define LP_QUERY_MAX_BYTES 4096
-#define LP_QUERY_MAX_WORDS 64
+#define LP_QUERY_MAX_BYTES 65536
 #define LP_QUERY_MAX_ITEMS 16
 #define LP_QUERY_MAX_VALUE 256
 
@@ -81,6 +87,8 @@ typedef struct lp_search_query {
     size_t nsyms;
     const char **idents; /* identifier-looking free words (cleaned), then syms; no duplicates */
     size_t nidents;
+    bool shortened; /* the text was cut at LP_QUERY_MAX_BYTES */
+    size_t dropped; /* free words dropped for being longer than LP_QUERY_MAX_VALUE */
 } lp_search_query;
 
 /* Parse text into out (zeroed first). LP_EINVAL with an actionable message on a bad

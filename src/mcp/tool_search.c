@@ -18,7 +18,7 @@ static json_t *opt_str(const char *s) { return s ? lp_json_text(s, strlen(s)) : 
 
 static json_t *channels_json(uint32_t ch)
 {
-    const char *names[4];
+    const char *names[LP_CH_COUNT];
     size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
@@ -208,7 +208,7 @@ static const char search_input[] =
     "\"endLine\"]},"                                                                               \
     "\"score\":{\"type\":\"number\"},"                                                             \
     "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
-    "\"live\"]}},"                                                                                 \
+    "\"live\",\"path\"]}},"                                                                          \
     "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"},"             \
     "\"snippetStartLine\":{\"type\":\"integer\"},"                                                 \
     "\"label\":{\"type\":\"string\",\"description\":\"Qualified name of the owner, or "            \

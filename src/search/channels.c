@@ -503,8 +503,13 @@ static lp_status exact_one(lp_store *st, lp_str ident, lp_arena *arena, lp_cand_
         lp_cand c = {0};
         read_sym_row(s, arena, &c);
         norm_qname(lp_str_c(c.qname), b);
-        bool qmatch = lp_str_ends_with(lp_buf_str(b), lp_buf_str(a)) &&
-                      (b->len == a->len || b->ptr[b->len - a->len - 1] == '.');
+        /* The stored qualified name ends with the asked one (Bar.baz asked, pkg.Bar.baz
+         * stored), or the asked one (a frame's com.x.Bar.baz) ends with the stored one. */
+        bool qmatch = (lp_str_ends_with(lp_buf_str(b), lp_buf_str(a)) &&
+                       (b->len == a->len || b->ptr[b->len - a->len - 1] == '.')) ||
+                      (b->len < a->len && lp_str_ends_with(lp_buf_str(a), lp_buf_str(b)) &&
+                       a->ptr[a->len - b->len - 1] == '.' &&
+                       lp_str_find_char(lp_buf_str(b), '.', 0) != SIZE_MAX);
         if (qualified && !qmatch)
             continue;
         c.tier = qualified ? 0 : 1;
@@ -570,5 +575,134 @@ lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *are
         qsort(out->items, out->len, sizeof out->items[0], exact_cmp);
     lp_buf_release(&a);
     lp_buf_release(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Path channel: files the question names (lp_search_query.hints). A hint is matched by its
+ * last folders and file name ("flask/app.py" of "/usr/lib/python3/site-packages/flask/app.py"),
+ * then by fewer of them; a file name found in more than PATH_MAX_FILES places says nothing.
+ * The channel lists the lexical candidates in those files first (their order), then the
+ * files' top-level symbols in line order. */
+
+#define PATH_MAX_FILES 4
+#define PATH_MAX_CANDS 100
+
+static const char SQL_PATH_FILES[] =
+    "SELECT path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' ORDER BY path LIMIT 5";
+static const char SQL_PATH_SYMS[] =
+    "SELECT s.bid, s.ord, s.kind, s.name, s.qname, s.skey, s.start_line, s.end_line, s.flags,"
+    " b.lang, fl.path FROM files fl JOIN blobs b ON b.bid = fl.bid"
+    " JOIN symbols s ON s.bid = fl.bid WHERE fl.path = ?1 AND s.parent < 0"
+    " ORDER BY s.start_line LIMIT 60";
+
+/* The last n segments of h (all when it has fewer), or an empty slice. */
+static lp_str last_segments(lp_str h, size_t n)
+{
+    size_t k = h.len, seen = 0;
+    while (k > 0) {
+        if (h.ptr[k - 1] == '/' && ++seen == n)
+            break;
+        k--;
+    }
+    lp_str t = lp_str_sub(h, k, h.len);
+    while (t.len && t.ptr[0] == '/')
+        t = lp_str_sub(t, 1, t.len);
+    return t;
+}
+
+static size_t match_files(lp_store *st, lp_str key, const char **found, lp_arena *arena,
+                          lp_error *err, lp_status *rc)
+{
+    sqlite3_stmt *s;
+    if ((*rc = lp_store_prepare(st, SQL_PATH_FILES, &s, err)))
+        return 0;
+    lp_buf like;
+    lp_buf_init(&like, key.len + 8);
+    lp_buf_puts(&like, "%/");
+    for (size_t i = 0; i < key.len; i++) {
+        if (key.ptr[i] == '%' || key.ptr[i] == '_' || key.ptr[i] == '\\')
+            lp_buf_putc(&like, '\\');
+        lp_buf_putc(&like, key.ptr[i]);
+    }
+    sqlite3_bind_text(s, 1, key.ptr, (int)key.len, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, like.ptr, (int)like.len, SQLITE_STATIC);
+    size_t n = 0;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n < PATH_MAX_FILES + 1)
+            found[n] = col_dup(arena, s, 0);
+        n++;
+    }
+    if (step != SQLITE_DONE)
+        *rc = lp_store_sql_error(st, "matching file names", err);
+    sqlite3_reset(s);
+    lp_buf_release(&like);
+    return n;
+}
+
+static bool path_in(const char *p, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(p, set[i]))
+            return true;
+    return false;
+}
+
+lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *lex,
+                          lp_arena *arena, lp_cand_vec *out, lp_error *err)
+{
+    if (q->nhints == 0)
+        return LP_OK;
+    const char *files[LP_QUERY_MAX_ITEMS * PATH_MAX_FILES];
+    size_t nfiles = 0;
+    lp_status rc = LP_OK;
+    for (size_t i = 0; i < q->nhints && !rc; i++) {
+        lp_str h = lp_str_c(q->hints[i]);
+        for (size_t segs = 3; segs >= 1; segs--) {
+            lp_str key = last_segments(h, segs);
+            if (key.len == 0)
+                continue;
+            const char *found[PATH_MAX_FILES + 1];
+            size_t n = match_files(st, key, found, arena, err, &rc);
+            if (rc)
+                break;
+            if (n == 0)
+                continue; /* fewer folders may match (a vendored or moved copy) */
+            if (n <= PATH_MAX_FILES)
+                for (size_t k = 0; k < n; k++)
+                    if (!path_in(found[k], files, nfiles))
+                        files[nfiles++] = found[k];
+            break; /* found: fewer folders would only be vaguer */
+        }
+    }
+    if (rc || nfiles == 0)
+        return rc;
+    for (size_t i = 0; i < lex->len && out->len < PATH_MAX_CANDS; i++)
+        if (path_in(lex->items[i].path, files, nfiles))
+            lp_vec_push(out, lex->items[i]);
+    size_t from_lex = out->len;
+    sqlite3_stmt *s;
+    if ((rc = lp_store_prepare(st, SQL_PATH_SYMS, &s, err)))
+        return rc;
+    for (size_t f = 0; f < nfiles && !rc; f++) {
+        sqlite3_bind_text(s, 1, files[f], -1, SQLITE_STATIC);
+        int step;
+        while ((step = sqlite3_step(s)) == SQLITE_ROW && out->len < PATH_MAX_CANDS) {
+            lp_cand c = {0};
+            read_sym_row(s, arena, &c);
+            bool dup = false;
+            for (size_t k = 0; k < from_lex && !dup; k++)
+                dup = out->items[k].owner == c.owner && !strcmp(out->items[k].path, c.path);
+            if (!dup) {
+                c.score = 0.5;
+                c.tier = 3;
+                lp_vec_push(out, c);
+            }
+        }
+        if (step != SQLITE_DONE && step != SQLITE_ROW)
+            rc = lp_store_sql_error(st, "reading the symbols of named files", err);
+        sqlite3_reset(s);
+    }
     return rc;
 }

@@ -182,7 +182,7 @@ static bool admit(const lp_search_query *q, lp_search_scope scope, const lp_cand
 /* ------------------------------------------------------------------------------------------
  * Owners and fusion. */
 
-enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_N };
+enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_PATH, CH_N };
 
 typedef struct owner {
     lp_cand c;              /* representative: the best chunk (lexical, then dense, exact) */
@@ -257,7 +257,7 @@ static owner *owner_get(owner_set *s, const lp_cand *c, bool *created)
 static void fuse_channel(owner_set *s, const lp_cand_vec *cands, int ch,
                          const lp_search_query *q, lp_search_scope scope)
 {
-    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE};
+    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE, LP_CH_PATH};
     uint32_t next = 0;
     for (size_t i = 0; i < cands->len; i++) {
         const lp_cand *c = &cands->items[i];
@@ -549,7 +549,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     lp_search_query q;
     lp_lex_query lq;
     memset(&lq, 0, sizeof lq);
-    lp_cand_vec lex = {0}, exact = {0}, dense = {0};
+    lp_cand_vec lex = {0}, exact = {0}, dense = {0}, pathc = {0};
     owner_set os = {0};
     lp_text_tokenizer *tk = NULL;
     content_cache cc = {.bid = -1};
@@ -602,6 +602,8 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             lq.nunindexed ? "; some words occur nowhere in the index" : "");
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
+    if ((rc = lp_channel_path(st, &q, &lex, arena, &pathc, err)))
+        goto done;
     uint64_t t_exact = lp_now_ns();
     if (sw & LP_SW_DENSE) {
         const char *w = NULL;
@@ -618,6 +620,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     fuse_channel(&os, &exact, CH_EXACT, &q, req->scope);
     fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);
     fuse_channel(&os, &dense, CH_DENSE, &q, req->scope);
+    fuse_channel(&os, &pathc, CH_PATH, &q, req->scope);
 
     for (size_t i = 0; i < os.v.len; i++) {
         owner *o = &os.v.items[i];
@@ -628,6 +631,8 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             f += tune->w_lexical / (RRF_K + o->rank[CH_LEXICAL]);
         if (o->rank[CH_DENSE])
             f += tune->w_dense / (RRF_K + o->rank[CH_DENSE]);
+        if (o->rank[CH_PATH])
+            f += tune->w_path / (RRF_K + o->rank[CH_PATH]);
         o->fused = f * RRF_K;
         o->score = o->fused;
     }
@@ -686,6 +691,7 @@ done:
     lp_vec_free(&lex);
     lp_vec_free(&exact);
     lp_vec_free(&dense);
+    lp_vec_free(&pathc);
     lp_vec_free(&os.v);
     free(os.slots);
     out->timing_ms = (double)(lp_now_ns() - t0) / 1e6;

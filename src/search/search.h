@@ -25,9 +25,11 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
 #define LP_CH_LEXICAL 0x2u
 #define LP_CH_DENSE 0x4u
 #define LP_CH_LIVE 0x8u
-/* The names of the bits set in channels ("exact", "lexical", "dense", "live", in that
- * order) into out; returns how many. The names are static strings. */
-size_t lp_search_channel_names(uint32_t channels, const char *out[4]);
+#define LP_CH_PATH 0x10u /* a file the question names (a path, a traceback's frame) */
+#define LP_CH_COUNT 5
+/* The names of the bits set in channels ("exact", "lexical", "dense", "live", "path", in
+ * that order) into out; returns how many. The names are static strings. */
+size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT]);
 /* The bit of a channel name, 0 when unknown. */
 uint32_t lp_search_channel_bit(const char *name);
 
@@ -60,6 +62,10 @@ uint32_t lp_search_channel_bit(const char *name);
  * set); a free word over LP_QUERY_MAX_VALUE bytes is dropped (counted in dropped); phrases
  * past the 16th, phrases over LP_QUERY_MAX_VALUE bytes and one-token quoted paths are taken
  * as words. Long text is reduced to its useful terms by the lexical channel (rank.c).
+ * Pasted evidence is recognised in free words: a file path or file name with a source
+ * extension (line numbers dropped) becomes a path hint (the path channel), and a stack
+ * frame's function (Python "line N, in f", Go "pkg.(*T).m(", Java/C#/Scala/JS
+ * "a.b.C.m(") becomes an ident for the exact channel, with its owner-qualified tail.
  *
  * Errors (LP_EINVAL, with a message saying what to write instead) are for operators only:
  * an empty operator value, an unknown language or kind, an unterminated quote in an
@@ -87,6 +93,9 @@ typedef struct lp_search_query {
     size_t nsyms;
     const char **idents; /* identifier-looking free words (cleaned), then syms; no duplicates */
     size_t nidents;
+    const char **hints; /* files named in the text ("src/app.py", a traceback's frames'
+                           files): '/' separators, no line numbers; at most 16, no duplicates */
+    size_t nhints;
     bool shortened; /* the text was cut at LP_QUERY_MAX_BYTES */
     size_t dropped; /* free words dropped for being longer than LP_QUERY_MAX_VALUE */
 } lp_search_query;

@@ -102,6 +102,10 @@ lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_ar
                              lp_cand_vec *out, lp_error *err);
 lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *arena,
                            lp_cand_vec *out, lp_error *err);
+/* Files the question names (q->hints): the lexical candidates in them (lex order), then
+ * their top-level symbols. */
+lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *lex,
+                          lp_arena *arena, lp_cand_vec *out, lp_error *err);
 /* Chunk ids to candidates, in the order given. */
 lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
                             lp_arena *arena, lp_cand_vec *out, lp_error *err);
@@ -111,7 +115,7 @@ lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scor
 typedef struct lp_search_tuning {
     double col[4];             /* BM25F column weights: name, crumbs, doc, body */
     double k1, b;              /* BM25F */
-    double w_exact, w_lexical, w_dense; /* RRF channel weights */
+    double w_exact, w_lexical, w_dense, w_path; /* RRF channel weights */
     double lex;                /* rerank: normalized lexical score */
     double name, qname, path, doc, exact, def; /* rerank features */
     double demote_test, demote_text;           /* runtime scope multipliers */

@@ -293,6 +293,52 @@ done:
     lp_arena_release(&a);
 }
 
+T_TEST(query_paths_and_stack_frames)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_search_query q;
+    /* Python traceback: the quoted file is a hint, "line N, in f" names f. */
+    T_CHECK_OK(parse(&a, "File \"/usr/lib/python3/site-packages/flask/app.py\", line 2091, "
+                         "in wsgi_app\n  File \"src/x.py\", line 3, in load",
+                     &q, &err),
+               &err);
+    T_CHECK_INT(q.nhints, 2);
+    T_CHECK_STR(q.hints[0], "/usr/lib/python3/site-packages/flask/app.py");
+    T_CHECK_STR(q.hints[1], "src/x.py");
+    bool load = false;
+    for (size_t i = 0; i < q.nidents; i++)
+        load |= !strcmp(q.idents[i], "load");
+    T_CHECK(load);
+    /* Go panic frames: the method with its type; the file without its line. */
+    T_CHECK_OK(parse(&a, "net/http.(*conn).serve(0xc000123)\n\t/usr/local/go/src/net/http/"
+                         "server.go:1995 +0x612",
+                     &q, &err),
+               &err);
+    T_CHECK_INT(q.nidents, 1);
+    T_CHECK_STR(q.idents[0], "conn.serve");
+    T_CHECK_INT(q.nhints, 1);
+    T_CHECK_STR(q.hints[0], "/usr/local/go/src/net/http/server.go");
+    /* Java: the fully qualified frame and its Class.method tail; the file in parentheses. */
+    T_CHECK_OK(parse(&a, "at com.acme.auth.TokenStore.refresh(TokenStore.java:42)", &q, &err),
+               &err);
+    T_CHECK_INT(q.nidents, 2);
+    T_CHECK_STR(q.idents[0], "com.acme.auth.TokenStore.refresh");
+    T_CHECK_STR(q.idents[1], "TokenStore.refresh");
+    T_CHECK_STR(q.hints[0], "TokenStore.java");
+    /* C# Windows paths; a file name alone; URLs and plain words are not files. */
+    T_CHECK_OK(parse(&a, "in C:\\src\\Auth\\Store.cs:line 7 see testutils.py and "
+                         "https://x.org/a.py or v1.2",
+                     &q, &err),
+               &err);
+    T_CHECK_INT(q.nhints, 2);
+    T_CHECK_STR(q.hints[0], "/src/Auth/Store.cs"); /* the drive letter is not needed to match */
+    T_CHECK_STR(q.hints[1], "testutils.py");
+done:
+    lp_arena_release(&a);
+}
+
 T_TEST(query_path_globs)
 {
     lp_arena a;

@@ -582,8 +582,8 @@ lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *are
  * Path channel: files the question names (lp_search_query.hints). A hint is matched by its
  * last folders and file name ("flask/app.py" of "/usr/lib/python3/site-packages/flask/app.py"),
  * then by fewer of them; a file name found in more than PATH_MAX_FILES places says nothing.
- * The channel lists the lexical candidates in those files first (their order), then the
- * files' top-level symbols in line order. */
+ * The channel lists the exact and then the lexical candidates in those files first (their
+ * order), then the files' top-level symbols in line order. */
 
 #define PATH_MAX_FILES 4
 #define PATH_MAX_CANDS 100
@@ -649,8 +649,9 @@ static bool path_in(const char *p, const char *const *set, size_t n)
     return false;
 }
 
-lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *lex,
-                          lp_arena *arena, lp_cand_vec *out, lp_error *err)
+lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
+                          const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                          lp_error *err)
 {
     if (q->nhints == 0)
         return LP_OK;
@@ -678,6 +679,9 @@ lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_
     }
     if (rc || nfiles == 0)
         return rc;
+    for (size_t i = 0; i < exact->len && out->len < PATH_MAX_CANDS; i++)
+        if (path_in(exact->items[i].path, files, nfiles))
+            lp_vec_push(out, exact->items[i]);
     for (size_t i = 0; i < lex->len && out->len < PATH_MAX_CANDS; i++)
         if (path_in(lex->items[i].path, files, nfiles))
             lp_vec_push(out, lex->items[i]);

@@ -602,9 +602,9 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             lq.nunindexed ? "; some words occur nowhere in the index" : "");
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
-    if ((rc = lp_channel_path(st, &q, &lex, arena, &pathc, err)))
-        goto done;
     uint64_t t_exact = lp_now_ns();
+    if ((rc = lp_channel_path(st, &q, &exact, &lex, arena, &pathc, err)))
+        goto done;
     if (sw & LP_SW_DENSE) {
         const char *w = NULL;
         run_dense(st, pub.id, &q, arena, &dense, &w);

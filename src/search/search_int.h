@@ -102,10 +102,11 @@ lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_ar
                              lp_cand_vec *out, lp_error *err);
 lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *arena,
                            lp_cand_vec *out, lp_error *err);
-/* Files the question names (q->hints): the lexical candidates in them (lex order), then
- * their top-level symbols. */
-lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *lex,
-                          lp_arena *arena, lp_cand_vec *out, lp_error *err);
+/* Files the question names (q->hints): the exact, then the lexical candidates in them (in
+ * their channel's order), then their top-level symbols. */
+lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
+                          const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                          lp_error *err);
 /* Chunk ids to candidates, in the order given. */
 lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
                             lp_arena *arena, lp_cand_vec *out, lp_error *err);

@@ -105,3 +105,53 @@ def test_mcp_accepts_a_whole_issue(ctx):
     assert a["results"][0]["owner"]["symbol"] == "reap_idle_connections", a["results"][0]
     assert any(w["code"] == "long_question" for w in a["warnings"]), a["warnings"]
     s.close()
+
+
+JAVA = '''package com.acme.auth;
+
+public class TokenStore {
+    public String refresh(String old) {
+        return old;
+    }
+
+    public String revoke(String token) {
+        return token;
+    }
+}
+'''
+
+
+def test_a_traceback_finds_its_frames_and_files(ctx):
+    root = make_repo(ctx)
+    ctx.write("lib/flask/app.py", '''class Flask:
+    def wsgi_app(self, environ, start_response):
+        """The WSGI application."""
+        return self.dispatch()
+
+    def dispatch(self):
+        return None
+''', root=root)
+    ctx.write("src/com/acme/auth/TokenStore.java", JAVA, root=root)
+    ctx.ok("sync", root)
+    tb = ('Traceback (most recent call last):\n'
+          '  File "/usr/lib/python3/site-packages/flask/app.py", line 2091, in wsgi_app\n'
+          '    response = self.dispatch()\n'
+          'TypeError: the view function did not return a valid response')
+    doc = search(ctx, root, tb)
+    top = doc["results"][0]
+    assert top["owner"]["symbol"] == "wsgi_app", doc
+    assert "path" in top["channels"] and "exact" in top["channels"], top
+    # A Java frame: the fully qualified method finds the stored TokenStore.refresh.
+    doc = search(ctx, root, "java.lang.NullPointerException\n"
+                 "\tat com.acme.auth.TokenStore.refresh(TokenStore.java:4)")
+    top = doc["results"][0]
+    assert top["owner"]["symbol"] == "refresh", doc
+    assert "exact" in top["channels"] and "path" in top["channels"], top
+
+
+def test_a_file_name_in_the_question_matches_paths(ctx):
+    root = make_repo(ctx)
+    # retry.py says nothing of "helpers"; the file name alone brings it.
+    doc = search(ctx, root, "what does sched.py compute for counters")
+    assert doc["results"][0]["owner"]["file"] == "src/sched.py", doc
+    assert "path" in doc["results"][0]["channels"], doc["results"][0]

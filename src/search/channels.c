@@ -11,9 +11,11 @@
 
 #include "text/text.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #define LONG_MIN_GROUPS 6 /* long text: always the best 6 terms, whatever they cost */
+#define LONG_COUNTED 40   /* long text: terms whose row counts are looked up */
 
 /* Columns shared by the chunk-based channels, after the channel's own first columns:
  * c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,
@@ -249,14 +251,55 @@ static int term_rank_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* Rows containing text, counted up to cap (the vocabulary's own counts walk a common word's
+ * whole posting list, which for 150 words of an issue costs a second; a capped count stops
+ * early, and a word past the cap is common whatever its exact count). -1 on error. */
+static int64_t capped_df(sqlite3_stmt *s, const char *text, int64_t cap)
+{
+    lp_buf m;
+    lp_buf_init(&m, strlen(text) + 8);
+    lp_lex_put_phrase(&m, text);
+    sqlite3_bind_text(s, 1, m.ptr, (int)m.len, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, cap);
+    int64_t n = 0;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+        n++;
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    lp_buf_release(&m);
+    return step == SQLITE_DONE ? n : -1;
+}
+
+/* What the text alone says of a term's promise (before any count): explicit phrases and
+ * syms, identifier-looking words (snake_case, camelCase, digits), repetition, length. */
+static double text_prior(const lp_lex_term *t)
+{
+    double p = (double)LP_MIN(t->count, 4u);
+    if (t->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_SYM))
+        p += 8;
+    bool ident = false;
+    size_t len = strlen(t->text);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)t->text[i];
+        ident |= c == '_' || isdigit(c) || (i > 0 && isupper(c) && islower((unsigned char)t->text[i - 1]));
+    }
+    if (ident)
+        p += 4;
+    return p + (double)LP_MIN(len, (size_t)12) / 4.0;
+}
+
 static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
 {
     const lp_search_tuning *t = lp_search_tuning_get();
     size_t n = lq->nterms;
     size_t *order = lp_arena_alloc(arena, (n ? n : 1) * sizeof *order);
-    sqlite3_stmt *s = vocab_stmt(st);
-    double rows_total = s ? fts_rows(st) : 0;
-    if (!s || rows_total <= 0) {
+    double rows_total = fts_rows(st);
+    sqlite3_stmt *s = NULL;
+    lp_error e = {0};
+    if (rows_total <= 0 ||
+        lp_store_prepare(st, "SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ?1 LIMIT ?2", &s,
+                         &e)) {
         /* No frequencies: the first terms, in order. */
         size_t k = LP_MIN(n, (size_t)LP_LEX_SHORT_TERMS);
         for (size_t i = 0; i < k; i++)
@@ -265,12 +308,26 @@ static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
         lq->nselected = k;
         return;
     }
+    /* Past this many rows a term is common (5% of the rows by default, at most 2,000 so a
+     * long text's counting stays bounded). */
+    int64_t cap = (int64_t)LP_MAX(50.0, LP_MIN(2000.0, t->long_common * rows_total));
     term_rank *r = lp_arena_alloc(arena, (n ? n : 1) * sizeof *r);
-    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
-    for (size_t i = 0; i < n; i++) {
+    /* Counting costs about a millisecond a term whatever the cap (FTS5 opens the term in
+     * every segment), so only the LONG_COUNTED most promising terms by the text alone are
+     * counted: asked-for phrases and syms, identifiers, repeated words, then longer words. */
+    for (size_t i = 0; i < n; i++)
+        r[i] = (term_rank){i, text_prior(&lq->terms[i]), 0};
+    qsort(r, n, sizeof *r, term_rank_cmp);
+    size_t counted = LP_MIN(n, (size_t)LONG_COUNTED);
+    for (size_t j = 0; j < counted; j++)
+        order[j] = r[j].i;
+    for (size_t j = 0; j < counted; j++) {
+        size_t i = order[j];
         const lp_lex_term *term = &lq->terms[i];
-        int64_t df = phrase_df(st, s, tk, term->text);
+        int64_t df = capped_df(s, term->text, cap);
         double w = 0;
+        if (df >= cap)
+            df = (int64_t)LP_MAX((double)cap, t->long_common * rows_total);
         if (df > 0) {
             double d = (double)df;
             double idf = log(1.0 + (rows_total - d + 0.5) / (d + 0.5));
@@ -279,14 +336,14 @@ static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
                 w *= 2.0; /* asked for explicitly */
             if (term->flags & LP_LEX_TERM_WHOLE)
                 w *= 0.5;
-            if (d > t->long_common * rows_total)
-                w *= 0.1; /* in most of the code: little to tell apart */
+            if (d >= (double)cap)
+                w *= 0.1; /* in much of the code: little to tell apart */
         } else {
             lq->nunindexed++;
         }
-        r[i] = (term_rank){i, w, df};
+        r[j] = (term_rank){i, w, df};
     }
-    lp_text_tokenizer_free(tk);
+    n = counted;
     qsort(r, n, sizeof *r, term_rank_cmp);
     size_t k = 0;
     double rows = 0;

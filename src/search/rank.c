@@ -278,6 +278,18 @@ static int on_part(void *ctx, const lp_text_token *t)
     return 0;
 }
 
+void lp_lex_put_phrase(lp_buf *match, const char *text)
+{
+    lp_str t = lp_str_c(text);
+    lp_buf_putc(match, '"');
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.ptr[i] == '"')
+            lp_buf_putc(match, '"');
+        lp_buf_putc(match, t.ptr[i]);
+    }
+    lp_buf_putc(match, '"');
+}
+
 static void put_phrase(lp_buf *match, lp_str text)
 {
     if (match->len)

@@ -64,6 +64,8 @@ typedef struct lp_lex_query {
     size_t nselected, nunindexed;
 } lp_lex_query;
 
+/* text as one FTS5 phrase ("..." with quotes doubled) appended to match. */
+void lp_lex_put_phrase(lp_buf *match, const char *text);
 /* Keep only the phrases whose keep[i] is true: rebuilds match and spec. */
 void lp_lex_query_keep(lp_lex_query *lq, const bool *keep);
 
@@ -125,7 +127,8 @@ typedef struct lp_search_tuning {
     double budget;             /* lexical: rows the rarest phrases may match (see channels.c) */
     double long_rows;   /* long text: rows the selected terms may match (channels.c) */
     double long_groups; /* long text: at most this many terms (<= LP_LEX_MAX_GROUPS) */
-    double long_common; /* long text: a term in more than this share of rows weighs 0.1 */
+    double long_common; /* long text: a term in more than this share of rows (at most 2,000
+                           rows) weighs 0.1 */
 } lp_search_tuning;
 const lp_search_tuning *lp_search_tuning_get(void);
 

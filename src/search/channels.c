@@ -317,8 +317,16 @@ static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
      * counted: asked-for phrases and syms, identifiers, repeated words, then longer words. */
     for (size_t i = 0; i < n; i++)
         r[i] = (term_rank){i, text_prior(&lq->terms[i]), 0};
+    /* The whole of a hyphenated or slashed word ("text/template") is a phrase: FTS5 reads
+     * every position of its parts to find it, which for common parts costs more than the
+     * rest of the text; in long text its parts are terms anyway. */
+    for (size_t i = 0; i < n; i++)
+        if (lq->terms[r[i].i].flags & (LP_LEX_TERM_WHOLE | LP_LEX_TERM_NOISE))
+            r[i].w = -1;
     qsort(r, n, sizeof *r, term_rank_cmp);
-    size_t counted = LP_MIN(n, (size_t)LONG_COUNTED);
+    size_t counted = 0;
+    while (counted < n && counted < LONG_COUNTED && r[counted].w >= 0)
+        counted++;
     for (size_t j = 0; j < counted; j++)
         order[j] = r[j].i;
     for (size_t j = 0; j < counted; j++) {
@@ -358,6 +366,16 @@ static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
     }
     lp_lex_query_use_terms(lq, arena, order, k);
     lq->nselected = k;
+    if (lp_log_enabled(LP_LOG_DEBUG)) {
+        lp_buf b;
+        lp_buf_init(&b, 512);
+        for (size_t j = 0; j < n; j++)
+            lp_buf_printf(&b, "%s%s:%lld:%.2f", j ? " " : "", lq->terms[r[j].i].text,
+                          (long long)r[j].df, r[j].w);
+        lp_log(LP_LOG_DEBUG, "search.long_terms", "rows=%.0f cap=%lld selected=%zu terms=%s",
+               rows_total, (long long)cap, k, b.ptr);
+        lp_buf_release(&b);
+    }
 }
 
 lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_arena *arena,

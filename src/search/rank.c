@@ -414,28 +414,75 @@ static void add_term(term_vec *v, lp_arena *arena, lp_str text, unsigned flags, 
 }
 
 static bool is_alnum_byte(unsigned char c) { return isalnum(c) || c >= 0x80; }
+static bool is_word_byte(unsigned char c) { return is_alnum_byte(c) || c == '_' || c == '$'; }
 
-/* A free word. "deque-based", "read/write", "client-side": its parts are terms of their own,
- * and the whole (a phrase of the parts) a term at a lower weight. */
+/* A number, a hex literal or a version ("1.19", "0x8c5", "+0x45", "2091"): in pasted text
+ * these are line numbers, offsets and addresses; a short question keeps them ("404"), long
+ * text does not select them (LP_LEX_TERM_NOISE). */
+static bool is_noise(lp_str w)
+{
+    bool letter = false;
+    for (size_t i = 0; i < w.len; i++)
+        letter |= isalpha((unsigned char)w.ptr[i]) || (unsigned char)w.ptr[i] >= 0x80;
+    if (!letter)
+        return true;
+    size_t k = 0;
+    if (k < w.len && w.ptr[k] == '+')
+        k++;
+    if (w.len - k > 2 && w.ptr[k] == '0' && (w.ptr[k + 1] == 'x' || w.ptr[k + 1] == 'X')) {
+        for (size_t i = k + 2; i < w.len; i++)
+            if (!isxdigit((unsigned char)w.ptr[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* A free word. Surrounding punctuation goes ("(evalCall,", "validateType?)"); numbers and
+ * hex literals are not terms; "deque-based", "read/write", "client-side": the parts are
+ * terms of their own and the whole (a phrase of the parts) a term at a lower weight; other
+ * inner punctuation ("page:2:15", "a=b") only separates parts. */
 static void add_word_terms(term_vec *v, lp_arena *arena, lp_str w, uint32_t pos)
 {
-    size_t splits = 0;
-    for (size_t i = 1; i + 1 < w.len; i++)
-        if ((w.ptr[i] == '-' || w.ptr[i] == '/') && is_alnum_byte((unsigned char)w.ptr[i - 1]) &&
+    size_t a = 0, b = w.len;
+    while (a < b && !is_word_byte((unsigned char)w.ptr[a]))
+        a++;
+    while (b > a && !is_word_byte((unsigned char)w.ptr[b - 1]))
+        b--;
+    w = lp_str_sub(w, a, b);
+    if (w.len == 0)
+        return;
+    size_t splits = 0, others = 0;
+    for (size_t i = 1; i + 1 < w.len; i++) {
+        unsigned char c = (unsigned char)w.ptr[i];
+        if (is_word_byte(c))
+            continue;
+        if ((c == '-' || c == '/') && is_alnum_byte((unsigned char)w.ptr[i - 1]) &&
             is_alnum_byte((unsigned char)w.ptr[i + 1]))
             splits++;
-    if (splits == 0) {
-        add_term(v, arena, w, 0, pos);
+        else if (c != '.' && c != '\'')
+            others++;
+    }
+    if (splits == 0 && others == 0) {
+        add_term(v, arena, w, is_noise(w) ? LP_LEX_TERM_NOISE : 0, pos);
         return;
     }
-    size_t a = 0;
+    size_t start = 0, parts = 0;
     for (size_t i = 0; i <= w.len; i++) {
-        if (i < w.len && w.ptr[i] != '-' && w.ptr[i] != '/')
+        if (i < w.len && (is_word_byte((unsigned char)w.ptr[i]) || w.ptr[i] == '.' ||
+                          w.ptr[i] == '\''))
             continue;
-        add_term(v, arena, lp_str_sub(w, a, i), 0, pos);
-        a = i + 1;
+        lp_str part = lp_str_sub(w, start, i);
+        while (part.len && (part.ptr[part.len - 1] == '.' || part.ptr[part.len - 1] == '\''))
+            part.len--;
+        if (part.len) {
+            add_term(v, arena, part, is_noise(part) ? LP_LEX_TERM_NOISE : 0, pos);
+            parts++;
+        }
+        start = i + 1;
     }
-    add_term(v, arena, w, LP_LEX_TERM_WHOLE, pos);
+    if (splits && !others && parts > 1)
+        add_term(v, arena, w, LP_LEX_TERM_WHOLE, pos);
 }
 
 /* Robertson's query-term-frequency saturation (k3 = 1.5): a word said three times in an

@@ -32,6 +32,7 @@
 #define LP_LEX_TERM_PHRASE 0x1u
 #define LP_LEX_TERM_SYM 0x2u
 #define LP_LEX_TERM_WHOLE 0x4u /* the whole of a hyphenated word (a phrase of its parts) */
+#define LP_LEX_TERM_NOISE 0x8u /* a number, hex literal or version: never selected from long text */
 typedef struct lp_lex_term {
     const char *text; /* as written (arena) */
     const char *key;  /* folded text (arena) */

@@ -93,8 +93,12 @@ static int run(int argc, char **argv)
             "query", lp_json_textz(set.query), "results",
             lp_cli_search_results_json(set.root, set.groups, from, shown), "warnings", warnings,
             "pagination", lp_cli_pagination_json(from, shown, set.ngroups, next.ptr));
-        if (j)
+        if (j) {
             lp_json_set_path(j, "codebaseRoot", set.root, strlen(set.root));
+            json_object_set_new(j, "groupBy", lp_json_textz(lp_search_grouping_name(set.group)));
+            if (set.confidence >= 0)
+                json_object_set_new(j, "confidence", json_real(set.confidence));
+        }
         code = lp_cli_print_json(j);
         json_decref(j);
     } else {

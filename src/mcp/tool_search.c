@@ -569,7 +569,8 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_object_set_new(out, "scope", lp_json_textz(lp_search_scope_name(set.scope)));
     json_object_set_new(out, "groupBy", lp_json_textz(lp_search_grouping_name(set.group)));
     if (set.confidence >= 0)
-        json_object_set_new(out, "confidence", json_real(set.confidence));
+        json_object_set_new(out, "confidence",
+                            json_real(round(set.confidence * 1000.0) / 1000.0));
     json_object_set_new(
         out, "results",
         lp_tools_search_page(set.root, set.publication_id, set.groups, set.ngroups, from, shown));

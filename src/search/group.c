@@ -19,8 +19,8 @@
  */
 #include "search/search_int.h"
 
-#define FILE_DAMP 0.3
-#define FILE_DECAY 0.5
+#define FILE_DAMP 0.2
+#define FILE_DECAY 0.7
 
 typedef struct agg_params {
     double damp, decay;

@@ -253,12 +253,12 @@ static const char search_input[] =
     "\"recommendedNextAction\":{\"type\":\"object\",\"description\":\"The call that opens this "   \
     "result.\",\"properties\":{\"tool\":{\"type\":\"string\"},\"arguments\":{\"type\":"            \
     "\"object\"}},\"required\":[\"tool\",\"arguments\"]}},"                                        \
-    "\"file\":{\"type\":\"string\",\"description\":\"groupBy file: the file of this result.\"},"  \
-    "\"owners\":{\"type\":\"array\",\"description\":\"groupBy file: the file's best owners, "   \
-    "best first (id, symbol, qualifiedName, kind, startLine, endLine, score, ownerRank).\","      \
-    "\"items\":{\"type\":\"object\"}},"                                                          \
-    "\"fileOwners\":{\"type\":\"integer\",\"description\":\"groupBy file: owners of the file "    \
-    "among the candidates.\"},"                                                                 \
+    "\"file\":{\"type\":\"string\",\"description\":\"groupBy file: the file of this result.\"},"   \
+    "\"owners\":{\"type\":\"array\",\"description\":\"groupBy file: the file's best owners, "      \
+    "best first (id, symbol, qualifiedName, kind, startLine, endLine, score, ownerRank).\","       \
+    "\"items\":{\"type\":\"object\"}},"                                                            \
+    "\"fileOwners\":{\"type\":\"integer\",\"description\":\"groupBy file: owners of the file "     \
+    "among the candidates.\"},"                                                                    \
     "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\","       \
     "\"label\",\"breadcrumbs\",\"freshness\",\"recommendedNextAction\"]}"
 

@@ -152,7 +152,8 @@ static void features(const lp_conf_input *in, double f[LP_CONF_NFEAT])
     f[4] = in->top5_cover;
     f[5] = in->top_name_cover;
     f[6] = in->top_doc_cover;
-    f[7] = (double)__builtin_popcount(in->top_channels & (LP_CH_EXACT | LP_CH_LEXICAL | LP_CH_DENSE));
+    uint32_t ranked = LP_CH_EXACT | LP_CH_LEXICAL | LP_CH_DENSE;
+    f[7] = (double)__builtin_popcount(in->top_channels & ranked);
     f[8] = in->top_exact_tier <= 1 ? 1.0 : 0.0;
     f[9] = log1p((double)in->nowners);
     f[10] = log1p(in->top_lex > 0 ? in->top_lex : 0.0);

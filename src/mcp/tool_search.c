@@ -476,7 +476,10 @@ const lp_mcp_tool_def lp_tool_search_codebase = {
         "A stale index is reported in freshness and warnings with the manage_index sync to run "
         "(LOUPE_AUTO_SYNC=1 syncs first); a query scoped with path:GLOB to files changed since "
         "also returns their current text as live results (channel live). A codebase that is "
-        "not indexed yet fails with the manage_index call to run.",
+        "not indexed yet fails with the manage_index call to run. groupBy \"file\" ranks files "
+        "instead, each with its best owners. `confidence` (0-1) says how likely the answer holds "
+        "what was asked; a no_confident_match warning means the codebase probably has no "
+        "answer: rephrase with words from the code rather than trusting the top result.",
     .input_schema = search_input,
     .output_schema = search_output,
     .envelope = true,

@@ -52,6 +52,25 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
                         LP_STR_ARG(name));
 }
 
+static const char *const grouping_names[] = {"owner", "file"};
+
+const char *lp_search_grouping_name(lp_search_grouping g)
+{
+    return (unsigned)g < LP_ARRAY_LEN(grouping_names) ? grouping_names[g] : "owner";
+}
+
+lp_status lp_search_grouping_parse(lp_str name, lp_search_grouping *out, lp_error *err)
+{
+    for (size_t i = 0; i < LP_ARRAY_LEN(grouping_names); i++) {
+        if (lp_str_eq_c(name, grouping_names[i])) {
+            *out = (lp_search_grouping)i;
+            return LP_OK;
+        }
+    }
+    return lp_error_set(err, LP_EINVAL, "unknown grouping '" LP_STR_FMT "'; use owner or file",
+                        LP_STR_ARG(name));
+}
+
 /* The default channels, plus dense when the index is built with vectors (LOUPE_DENSE=1 or a
  * connected provider: lp_embed_code_vectors_enabled). */
 static unsigned default_switches(void)
@@ -489,6 +508,49 @@ static const char *make_snippet(lp_store *st, content_cache *cc, int64_t bid, ui
 }
 
 /* ------------------------------------------------------------------------------------------
+ * The summary of an answer for the confidence model (confidence.c). */
+
+static void conf_fill(lp_store *st, content_cache *cc, const owner_set *os,
+                      const lp_lex_query *lq, lp_text_tokenizer **tk, lp_conf_input *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->top_exact_tier = 3;
+    ci->ngroups = lq->ngroups;
+    ci->nowners = os->v.len;
+    ci->nscores = LP_MIN(os->v.len, (size_t)LP_CONF_TOP);
+    if (!ci->nscores)
+        return;
+    if (!*tk)
+        *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+    uint64_t seen = 0;
+    for (size_t i = 0; i < ci->nscores; i++) {
+        const owner *o = &os->v.items[i];
+        ci->score[i] = o->score;
+        if (cc->bid != o->c.bid) {
+            cc->bid = o->c.bid;
+            cc->ok = lp_store_content_get(st, o->c.bid, &cc->content, NULL) == LP_OK;
+        }
+        if (!cc->ok)
+            continue;
+        lp_str text = lp_buf_str(&cc->content);
+        if (i == 0)
+            ci->top_cover = lp_conf_span_cover(*tk, lq, text, o->c.ostart, o->c.oend, NULL);
+        ci->top5_cover = lp_conf_span_cover(*tk, lq, text, o->c.ostart, o->c.oend, &seen);
+    }
+    const owner *top = &os->v.items[0];
+    char name[1024];
+    snprintf(name, sizeof name, "%s %s", top->c.qname ? top->c.qname : "", top->c.path);
+    ci->top_name_cover = coverage(*tk, lq, name);
+    unsigned docs = 0;
+    for (size_t g = 0; g < lq->ngroups; g++)
+        docs += (top->cover >> g) & 1u;
+    ci->top_doc_cover = lq->ngroups ? (double)docs / (double)lq->ngroups : 0.0;
+    ci->top_channels = top->channels;
+    ci->top_exact_tier = top->exact_tier;
+    ci->top_lex = top->lex;
+}
+
+/* ------------------------------------------------------------------------------------------
  * The run. */
 
 /* The text the dense channel embeds: the free words and phrases, without operators. */
@@ -546,6 +608,8 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
 {
     uint64_t t0 = lp_now_ns();
     memset(out, 0, sizeof *out);
+    out->confidence = -1;
+    out->group = req->group;
     lp_search_query q;
     lp_lex_query lq;
     memset(&lq, 0, sizeof lq);
@@ -652,8 +716,12 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     if (os.v.len > 1)
         qsort(os.v.items, os.v.len, sizeof os.v.items[0], owner_cmp);
 
+    lp_conf_input ci;
+    conf_fill(st, &cc, &os, &lq, &tk, &ci);
     uint64_t t_fused = lp_now_ns();
-    size_t n = LP_MIN(os.v.len, (size_t)limit);
+    /* The file view aggregates a deeper list of owners than it shows (group.c). */
+    size_t depth = req->group == LP_GROUP_FILE ? LP_MAX(limit, LP_FILE_DEPTH) : limit;
+    size_t n = LP_MIN(os.v.len, depth);
     out->groups = lp_arena_zalloc(arena, (n ? n : 1) * sizeof *out->groups);
     for (size_t i = 0; i < n; i++) {
         const owner *o = &os.v.items[i];
@@ -684,6 +752,11 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
            (double)(t_fused - t_channels) / 1e6, (double)(lp_now_ns() - t_fused) / 1e6, cpu_lex,
            cpu_ms() - cpu0);
     rc = lp_search_decorate(st, req, arena, out, err); /* surface: decorate.c */
+    if (!rc) {
+        lp_search_confidence(&ci, out, arena);
+        if (req->group == LP_GROUP_FILE)
+            lp_search_group_files(out, limit, arena);
+    }
 done:
     lp_lex_query_release(&lq);
     lp_text_tokenizer_free(tk);

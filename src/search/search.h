@@ -113,11 +113,21 @@ bool lp_search_glob_match(const char *glob, lp_str path);
 /* True when word looks like an identifier (as described above); word is already cleaned. */
 bool lp_search_is_identifier(lp_str word);
 
+/* How results are grouped: by owning symbol (the default) or by file (src/search/group.c). */
+typedef enum lp_search_grouping {
+    LP_GROUP_OWNER = 0,
+    LP_GROUP_FILE = 1,
+} lp_search_grouping;
+const char *lp_search_grouping_name(lp_search_grouping g); /* "owner", "file" */
+/* LP_EINVAL with a message listing the valid values when unknown. */
+lp_status lp_search_grouping_parse(lp_str name, lp_search_grouping *out, lp_error *err);
+
 typedef struct lp_search_request {
     const char *query;
     lp_search_scope scope;
     uint32_t limit;         /* groups in the frozen set; 0 = 50; max 200 */
     uint32_t snippet_lines; /* 0 = 6 */
+    lp_search_grouping group; /* LP_GROUP_FILE: one group per file (see lp_search_group_files) */
 } lp_search_request;
 
 typedef struct lp_search_owner {
@@ -128,6 +138,14 @@ typedef struct lp_search_owner {
     const char *kind;          /* "function", ..., or "file" */
     uint32_t start_line, end_line;
 } lp_search_owner;
+
+/* One of the best owners of a file group (file view). */
+typedef struct lp_search_member {
+    lp_search_owner owner;
+    double score;  /* the owner's own score */
+    uint32_t rank; /* its rank in the owner view of the same search (1-based) */
+} lp_search_member;
+#define LP_FILE_MEMBERS_MAX 3u
 
 typedef struct lp_search_group {
     uint32_t rank; /* 1-based */
@@ -146,7 +164,19 @@ typedef struct lp_search_group {
     bool live;               /* read from disk at search time (channel live), not indexed */
     const char *text_reason; /* NULL, or why a code file was indexed as text ("parse_budget":
                                 its parse went past the per-file budget); static string */
+    /* File view only (nmembers > 0): the group is a file; owner, snippet and surface are
+     * those of its best owner, score and channels the file's. */
+    const lp_search_member *members; /* best first, at most LP_FILE_MEMBERS_MAX */
+    uint32_t nmembers;
+    uint32_t nfile_owners; /* owners of this file among the candidates aggregated */
 } lp_search_group;
+
+/* Summary features of an answer, the input of the confidence model (confidence.c). */
+#define LP_CONF_NFEAT 12
+/* The feature names, in order (static strings). */
+const char *const *lp_search_conf_names(void);
+/* Below this confidence an answer carries the warning no_confident_match. */
+double lp_search_conf_threshold(void);
 
 typedef struct lp_search_result {
     lp_search_group *groups; /* best first, deterministic order */
@@ -159,12 +189,30 @@ typedef struct lp_search_result {
     int64_t published_ms; /* when the publication was made */
     uint32_t nstale;      /* groups whose file changed on disk since the publication */
     uint32_t nlive;       /* live groups (read from disk, channel live) */
+    /* Set by lp_search_confidence (src/search/confidence.c): the estimated probability that
+     * the answer holds what was asked for, in [0, 1]; -1 when not computed. */
+    double confidence;
+    double features[LP_CONF_NFEAT]; /* the answer's summary features (lp_search_conf_names) */
+    lp_search_grouping group;       /* how groups are made */
 } lp_search_result;
 
 /* Run a search in st's pinned publication. Bad queries fail with LP_EINVAL and a message
  * that says how to fix them. */
 lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *arena,
                         lp_search_result *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * The file view (src/search/group.c).
+ *
+ * lp_search_group_files turns res, owner groups best first (lp_search_run asks for up to
+ * LP_FILE_DEPTH of them in the file view), into file groups: one per file, score = the
+ * best owner's score plus LP_FILE_DAMP times the sum of the next owners' scores (each
+ * scaled by LP_FILE_DECAY per place, see docs/decisions/0015-file-view-and-confidence.md),
+ * best first in the usual deterministic order (score desc, path asc), at most `limit`.
+ * Each file group keeps its best LP_FILE_MEMBERS_MAX owners as members; its owner,
+ * snippet and surface are the best owner's. Memory lives in arena. */
+#define LP_FILE_DEPTH 200u
+void lp_search_group_files(lp_search_result *res, uint32_t limit, lp_arena *arena);
 
 /* ------------------------------------------------------------------------------------------
  * The surface of a result (src/search/decorate.c, src/search/live.c).
@@ -263,6 +311,8 @@ typedef struct lp_frozen_set {
     size_t ngroups;
     const char *const *warnings; /* the search's warnings ("code: text") */
     size_t nwarnings;
+    lp_search_grouping group; /* how the groups were made (file view: members are set) */
+    double confidence;        /* the search's confidence; -1 when the set has none */
     uint32_t offset; /* from the handle: index of the first group of the page it names */
     uint32_t page;   /* from the handle: the page size it was made with */
 } lp_frozen_set;

@@ -12,6 +12,7 @@
 #include "search/search.h"
 
 #include "lang/lang.h"
+#include "text/text.h"
 
 /* Channel switches (LOUPE_SEARCH_CHANNELS: comma list of lexical, exact, dense, rerank). */
 #define LP_SW_LEXICAL 0x1u
@@ -140,5 +141,34 @@ typedef struct lp_code_syn {
     float weight;
 } lp_code_syn;
 size_t lp_code_synonyms(lp_str word, lp_code_syn *out, size_t cap);
+
+/* ------------------------------------------------------------------------------------------
+ * Confidence (confidence.c): what lp_search_run hands over about an answer. */
+#define LP_CONF_TOP 5
+typedef struct lp_conf_input {
+    double score[LP_CONF_TOP]; /* the best final scores, best first */
+    size_t nscores;
+    double top_cover;    /* fraction of query word groups in the top owner's span text */
+    double top5_cover;   /* the same for the union of the top LP_CONF_TOP owners' spans */
+    double top_name_cover; /* the top owner's qualified name and path */
+    double top_doc_cover;  /* the top owner's doc comment (lexical coverage mask) */
+    uint32_t top_channels; /* LP_CH_* of the top owner */
+    int top_exact_tier;    /* 0 qualified, 1 name, 2 folded, 3 none */
+    double top_lex;        /* the top owner's raw lexical score */
+    size_t ngroups;        /* query word groups */
+    size_t nowners;        /* owners admitted by the filters and scope */
+} lp_conf_input;
+
+/* Coverage of lq's word groups by the lines [from, to] of text (1-based, at most
+ * LP_CONF_SPAN_LINES of them): per group 1 when every stem of the literal word occurs, the
+ * synonym weight when a synonym does, else 0; the mean over groups. When seen is not NULL,
+ * the groups found are OR-ed into it (bit g) and the return is over the union. */
+#define LP_CONF_SPAN_LINES 400u
+double lp_conf_span_cover(lp_text_tokenizer *tk, const lp_lex_query *lq, lp_str text,
+                          uint32_t from, uint32_t to, uint64_t *seen);
+
+/* The features of in, the model's confidence, and the no_confident_match warning when it
+ * is below the threshold, into res (warnings arena-owned). */
+void lp_search_confidence(const lp_conf_input *in, lp_search_result *res, lp_arena *arena);
 
 #endif

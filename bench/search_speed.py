@@ -38,6 +38,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -85,10 +86,21 @@ def run_measured(cmd, env=None, cwd=None):
     return wall, ru.ru_maxrss / 1024.0, out, rc
 
 
+def child_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def timed(cmd, env=None):
+    """Run cmd; (wall ms, CompletedProcess with .cpu_ms: the child's user + system time).
+    CPU time is the figure that survives a loaded machine: wall time there is mostly waiting
+    for a core."""
+    c0 = child_cpu()
     t0 = time.perf_counter()
     r = subprocess.run(cmd, env=env, capture_output=True)
-    return (time.perf_counter() - t0) * 1000.0, r
+    wall = (time.perf_counter() - t0) * 1000.0
+    r.cpu_ms = (child_cpu() - c0) * 1000.0
+    return wall, r
 
 
 def dir_size(path):
@@ -220,6 +232,7 @@ def bench_index(args, root, work):
 
 def loupe_search(loupe, env, root, q):
     wall, r = timed([loupe, "search", "--json", "--limit", "10", "--path", root, "--", q], env)
+    loupe_search.cpu_ms = r.cpu_ms
     if r.returncode != 0:
         err = r.stderr.decode(errors="replace").strip().splitlines()
         return wall, None, None, (err[-1] if err else f"exit {r.returncode}")
@@ -250,8 +263,9 @@ def bench_queries(args, root, work, idents, qs):
     for q in idents[:3] + [x["text"] for x in qs[:5]]:
         loupe_search(loupe, env, root, q)
 
-    R = {"ident": {k: [] for k in ("loupe", "loupe_in", "rg", "csearch", "zoekt")},
-         "nl": {}, "errors": {}, "rankings": {}, "per_q": {}}
+    R = {"ident": {k: [] for k in ("loupe", "loupe_in", "loupe_cpu", "rg", "rg_cpu", "csearch",
+                                   "csearch_cpu", "zoekt", "zoekt_cpu")},
+         "nl": {}, "errors": {}, "rankings": {}, "per_q": {}, "phases": {}}
     log(f"identifiers x{args.reps} ...")
     for _ in range(args.reps):
         for q in idents:
@@ -259,14 +273,17 @@ def bench_queries(args, root, work, idents, qs):
             if err:
                 raise SystemExit(f"loupe search {q!r}: {err}")
             R["ident"]["loupe"].append(w)
+            R["ident"]["loupe_cpu"].append(loupe_search.cpu_ms)
             if tm is not None:
                 R["ident"]["loupe_in"].append(tm)
             R["rankings"]["ident:" + q] = owners
-            R["ident"]["rg"].append(timed(rg + ["-n", "-w", "--", q, root])[0])
-            if have_cs:
-                R["ident"]["csearch"].append(timed(["csearch", "-n", rf"\b{q}\b"], cs_env)[0])
-            if have_zoekt:
-                R["ident"]["zoekt"].append(timed([zoekt, "-index_dir", zdir, q])[0])
+            for name, cmd, e, ok in (("rg", rg + ["-n", "-w", "--", q, root], None, True),
+                                     ("csearch", ["csearch", "-n", rf"\b{q}\b"], cs_env, have_cs),
+                                     ("zoekt", [zoekt, "-index_dir", zdir, q], None, have_zoekt)):
+                if ok:
+                    w, r = timed(cmd, e)
+                    R["ident"][name].append(w)
+                    R["ident"][name + "_cpu"].append(r.cpu_ms)
 
     conn = None
     if not args.no_mcp:
@@ -276,7 +293,8 @@ def bench_queries(args, root, work, idents, qs):
         except Exception as e:  # reported, not fatal: the CLI figures stand alone
             log(f"MCP unavailable: {e}")
     for n in LENGTHS:
-        R["nl"][n] = {k: [] for k in ("loupe", "loupe_in", "mcp", "rg", "cut", "cut_in")}
+        R["nl"][n] = {k: [] for k in ("loupe", "loupe_in", "loupe_cpu", "mcp", "rg", "rg_cpu",
+                                      "cut", "cut_in", "cut_cpu")}
     log(f"questions x{args.reps} ...")
     for rep in range(args.reps):
         for x in qs:
@@ -293,11 +311,13 @@ def bench_queries(args, root, work, idents, qs):
                         R["errors"][key + " (cut)"] = err2
                     else:
                         d["cut"].append(w2)
+                        d["cut_cpu"].append(loupe_search.cpu_ms)
                         d["cut_in"].append(tm2 if tm2 is not None else w2)
                         R["rankings"]["cut:" + key] = owners2
                         R["per_q"].setdefault("cut:" + key, []).append(w2)
             else:
                 d["loupe"].append(w)
+                d["loupe_cpu"].append(loupe_search.cpu_ms)
                 if tm is not None:
                     d["loupe_in"].append(tm)
                 R["rankings"]["nl:" + key] = owners
@@ -312,9 +332,30 @@ def bench_queries(args, root, work, idents, qs):
                 cmd = rg + ["-c", "-i", "-w", "-F"]
                 for wd in words:
                     cmd += ["-e", wd]
-                d["rg"].append(timed(cmd + ["--", root])[0])
+                w, r = timed(cmd + ["--", root])
+                d["rg"].append(w)
+                d["rg_cpu"].append(r.cpu_ms)
     if conn is not None:
         conn.close()
+    # One pass with the engine's own debug timing (search.timing / search.decorate lines).
+    log("phase timing pass ...")
+    denv = dict(env, LOUPE_LOG="debug")
+    for n in LENGTHS:
+        R["phases"][n] = []
+    for x in qs:
+        q = x["text"]
+        if x["id"] in R["errors"]:
+            if not (args.cut_words and x["words"] > args.cut_words):
+                continue
+            q = first_words(q, args.cut_words)
+        _, r = timed([loupe, "search", "--json", "--limit", "10", "--path", root, "--", q], denv)
+        ph = {}
+        for line in r.stderr.decode(errors="replace").splitlines():
+            for k, v in re.findall(r"(\w+)=(?:\d+/)?([\d.]+)(?:ms)?(?=\s|$)", line):
+                if "search.timing" in line or ("search.decorate" in line and k == "ms"):
+                    ph["decorate" if k == "ms" else k] = float(v)
+        ph["cpu_process"] = r.cpu_ms
+        R["phases"][x["words"]].append(ph)
     return R
 
 
@@ -383,36 +424,51 @@ def report(args, root, idx, R, nq, perf_rows, load0, load1):
     I = R["ident"]
     L.append(f"Identifier queries ({nq['ident']} fixed names, bench/speed/idents-{args.corpus}.txt), ms:")
     L.append("")
-    L.append("| tool | p50 | p95 | tool p95 / loupe p95 |")
-    L.append("|---|---|---|---|")
-    lp95 = pct(I["loupe"], 95)
+    L.append("| tool | wall p50 | wall p95 | wall p95 / loupe | CPU p50 | CPU p95 | CPU p95 / loupe |")
+    L.append("|---|---|---|---|---|---|---|")
+    lp95, lc95 = pct(I["loupe"], 95), pct(I["loupe_cpu"], 95)
     for k, label in (("loupe", "loupe search (process)"), ("loupe_in", "loupe in-process timingMs"),
                      ("rg", "rg -n -w"), ("csearch", "csearch -n \\bIDENT\\b (trigram)"),
                      ("zoekt", "zoekt")):
         if I[k]:
+            cpu = I.get(k + "_cpu") or []
             L.append(f"| {label} | {f1(pct(I[k], 50))} | {f1(pct(I[k], 95))} | "
-                     f"{pct(I[k], 95) / lp95:.2f}x |")
+                     f"{pct(I[k], 95) / lp95:.2f}x | {f1(pct(cpu, 50))} | {f1(pct(cpu, 95))} | "
+                     + (f"{pct(cpu, 95) / lc95:.2f}x |" if cpu and lc95 else "- |"))
     L.append("")
     L.append(f"Questions ({nq['docs']} issue texts of bench/speed/issues-{args.corpus}.txt cut to "
              "N words), ms. `refused`: questions loupe answered with an error; `cut to "
              f"{args.cut_words}`: the refused ones sent as their first {args.cut_words} words:")
     L.append("")
-    L.append("| words | answered | loupe p50 / p95 | in-process p50 / p95 | MCP p50 / p95 | "
-             f"refused | cut to {args.cut_words}: p50 / p95 (in-process p95) | rg -w -F words p50 / p95 | "
+    L.append("| words | answered | loupe p50 / p95 | in-process p50 / p95 | loupe CPU p50 / p95 | MCP p50 / p95 | "
+             f"refused | cut to {args.cut_words}: p50 / p95 (CPU p95) | rg -w -F words p50 / p95 (CPU p95) | "
              "rg p95 / loupe p95 |")
-    L.append("|---|---|---|---|---|---|---|---|---|")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
     for n in LENGTHS:
         d = R["nl"][n]
-        refused = sum(1 for k in R["errors"] if k.endswith(f"/{n}"))
+        refused = sum(1 for k in R["errors"] if k.endswith(f"/{n}"))  # distinct questions
         lp = pct(d["loupe"], 95) or pct(d["cut"], 95)
         ratio = f"{pct(d['rg'], 95) / lp:.1f}x" if lp and d["rg"] else "-"
         L.append(f"| {n} | {len(d['loupe']) // args.reps}/{nq['docs']} | "
                  f"{f1(pct(d['loupe'], 50))} / {f1(pct(d['loupe'], 95))} | "
                  f"{f1(pct(d['loupe_in'], 50))} / {f1(pct(d['loupe_in'], 95))} | "
+                 f"{f1(pct(d['loupe_cpu'], 50))} / {f1(pct(d['loupe_cpu'], 95))} | "
                  f"{f1(pct(d['mcp'], 50))} / {f1(pct(d['mcp'], 95))} | "
-                 f"{refused // args.reps} | {f1(pct(d['cut'], 50))} / {f1(pct(d['cut'], 95))} "
-                 f"({f1(pct(d['cut_in'], 95))}) | "
-                 f"{f1(pct(d['rg'], 50))} / {f1(pct(d['rg'], 95))} | {ratio} |")
+                 f"{refused} | {f1(pct(d['cut'], 50))} / {f1(pct(d['cut'], 95))} "
+                 f"({f1(pct(d['cut_cpu'], 95))}) | "
+                 f"{f1(pct(d['rg'], 50))} / {f1(pct(d['rg'], 95))} ({f1(pct(d['rg_cpu'], 95))}) | {ratio} |")
+    L.append("")
+    L.append("Where the time goes, one pass with LOUPE_LOG=debug (medians over the questions of each "
+             "length; wall ms except the cpu_ columns; the refused ones cut as above):")
+    L.append("")
+    cols = ("phrases", "lexical", "exact", "fuse", "snippets", "decorate", "cpu_lexical",
+            "cpu_total", "cpu_process")
+    L.append("| words | " + " | ".join(cols) + " |")
+    L.append("|---" * (len(cols) + 1) + "|")
+    for n in LENGTHS:
+        rows = R["phases"].get(n) or []
+        L.append(f"| {n} | " + " | ".join(f1(pct([r[c] for r in rows if c in r], 50)) for c in cols)
+                 + " |")
     errs = sorted(set(R["errors"].values()))
     if errs:
         L.append("")
@@ -454,6 +510,8 @@ def main():
     ap.add_argument("--compare", default=None, help="rankings JSON of another run to diff")
     args = ap.parse_args()
     args.rg_reps = args.reps if args.rg_reps is None else args.rg_reps
+    if args.home:
+        args.home = os.path.abspath(args.home)
     root = os.path.realpath(args.root or os.path.join(ROOT, "bench/corpora", args.corpus))
     if not os.path.isdir(root):
         raise SystemExit(f"{root} missing: run bench/corpora.sh")
@@ -487,7 +545,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"index": idx, "ident": R["ident"], "nl": R["nl"], "errors": R["errors"],
-                       "per_q": R["per_q"]}, f, indent=1)
+                       "per_q": R["per_q"], "phases": R["phases"]}, f, indent=1)
     if args.dump:
         with open(args.dump, "w") as f:
             json.dump({"rankings": R["rankings"]}, f, indent=1, sort_keys=True)

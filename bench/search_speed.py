@@ -72,13 +72,15 @@ def loadavg():
 
 
 def run_measured(cmd, env=None, cwd=None):
-    """Run cmd to completion; (wall s, peak RSS MiB of that child, stdout bytes, rc)."""
+    """Run cmd to completion; (wall s, peak RSS MiB of that child, stdout bytes, rc).
+    run_measured.cpu is the child's user + system seconds (all its threads)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as errf:
         p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=errf)
         out = p.stdout.read()
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
+        run_measured.cpu = ru.ru_utime + ru.ru_stime
         rc = os.waitstatus_to_exitcode(status)
         if rc not in (0, 1):
             errf.seek(0)
@@ -204,27 +206,27 @@ def bench_index(args, root, work):
         wall, rss, out, _ = run_measured([loupe, "index", root, "--json", "--quiet"] + extra,
                                          env=dict(os.environ, LOUPE_HOME=home))
         rep = json.loads(out)
-        res["loupe"] = {"s": wall, "rss": rss, "bytes": dir_size(home),
+        res["loupe"] = {"s": wall, "cpu": run_measured.cpu, "rss": rss, "bytes": dir_size(home),
                         "symbols": rep.get("symbols")}
         args.home = home
     log("ctags -R ...")
     tags = os.path.join(work, "tags")
     wall, rss, _, _ = run_measured(["ctags", "-R", "-f", tags, root])
-    res["ctags"] = {"s": wall, "rss": rss, "bytes": os.path.getsize(tags)}
+    res["ctags"] = {"s": wall, "cpu": run_measured.cpu, "rss": rss, "bytes": os.path.getsize(tags)}
     os.remove(tags)
     log("cindex ...")
     cs = os.path.join(work, "csearchindex")
     if os.path.exists(cs):
         os.remove(cs)
     wall, rss, _, _ = run_measured(["cindex", root], env=dict(os.environ, CSEARCHINDEX=cs))
-    res["cindex"] = {"s": wall, "rss": rss, "bytes": os.path.getsize(cs)}
+    res["cindex"] = {"s": wall, "cpu": run_measured.cpu, "rss": rss, "bytes": os.path.getsize(cs)}
     zi = os.path.join(ROOT, "bench/work/gobin/zoekt-index")
     if os.path.exists(zi):
         log("zoekt-index ...")
         zd = os.path.join(work, "zoekt")
         shutil.rmtree(zd, ignore_errors=True)
         wall, rss, _, _ = run_measured([zi, "-index", zd, root])
-        res["zoekt"] = {"s": wall, "rss": rss, "bytes": dir_size(zd)}
+        res["zoekt"] = {"s": wall, "cpu": run_measured.cpu, "rss": rss, "bytes": dir_size(zd)}
     return res
 
 
@@ -245,7 +247,8 @@ def loupe_search(loupe, env, root, q):
         o = g.get("owner") or {}
         owners.append([o.get("id"), o.get("file") or g.get("path"), o.get("startLine"),
                        g.get("score"), g.get("channels"),
-                       hashlib.sha1(json.dumps(g, sort_keys=True).encode()).hexdigest()[:12]])
+                       hashlib.sha1(json.dumps({k: v for k, v in g.items() if k != "freshness"},
+                                               sort_keys=True).encode()).hexdigest()[:12]])
     return wall, tm, owners, None
 
 
@@ -395,6 +398,10 @@ def f1(x):
     return "-" if x is None else f"{x:.1f}"
 
 
+def report_index(args, root, idx, load0, load1):
+    return report(args, root, idx, None, None, [], load0, load1)
+
+
 def report(args, root, idx, R, nq, perf_rows, load0, load1):
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
@@ -408,19 +415,23 @@ def report(args, root, idx, R, nq, perf_rows, load0, load1):
              f"{args.reps} repetitions of every query (rg for questions: {args.rg_reps}).")
     L.append("")
     if idx:
-        L.append("| indexer | wall s | peak RSS MiB | index MB | index / tree | wall / loupe |")
-        L.append("|---|---|---|---|---|---|")
+        L.append("| indexer | wall s | CPU s (user+sys) | peak RSS MiB | index MB | index / tree | wall / loupe | CPU / loupe |")
+        L.append("|---|---|---|---|---|---|---|---|")
         base = idx.get("loupe", {}).get("s")
+        cbase = idx.get("loupe", {}).get("cpu")
         for k in ("loupe", "ctags", "cindex", "zoekt"):
             if k in idx:
                 v = idx[k]
                 ratio = f"{v['s'] / base:.2f}" if base else "-"
-                L.append(f"| {k} | {v['s']:.1f} | {v['rss']:.0f} | {v['bytes'] / 1e6:.1f} | "
-                         f"{v['bytes'] / size:.2f}x | {ratio} |")
+                cratio = f"{v['cpu'] / cbase:.2f}" if cbase else "-"
+                L.append(f"| {k} | {v['s']:.1f} | {v['cpu']:.1f} | {v['rss']:.0f} | "
+                         f"{v['bytes'] / 1e6:.1f} | {v['bytes'] / size:.2f}x | {ratio} | {cratio} |")
         if "zoekt" not in idx:
             L.append("| zoekt | not installed (bench/speed/tools.sh: the Go module proxy refused "
                      "github.com/sourcegraph/zoekt) | | | | |")
         L.append("")
+    if R is None:
+        return "\n".join(L) + "\n"
     I = R["ident"]
     L.append(f"Identifier queries ({nq['ident']} fixed names, bench/speed/idents-{args.corpus}.txt), ms:")
     L.append("")
@@ -503,6 +514,7 @@ def main():
     ap.add_argument("--cut-words", type=int, default=64)
     ap.add_argument("--no-index", action="store_true", help="skip ctags/cindex/zoekt timing too")
     ap.add_argument("--no-mcp", action="store_true")
+    ap.add_argument("--index-only", action="store_true", help="index figures, no queries")
     ap.add_argument("--perf", type=int, default=0, help="profile the N slowest questions")
     ap.add_argument("--json", default=None)
     ap.add_argument("--out", default=None, help="append the Markdown section to this file")
@@ -530,6 +542,16 @@ def main():
     elif not os.path.exists(os.path.join(work, "csearchindex")):
         subprocess.run(["cindex", root], env=dict(os.environ, CSEARCHINDEX=os.path.join(work, "csearchindex")),
                        capture_output=True, check=True)
+    if args.index_only:
+        text = report_index(args, root, idx, loadavg(), load0)
+        print(text)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write("\n" + text)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"index": idx}, f, indent=1)
+        return
     db = find_db(args.home, root)
     idents = identifiers(args.corpus, db)
     qs = questions(args.corpus)

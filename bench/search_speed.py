@@ -512,7 +512,9 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rg-reps", type=int, default=None)
     ap.add_argument("--cut-words", type=int, default=64)
-    ap.add_argument("--no-index", action="store_true", help="skip ctags/cindex/zoekt timing too")
+    ap.add_argument("--no-index", action="store_true",
+                    help="no indexing at all (needs --home); csearch/zoekt are queried only if "
+                         "their indexes exist under bench/work/speed/CORPUS from an earlier run")
     ap.add_argument("--no-mcp", action="store_true")
     ap.add_argument("--index-only", action="store_true", help="index figures, no queries")
     ap.add_argument("--perf", type=int, default=0, help="profile the N slowest questions")
@@ -539,11 +541,8 @@ def main():
         idx = bench_index(args, root, work)
     elif not args.home:
         raise SystemExit("--no-index needs --home with an index of the corpus")
-    elif not os.path.exists(os.path.join(work, "csearchindex")):
-        subprocess.run(["cindex", root], env=dict(os.environ, CSEARCHINDEX=os.path.join(work, "csearchindex")),
-                       capture_output=True, check=True)
     if args.index_only:
-        text = report_index(args, root, idx, loadavg(), load0)
+        text = report_index(args, root, idx, load0, loadavg())
         print(text)
         if args.out:
             with open(args.out, "a") as f:

@@ -252,6 +252,28 @@ def loupe_search(loupe, env, root, q):
     return wall, tm, owners, None
 
 
+def rg_question(rg, root, q):
+    """rg over the question's distinct words (the same-run baseline): (wall ms, CPU ms)."""
+    cmd = rg + ["-c", "-i", "-w", "-F"]
+    for wd in rg_words(q):
+        cmd += ["-e", wd]
+    w, r = timed(cmd + ["--", root])
+    return w, r.cpu_ms
+
+
+def rg_only(args, root, qs):
+    """The rg baseline of the questions alone (no index needed): --rg-only."""
+    rg = ["rg", "--no-ignore-vcs"]
+    subprocess.run(rg + ["-c", "warmup_token_xyz", root], capture_output=True)
+    nl = {n: {"rg": [], "rg_cpu": []} for n in LENGTHS}
+    for _ in range(args.rg_reps):
+        for x in qs:
+            w, cpu = rg_question(rg, root, x["text"])
+            nl[x["words"]]["rg"].append(w)
+            nl[x["words"]]["rg_cpu"].append(cpu)
+    return nl
+
+
 def bench_queries(args, root, work, idents, qs):
     loupe = os.path.abspath(args.loupe)
     env = dict(os.environ, LOUPE_HOME=args.home)
@@ -330,14 +352,16 @@ def bench_queries(args, root, work, idents, qs):
                                                  "arguments": {"path": root, "query": q}})
                 if not (j.get("error") or (j.get("result") or {}).get("isError")):
                     d["mcp"].append(ms)
-            if rep < args.rg_reps:
-                words = rg_words(q)
-                cmd = rg + ["-c", "-i", "-w", "-F"]
-                for wd in words:
-                    cmd += ["-e", wd]
-                w, r = timed(cmd + ["--", root])
+            if rep < args.rg_reps and not args.rg_from:
+                w, cpu = rg_question(rg, root, q)
                 d["rg"].append(w)
-                d["rg_cpu"].append(r.cpu_ms)
+                d["rg_cpu"].append(cpu)
+    if args.rg_from:
+        with open(args.rg_from) as f:
+            prev = json.load(f)["nl"]
+        for n in LENGTHS:
+            R["nl"][n]["rg"] = prev[str(n)]["rg"]
+            R["nl"][n]["rg_cpu"] = prev[str(n)]["rg_cpu"]
     if conn is not None:
         conn.close()
     # One pass with the engine's own debug timing (search.timing / search.decorate lines).
@@ -517,6 +541,10 @@ def main():
                          "their indexes exist under bench/work/speed/CORPUS from an earlier run")
     ap.add_argument("--no-mcp", action="store_true")
     ap.add_argument("--index-only", action="store_true", help="index figures, no queries")
+    ap.add_argument("--rg-only", action="store_true",
+                    help="only the rg baseline of the questions, into --json (no index needed)")
+    ap.add_argument("--rg-from", default=None,
+                    help="take the questions' rg baseline from this --rg-only JSON")
     ap.add_argument("--perf", type=int, default=0, help="profile the N slowest questions")
     ap.add_argument("--json", default=None)
     ap.add_argument("--out", default=None, help="append the Markdown section to this file")
@@ -536,6 +564,14 @@ def main():
     os.makedirs(work, exist_ok=True)
     load0 = loadavg()
     log(f"load average {load0}")
+    if args.rg_only:
+        nl = rg_only(args, root, questions(args.corpus))
+        for n in LENGTHS:
+            log(f"{n} words: rg wall p50 {f1(pct(nl[n]['rg'], 50))} p95 {f1(pct(nl[n]['rg'], 95))}"
+                f" CPU p95 {f1(pct(nl[n]['rg_cpu'], 95))}")
+        with open(args.json, "w") as f:
+            json.dump({"nl": nl, "load": [load0, loadavg()]}, f, indent=1)
+        return
     idx = {}
     if not args.no_index:
         idx = bench_index(args, root, work)

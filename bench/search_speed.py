@@ -427,8 +427,10 @@ def report_index(args, root, idx, load0, load1):
 
 
 def report(args, root, idx, R, nq, perf_rows, load0, load1):
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+    # The commit of the tree the binary was built in (build/loupe -> its repository).
+    src = os.path.dirname(os.path.dirname(os.path.realpath(args.loupe)))
+    commit = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
     files, size = tree_size(root)
     L = []
     L.append(f"### {args.corpus}: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, "

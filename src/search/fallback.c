@@ -12,7 +12,8 @@
  *   1. compounds (always): adjacent words and the parts of one word joined, in their
  *      literal, stemmed, abbreviated (synonyms.c: buffer -> buf) and synonym forms, when
  *      the joined term is in the vocabulary ("ring buffer" -> ringbuf, "circular buffer"
- *      -> ringbuf through ring). A compound belongs to both words' groups.
+ *      -> ringbuf through ring). A compound belongs to both words' groups, at 0.9 (times
+ *      the synonym's weight when one was used).
  *   2. segmentation (a word not in the index): the word split in two known parts, each
  *      part or its abbreviation in the vocabulary, searched as a phrase ("ringbuf" ->
  *      "ring buffer" where the code says ring_buffer).
@@ -299,8 +300,10 @@ static size_t forms_of(const part *p, bool synonyms, form *out)
     form_put(out, &n, (lp_str){st, sn}, 1.0f);
     lp_code_syn syn[FORMS_MAX];
     size_t ns = lp_search_fallback_on("abbrev") ? lp_code_abbrevs(w, syn, 3) : 0;
+    /* An abbreviation inside an identifier is how code spells the word (ringbuf, getattr,
+     * kwargs): in a compound it weighs as the word itself. */
     for (size_t i = 0; i < ns; i++)
-        form_put(out, &n, lp_str_c(syn[i].word), syn[i].weight);
+        form_put(out, &n, lp_str_c(syn[i].word), 1.0f);
     if (synonyms) {
         ns = lp_code_synonyms(w, syn, LP_ARRAY_LEN(syn));
         for (size_t i = 0; i < ns; i++)

@@ -14,12 +14,13 @@
  *      the joined term is in the vocabulary ("ring buffer" -> ringbuf, "circular buffer"
  *      -> ringbuf through ring). A compound belongs to both words' groups, at 0.9 (times
  *      the synonym's weight when one was used).
- *   2. segmentation (a word not in the index): the word split in two known parts, each
- *      part or its abbreviation in the vocabulary, searched as a phrase ("ringbuf" ->
+ *   2. segmentation (a word not in the index): the word split in two known parts of at
+ *      least 3 bytes, each part or its abbreviation in the vocabulary, searched as a phrase ("ringbuf" ->
  *      "ring buffer" where the code says ring_buffer).
  *   3. prefix (a word with nothing yet): the most frequent indexed terms that start with it.
  *   4. typo (still nothing): terms of similar length within edit distance 1 (words up to 5
- *      bytes) or 2, with the same first letter.
+ *      bytes) or 2 that start with the word's first two letters (or its first and third, or
+ *      its second and first).
  *   5. dense: when exact and lexical find nothing, the dense channel's results stand alone
  *      (search.c runs it when the index has vectors).
  *
@@ -40,7 +41,7 @@
 #define PAIRS_MAX 12       /* adjacent pairs tried for compounds */
 #define PREFIX_SCAN 4000   /* vocabulary rows read for one prefix */
 #define PREFIX_TAKE 3      /* terms a prefix stands for */
-#define TYPO_SCAN 200000   /* vocabulary rows read for one typo */
+#define TYPO_SCAN 50000    /* vocabulary rows read for one two-letter range */
 #define TYPO_TAKE 2        /* terms a typo stands for */
 #define W_COMPOUND 0.9f    /* a compound of the literal words; times the forms' weights */
 #define W_SEGMENT 0.8f
@@ -87,6 +88,7 @@ bool lp_search_fallback_on(const char *part)
  * The vocabulary. */
 
 typedef struct vocab {
+    size_t lookups;      /* point lookups made (for the log) */
     sqlite3_stmt *eq;    /* doc count of one term */
     sqlite3_stmt *range; /* terms in [?1, ?2) with their doc counts, in term order */
 } vocab;
@@ -130,6 +132,7 @@ static int64_t vocab_df(vocab *v, lp_str term)
 {
     if (term.len == 0 || term.len > LP_TEXT_TOKEN_MAX)
         return 0;
+    v->lookups++;
     sqlite3_bind_text(v->eq, 1, term.ptr, (int)term.len, SQLITE_TRANSIENT);
     int64_t df = sqlite3_step(v->eq) == SQLITE_ROW ? sqlite3_column_int64(v->eq, 0) : 0;
     sqlite3_reset(v->eq);
@@ -352,7 +355,8 @@ static bool segment(lp_lex_query *lq, lp_arena *arena, vocab *v, const part *p, 
         return false;
     char best[2 * LP_TEXT_TOKEN_MAX + 2];
     int64_t best_df = 0;
-    for (size_t cut = 2; cut + 2 <= p->len; cut++) {
+    /* Parts of at least 3 bytes: two-letter parts ("ct", "id") split nearly anything. */
+    for (size_t cut = 3; cut + 3 <= p->len; cut++) {
         part l = {{0}, cut}, r = {{0}, p->len - cut};
         memcpy(l.text, p->text, cut);
         memcpy(r.text, p->text + cut, p->len - cut);
@@ -361,7 +365,7 @@ static bool segment(lp_lex_query *lq, lp_arena *arena, vocab *v, const part *p, 
         int64_t dl = 0, dr = 0;
         size_t il = 0, ir = 0;
         for (size_t i = 0; i < nl; i++) {
-            int64_t d = fl[i].len >= 2 ? vocab_df(v, (lp_str){fl[i].text, fl[i].len}) : 0;
+            int64_t d = fl[i].len >= 3 ? vocab_df(v, (lp_str){fl[i].text, fl[i].len}) : 0;
             if (d > dl) {
                 dl = d;
                 il = i;
@@ -370,7 +374,7 @@ static bool segment(lp_lex_query *lq, lp_arena *arena, vocab *v, const part *p, 
         if (!dl)
             continue;
         for (size_t i = 0; i < nr; i++) {
-            int64_t d = fr[i].len >= 2 ? vocab_df(v, (lp_str){fr[i].text, fr[i].len}) : 0;
+            int64_t d = fr[i].len >= 3 ? vocab_df(v, (lp_str){fr[i].text, fr[i].len}) : 0;
             if (d > dr) {
                 dr = d;
                 ir = i;
@@ -499,14 +503,33 @@ static bool by_typo(lp_lex_query *lq, lp_arena *arena, vocab *v, const part *p, 
     if (p->len < 4)
         return false;
     size_t max = p->len <= 5 ? 1 : 2;
-    char hi[LP_TEXT_TOKEN_MAX + 1];
-    size_t hn;
     lp_str w = {p->text, p->len};
-    if (!prefix_end((lp_str){p->text, 1}, hi, &hn))
-        return false;
     cand_term best[TYPO_TAKE];
-    size_t n = scan_range(v, (lp_str){p->text, 1}, (lp_str){hi, hn}, TYPO_SCAN, w, keep_typo,
-                          &max, best, TYPO_TAKE);
+    size_t n = 0;
+    /* Terms that start with the word's first two letters, its first and third (the second
+     * letter swapped with the third, or an extra one: "lsit" -> list), or its second and
+     * first: scanning a whole letter is slow on a large vocabulary, and a typo in the first
+     * letters is rarer. */
+    const char starts[3][2] = {{p->text[0], p->text[1]},
+                               {p->text[0], p->text[2]},
+                               {p->text[1], p->text[0]}};
+    for (int k = 0; k < 3; k++) {
+        const char *lo = starts[k];
+        bool seen = false;
+        for (int j = 0; j < k; j++)
+            seen |= !memcmp(starts[j], lo, 2);
+        if (seen)
+            continue;
+        char hi[LP_TEXT_TOKEN_MAX + 1];
+        size_t hn;
+        if (!prefix_end((lp_str){lo, 2}, hi, &hn))
+            continue;
+        cand_term got[TYPO_TAKE];
+        size_t m = scan_range(v, (lp_str){lo, 2}, (lp_str){hi, hn}, TYPO_SCAN, w, keep_typo,
+                              &max, got, TYPO_TAKE);
+        for (size_t i = 0; i < m; i++)
+            cand_offer(best, &n, TYPO_TAKE, &got[i]);
+    }
     /* Only the closest distance: a distance-2 guess next to a distance-1 one is noise. */
     lp_buf names;
     lp_buf_init(&names, 64);
@@ -626,8 +649,8 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
         lp_lex_query_keep(lq, keep);
     }
     out->nadded = lq->nphrases - nbefore;
-    lp_log(LP_LOG_DEBUG, "search.fallback", "groups=%zu added=%zu ms=%.2f", fs->n, out->nadded,
-           (double)(lp_now_ns() - t0) / 1e6);
+    lp_log(LP_LOG_DEBUG, "search.fallback", "groups=%zu added=%zu lookups=%zu ms=%.2f", fs->n,
+           out->nadded, v.lookups, (double)(lp_now_ns() - t0) / 1e6);
     return LP_OK;
 }
 

@@ -5,31 +5,35 @@
  * "get attribute", `kwargs` for "keyword arguments". The tokenizer splits camelCase and
  * snake_case, but a lowercase concatenation is one token, so every word of the question can
  * miss. Before the lexical channel runs, lp_search_fallback looks the query's words up in
- * the index's own vocabulary (fts5vocab over chunk_fts) and adds phrases to the lexical
- * query, each in the group of the word it stands for (rank.c: only a group's strongest
- * phrase counts, so an expansion never adds a second vote):
+ * the index's own vocabulary (fts5vocab over chunk_fts). For each word the index lacks it
+ * adds phrases to the lexical query, in the group of the word they stand for (rank.c: only
+ * a group's strongest phrase counts, so an expansion never adds a second vote):
  *
- *   1. compounds (always): adjacent words and the parts of one word joined, in their
- *      literal, stemmed, abbreviated (synonyms.c: buffer -> buf) and synonym forms, when
- *      the joined term is in the vocabulary ("ring buffer" -> ringbuf, "circular buffer"
- *      -> ringbuf through ring). A compound belongs to both words' groups, at 0.9 (times
- *      the synonym's weight when one was used).
- *   2. segmentation (a word not in the index): the word split in two known parts of at
- *      least 3 bytes, each part or its abbreviation in the vocabulary, searched as a phrase ("ringbuf" ->
- *      "ring buffer" where the code says ring_buffer).
- *   3. prefix (a word with nothing yet): the most frequent indexed terms that start with it.
- *   4. typo (still nothing): terms of similar length within edit distance 1 (words up to 5
- *      bytes) or 2 that start with the word's first two letters (or its first and third, or
- *      its second and first).
- *   5. dense: when exact and lexical find nothing, the dense channel's results stand alone
+ *   1. abbreviations (synonyms.c: buffer -> buf, ctx -> context) in the vocabulary.
+ *   2. compounds: the word joined with its neighbour (or the parts of one word joined), in
+ *      their literal, stemmed, abbreviated and synonym forms, when the joined term is in
+ *      the vocabulary ("ring buffer" -> ringbuf, "circular buffer" -> ringbuf through
+ *      ring). A compound belongs to both words' groups, at 0.9 (times the synonym's weight
+ *      when one was used).
+ *   3. segmentation: the word split in two known parts of at least 3 bytes, each part or
+ *      its abbreviation in the vocabulary, searched as a phrase ("ringbuf" -> "ring
+ *      buffer" where the code says ring_buffer).
+ *   4. prefix: the most frequent indexed terms that start with it.
+ *   5. typo: terms of similar length within edit distance 1 (words up to 5 bytes) or 2
+ *      that start with the word's first two letters (or its first and third, or its second
+ *      and first).
+ *   6. dense: when exact and lexical find nothing, the dense channel's results stand alone
  *      (search.c runs it when the index has vectors).
  *
- * Every added term is in the vocabulary (no phrase that cannot match), weighted below the
- * literal word. The answer says which fallback produced what: lp_search_fallback_warning
- * gives the words_not_indexed warning when a word of the question is not in the index and
- * a fallback stood in for it, or when nothing matched at all.
+ * A question whose words are all indexed is searched as it was: the same expansions applied
+ * to every word (abbreviations, compounds of indexed words such as "test id" -> testid)
+ * lowered the development kit's scores (decision 0014). Every added term is in the
+ * vocabulary (no phrase that cannot match), weighted below the literal word. The answer
+ * says which fallback produced what: lp_search_fallback_warning gives the
+ * words_not_indexed warning when a word of the question is not in the index and a fallback
+ * stood in for it, or when nothing matched at all.
  *
- * LOUPE_FALLBACK="off:compound,segment,prefix,typo,abbrev" turns parts off, for ablations.
+ * LOUPE_FALLBACK="off:abbrev,compound,segment,prefix,typo" turns parts off, for ablations.
  */
 #include "search/search_int.h"
 
@@ -257,7 +261,8 @@ static bool add_phrase(lp_lex_query *lq, lp_arena *arena, lp_str text, int group
         if (to == SIZE_MAX)
             to = text.len;
         char st[LP_TEXT_TOKEN_MAX + 1];
-        size_t sn = to - from <= LP_TEXT_TOKEN_MAX ? lp_text_stem(lp_str_sub(text, from, to), st) : 0;
+        size_t sn =
+            to - from <= LP_TEXT_TOKEN_MAX ? lp_text_stem(lp_str_sub(text, from, to), st) : 0;
         if (sn) {
             const char *old = lq->syn_stems[group] ? lq->syn_stems[group] : "";
             lq->syn_stems[group] =
@@ -591,12 +596,33 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
         if (df > 0)
             w->answered = true;
     }
-    /* 1. Compounds: the parts of one word, then adjacent words. */
+    /* 1. Abbreviations of a missing word. */
+    for (size_t g = 0; g < fs->n && lp_search_fallback_on("abbrev"); g++) {
+        gword *w = &fs->w[g];
+        if (w->answered || w->nparts != 1)
+            continue;
+        lp_code_syn ab[4];
+        size_t na = lp_code_abbrevs((lp_str){w->parts[0].text, w->parts[0].len}, ab,
+                                    LP_ARRAY_LEN(ab));
+        for (size_t i = 0; i < na; i++) {
+            if (vocab_df(&v, lp_str_c(ab[i].word)) == 0)
+                continue;
+            add_phrase(lq, arena, lp_str_c(ab[i].word), (int)g, ab[i].weight);
+            if (!w->how) {
+                w->how = "abbreviation";
+                w->term = lp_arena_strndup(arena, ab[i].word, strlen(ab[i].word));
+            }
+        }
+        /* Still open to compounds below: "ring buffer" has buf and ringbuf. */
+    }
+    /* 2. Compounds where a word is missing: the parts of that word, then the word with its
+     * neighbours. */
     if (lp_search_fallback_on("compound")) {
         size_t pairs = 0;
         for (size_t g = 0; g < fs->n && pairs < PAIRS_MAX; g++) {
             gword *w = &fs->w[g];
-            for (size_t k = 0; k + 1 < w->nparts && pairs < PAIRS_MAX; k++, pairs++) {
+            for (size_t k = 0; k + 1 < w->nparts && w->literal_df == 0 && pairs < PAIRS_MAX;
+                 k++, pairs++) {
                 const char *t = NULL;
                 if (compounds(lq, arena, &v, &w->parts[k], (int)g, &w->parts[k + 1], (int)g, &t) &&
                     !w->answered) {
@@ -605,7 +631,8 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
                     w->term = t;
                 }
             }
-            if (g + 1 < fs->n && w->nparts && fs->w[g + 1].nparts && pairs < PAIRS_MAX) {
+            if (g + 1 < fs->n && w->nparts && fs->w[g + 1].nparts && pairs < PAIRS_MAX &&
+                (w->literal_df == 0 || fs->w[g + 1].literal_df == 0)) {
                 gword *x = &fs->w[g + 1];
                 const char *t = NULL;
                 pairs++;
@@ -622,10 +649,12 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
             }
         }
     }
-    /* 2-4. A word with nothing: segmentation, prefix, typo (one part words only: a word of
-     * several parts is an identifier, whose parts were looked up already). */
+    /* 3-5. A word with nothing yet: segmentation, prefix, typo (one part words only: a word
+     * of several parts is an identifier, whose parts were looked up already). */
     for (size_t g = 0; g < fs->n; g++) {
         gword *w = &fs->w[g];
+        if (w->how && !w->answered)
+            w->answered = true; /* by an abbreviation */
         if (w->answered || w->nparts != 1)
             continue;
         const part *p = &w->parts[0];

@@ -101,13 +101,14 @@ typedef struct lp_code_syn {
 } lp_code_syn;
 size_t lp_code_synonyms(lp_str word, lp_code_syn *out, size_t cap);
 /* Abbreviations (synonyms.c): the long forms of a short word and the short forms of a long
- * one (buf <-> buffer, cfg -> config, configuration), at a weight above the synonyms'; also
- * found through the word's stem ("buffers" -> buf). lp_code_synonyms returns them first. */
+ * one (buf <-> buffer, cfg -> config, configuration), weight 0.8; also found through the
+ * word's stem ("buffers" -> buf). Used by fallback.c for words the index lacks. */
 size_t lp_code_abbrevs(lp_str word, lp_code_syn *out, size_t cap);
 
-/* Fallbacks that keep a real question from finding nothing (fallback.c): compounds of
- * adjacent words ("ring buffer" -> ringbuf), segmentation, prefix and typo matches against
- * the index's vocabulary, added to lq as phrases of the words' groups. Runs inside the
+/* Fallbacks that keep a real question from finding nothing (fallback.c): for the words the
+ * index lacks, abbreviations, compounds with a neighbour ("ring buffer" -> ringbuf),
+ * segmentation, prefix and typo matches against the index's vocabulary, added to lq as
+ * phrases of the words' groups. A query whose words are all indexed is left as it is. Runs inside the
  * caller's pin, before the lexical channel; never fails a search (no vocabulary: nothing
  * added). out's memory lives in arena. */
 typedef struct lp_fallback {

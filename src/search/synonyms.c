@@ -9,8 +9,9 @@
  * unstemmed; lookups also try the word's stem, so "fetching" finds the "fetch" group.
  *
  * Abbreviations (buf/buffer, ctx/context, cfg/config, ...) are a second table: the same
- * word written short, so they expand both ways at a weight above the synonyms' and come
- * first. fallback.c also joins them into compounds ("ring buffer" -> ringbuf).
+ * word written short, expanding both ways. fallback.c uses them for a word the index lacks
+ * and joins them into compounds ("ring buffer" -> ringbuf); applied to every word they
+ * cost quality on the development kit (decision 0014), so lp_code_synonyms leaves them out.
  */
 #include "search/search_int.h"
 
@@ -295,8 +296,7 @@ size_t lp_code_synonyms(lp_str word, lp_code_syn *out, size_t cap)
     char st[LP_TEXT_TOKEN_MAX + 1];
     size_t sn = lp_text_stem(word, st);
     lp_str stem = {st, sn};
-    /* Abbreviations first: the same word written short outranks a synonym. */
-    size_t n = !lp_search_fallback_on("abbrev") ? 0 : lp_code_abbrevs(word, out, cap);
+    size_t n = 0;
     for (size_t g = 0; g < LP_ARRAY_LEN(groups) && n < cap; g++)
         if (in_group(groups[g].words, word, stem))
             add_words(&groups[g], word, stem, out, cap, &n);

@@ -39,9 +39,9 @@ T_TEST(search_abbreviations_both_ways)
     T_CHECK(has_syn(out, n, "args"));
     T_CHECK_INT(lp_code_abbrevs(lp_str_c("zebra"), out, LP_ARRAY_LEN(out)), 0);
     T_CHECK_INT(lp_code_abbrevs(lp_str_c("cfg"), out, 1), 1); /* the cap holds */
-    /* lp_code_synonyms puts abbreviations first, above the synonyms' weight. */
-    n = lp_code_synonyms(lp_str_c("message"), out, LP_ARRAY_LEN(out));
-    T_CHECK(n >= 1 && !strcmp(out[0].word, "msg") && out[0].weight > 0.6f);
+    /* Not applied to every word: lp_code_synonyms leaves them to the fallbacks. */
+    n = lp_code_synonyms(lp_str_c("context"), out, LP_ARRAY_LEN(out));
+    T_CHECK(!has_syn(out, n, "ctx"));
     n = lp_code_synonyms(lp_str_c("circular"), out, LP_ARRAY_LEN(out));
     T_CHECK(has_syn(out, n, "ring"));
 done:;
@@ -107,7 +107,8 @@ T_TEST(search_fallback_phrases)
                              "INSERT INTO chunk_fts(rowid, name, crumbs, doc, body) VALUES"
                              "(1, 'ringbuf_push', 'ringbuf', '', 'struct ringbuf *rb'),"
                              "(2, 'read_buffer', 'io', 'Fill a buffer', 'int fd'),"
-                             "(3, 'list_prepend', 'list', 'linked list', 'struct node')",
+                             "(3, 'list_prepend', 'list', 'linked list', 'struct node'),"
+                             "(4, 'ctx_free', 'ctx', '', 'struct ctx *c')",
                              &err),
                &err);
 
@@ -124,6 +125,18 @@ T_TEST(search_fallback_phrases)
     T_CHECK(strstr(warn, "'ring' -> 'ringbuf' (fallback: compound)") != NULL);
     /* "buffer" is indexed (read_buffer), so only "ring" is reported. */
     T_CHECK(strstr(warn, "'buffer'") == NULL);
+    REL();
+
+    /* Both words indexed: no compound of them ("read buffer" stays as it is). */
+    T_CHECK_OK(fb_build(&e, "read buffer", &lq, &fb, &err), &err);
+    T_CHECK_INT(fb.nadded, 0);
+    REL();
+
+    /* Abbreviation of a missing word: context -> ctx. */
+    T_CHECK_OK(fb_build(&e, "free the context", &lq, &fb, &err), &err);
+    T_CHECK(phrase_in(&lq, "ctx", 1, &w) && w < 1.0f && w > 0.6f);
+    warn = lp_search_fallback_warning(&fb, 1, 0, 0, &e.arena);
+    T_CHECK(warn && strstr(warn, "'context' -> 'ctx' (fallback: abbreviation)") != NULL);
     REL();
 
     /* A synonym joins too: circular -> ring. */

@@ -15,13 +15,15 @@
  *      the vocabulary ("ring buffer" -> ringbuf, "circular buffer" -> ringbuf through
  *      ring). A compound belongs to both words' groups, at 0.9 (times the synonym's weight
  *      when one was used).
- *   3. segmentation: the word split in two known parts of at least 3 bytes, each part or
- *      its abbreviation in the vocabulary, searched as a phrase ("ringbuf" -> "ring
- *      buffer" where the code says ring_buffer).
+ *   3. segmentation: the word split in two known parts (each of 4 bytes or more, or a
+ *      known abbreviation), each part or its abbreviation in the vocabulary, searched as a
+ *      phrase ("ringbuf" -> "ring buffer" where the code says ring_buffer).
  *   4. prefix: the most frequent indexed terms that start with it.
- *   5. typo: terms of similar length within edit distance 1 (words up to 5 bytes) or 2
+ *   5. typo: terms of similar length within edit distance 1 (words up to 7 bytes) or 2
  *      that start with the word's first two letters (or its first and third, or its second
  *      and first).
+ *   Steps 3-5 guess; they run for questions of at most 4 words, or when nothing else
+ *   matched.
  *   6. dense: when exact and lexical find nothing, the dense channel's results stand alone
  *      (search.c runs it when the index has vectors).
  *
@@ -47,6 +49,8 @@
 #define PREFIX_TAKE 3      /* terms a prefix stands for */
 #define TYPO_SCAN 50000    /* vocabulary rows read for one two-letter range */
 #define TYPO_TAKE 2        /* terms a typo stands for */
+#define GUESS_MAX_WORDS 4  /* segmentation, prefix and typo for questions up to this many
+                              words; in longer ones only when no word matched */
 #define W_COMPOUND 0.9f    /* a compound of the literal words; times the forms' weights */
 #define W_SEGMENT 0.8f
 #define W_PREFIX 0.5f
@@ -360,17 +364,22 @@ static bool segment(lp_lex_query *lq, lp_arena *arena, vocab *v, const part *p, 
         return false;
     char best[2 * LP_TEXT_TOKEN_MAX + 2];
     int64_t best_df = 0;
-    /* Parts of at least 3 bytes: two-letter parts ("ct", "id") split nearly anything. */
-    for (size_t cut = 3; cut + 3 <= p->len; cut++) {
+    for (size_t cut = 2; cut + 2 <= p->len; cut++) {
         part l = {{0}, cut}, r = {{0}, p->len - cut};
         memcpy(l.text, p->text, cut);
         memcpy(r.text, p->text + cut, p->len - cut);
         form fl[FORMS_MAX], fr[FORMS_MAX];
         size_t nl = forms_of(&l, false, fl), nr = forms_of(&r, false, fr);
+        /* A short part must be a known abbreviation (buf, kw, ctx): otherwise ordinary
+         * words split into nonsense ("conversion" -> "con version"). */
+        lp_code_syn ab[1];
+        if ((l.len < 4 && lp_code_abbrevs((lp_str){l.text, l.len}, ab, 1) == 0) ||
+            (r.len < 4 && lp_code_abbrevs((lp_str){r.text, r.len}, ab, 1) == 0))
+            continue;
         int64_t dl = 0, dr = 0;
         size_t il = 0, ir = 0;
         for (size_t i = 0; i < nl; i++) {
-            int64_t d = fl[i].len >= 3 ? vocab_df(v, (lp_str){fl[i].text, fl[i].len}) : 0;
+            int64_t d = fl[i].len >= 2 ? vocab_df(v, (lp_str){fl[i].text, fl[i].len}) : 0;
             if (d > dl) {
                 dl = d;
                 il = i;
@@ -379,7 +388,7 @@ static bool segment(lp_lex_query *lq, lp_arena *arena, vocab *v, const part *p, 
         if (!dl)
             continue;
         for (size_t i = 0; i < nr; i++) {
-            int64_t d = fr[i].len >= 3 ? vocab_df(v, (lp_str){fr[i].text, fr[i].len}) : 0;
+            int64_t d = fr[i].len >= 2 ? vocab_df(v, (lp_str){fr[i].text, fr[i].len}) : 0;
             if (d > dr) {
                 dr = d;
                 ir = i;
@@ -507,7 +516,7 @@ static bool by_typo(lp_lex_query *lq, lp_arena *arena, vocab *v, const part *p, 
 {
     if (p->len < 4)
         return false;
-    size_t max = p->len <= 5 ? 1 : 2;
+    size_t max = p->len <= 7 ? 1 : 2; /* "reword" is not a typo of "record" */
     lp_str w = {p->text, p->len};
     cand_term best[TYPO_TAKE];
     size_t n = 0;
@@ -650,11 +659,18 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
         }
     }
     /* 3-5. A word with nothing yet: segmentation, prefix, typo (one part words only: a word
-     * of several parts is an identifier, whose parts were looked up already). */
+     * of several parts is an identifier, whose parts were looked up already). In a longer
+     * question a missing word is mostly one the code does not use, and guessing at it
+     * adds noise (decision 0014): there they run only when no word matched at all. */
+    bool none = true;
     for (size_t g = 0; g < fs->n; g++) {
         gword *w = &fs->w[g];
         if (w->how && !w->answered)
             w->answered = true; /* by an abbreviation */
+        none &= !w->answered;
+    }
+    for (size_t g = 0; g < fs->n && (fs->n <= GUESS_MAX_WORDS || none); g++) {
+        gword *w = &fs->w[g];
         if (w->answered || w->nparts != 1)
             continue;
         const part *p = &w->parts[0];

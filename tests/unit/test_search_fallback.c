@@ -108,7 +108,8 @@ T_TEST(search_fallback_phrases)
                              "(1, 'ringbuf_push', 'ringbuf', '', 'struct ringbuf *rb'),"
                              "(2, 'read_buffer', 'io', 'Fill a buffer', 'int fd'),"
                              "(3, 'list_prepend', 'list', 'linked list', 'struct node'),"
-                             "(4, 'ctx_free', 'ctx', '', 'struct ctx *c')",
+                             "(4, 'ctx_free', 'ctx', '', 'struct ctx *c'),"
+                             "(5, 'version', 'con', '', '')",
                              &err),
                &err);
 
@@ -155,6 +156,20 @@ T_TEST(search_fallback_phrases)
     T_CHECK(phrase_in(&lq, "read buffer", 0, &w) && w < 1.0f);
     warn = lp_search_fallback_warning(&fb, 1, 0, 0, &e.arena);
     T_CHECK(warn && strstr(warn, "(fallback: segment)") != NULL);
+    REL();
+
+    /* Not into a short part that is no abbreviation: con + version is no "conversion". */
+    T_CHECK_OK(fb_build(&e, "conversion", &lq, &fb, &err), &err);
+    T_CHECK(!phrase_in(&lq, "con version", 0, NULL));
+    REL();
+
+    /* Guesses (segment, prefix, typo) wait for short questions, or for nothing to match:
+     * in this longer one the misspelt word stays as it is. */
+    T_CHECK_OK(fb_build(&e, "linked list node struct prepnd", &lq, &fb, &err), &err);
+    T_CHECK(!phrase_in(&lq, "prepend", 4, NULL));
+    REL();
+    T_CHECK_OK(fb_build(&e, "lnked lsit nodde strct prepnd", &lq, &fb, &err), &err);
+    T_CHECK(phrase_in(&lq, "prepend", 4, NULL)); /* nothing matched: they run */
     REL();
 
     /* Prefix: the indexed terms that start with the word. */

@@ -604,6 +604,11 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
         }
         if (df > 0)
             w->answered = true;
+        if (df > 0 && w->literal_df == 0 && !w->how) {
+            /* The literal is missing; a synonym of the table stands in (as on main). */
+            w->how = "synonym";
+            w->term = lq->phrase_text[i];
+        }
     }
     /* 1. Abbreviations of a missing word. */
     for (size_t g = 0; g < fs->n && lp_search_fallback_on("abbrev"); g++) {
@@ -712,7 +717,8 @@ const char *lp_search_fallback_warning(const lp_fallback *fb, size_t nlexical, s
         const gword *w = &fs->w[g];
         if (w->literal && w->literal_df == 0) {
             missing++;
-            any_fallback |= w->how != NULL;
+            /* A synonym standing in is ordinary search, not a fallback to report alone. */
+            any_fallback |= w->how != NULL && strcmp(w->how, "synonym") != 0;
         }
     }
     if (!missing || (!any_fallback && !nothing))

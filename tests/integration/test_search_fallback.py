@@ -159,3 +159,26 @@ def test_mcp_ring_buffer_and_fallback_warning(ctx):
     assert any(w["code"] == "words_not_indexed" and "fallback: typo" in w["message"]
                for w in a["warnings"]), a["warnings"]
     s.close()
+
+
+def test_python_getattr_and_kwargs(ctx):
+    root = ctx.path("py")
+    ctx.write("util.py", '''def lookup(obj, name, default=None):
+    return getattr(obj, name, default)
+
+
+def call_with(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+def get_value(d, key):
+    return d[key]
+''', root=root)
+    ctx.ok("index", root)
+    doc = search(ctx, root, "get attribute")
+    assert top(doc, 1) == [("util.py", "lookup")], doc
+    assert "'attribute' -> 'getattr' (fallback: compound)" in fallback_warning(doc["warnings"])
+    doc = search(ctx, root, "keyword arguments")
+    assert top(doc, 1) == [("util.py", "call_with")], doc
+    w = fallback_warning(doc["warnings"])
+    assert "(fallback: compound)" in w and "(fallback: synonym)" in w, w

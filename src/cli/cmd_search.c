@@ -13,7 +13,7 @@
 
 static json_t *channels_json(uint32_t ch)
 {
-    const char *names[4];
+    const char *names[LP_CH_COUNT];
     size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
@@ -152,7 +152,7 @@ static int run(int argc, char **argv)
     }
     /* The query is every remaining argument, so quoting is optional. */
     lp_buf query;
-    lp_buf_init(&query, 8192);
+    lp_buf_init(&query, 0); /* any length: the parser cuts past LP_QUERY_MAX_BYTES and says so */
     for (size_t i = 0; i < words.len; i++) {
         if (i)
             lp_buf_putc(&query, ' ');

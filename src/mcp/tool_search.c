@@ -18,7 +18,7 @@ static json_t *opt_str(const char *s) { return s ? lp_json_text(s, strlen(s)) : 
 
 static json_t *channels_json(uint32_t ch)
 {
-    const char *names[4];
+    const char *names[LP_CH_COUNT];
     size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
@@ -173,9 +173,10 @@ static const char search_input[] =
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
     "\"description\":\"Absolute path of the codebase to search: its root, or any folder or "
     "file inside it (list_codebases lists the indexed roots).\"},"
-    "\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
+    "\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":65536,"
     "\"description\":\"What you are looking for, in words or identifiers: 'where is the "
-    "access token refreshed', 'parseConfig', 'retry backoff'.\"},"
+    "access token refreshed', 'parseConfig', 'retry backoff'; or a whole issue text, stack "
+    "trace or log (long text is reduced to its most telling terms).\"},"
     "\"scope\":{\"type\":\"string\",\"enum\":[\"runtime\",\"tests\",\"docs\",\"mixed\"],"
     "\"default\":\"runtime\",\"description\":\"runtime: implementation code first; tests: "
     "test code; docs: documentation; mixed: everything.\"},"
@@ -207,7 +208,7 @@ static const char search_input[] =
     "\"endLine\"]},"                                                                               \
     "\"score\":{\"type\":\"number\"},"                                                             \
     "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
-    "\"live\"]}},"                                                                                 \
+    "\"live\",\"path\"]}},"                                                                          \
     "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"},"             \
     "\"snippetStartLine\":{\"type\":\"integer\"},"                                                 \
     "\"label\":{\"type\":\"string\",\"description\":\"Qualified name of the owner, or "            \

@@ -39,9 +39,10 @@ const char *lp_frozen_fail_code(lp_frozen_fail f)
     return (unsigned)f < LP_ARRAY_LEN(fail_codes) ? fail_codes[f] : "continuation_unknown";
 }
 
-static const char *const channel_names[] = {"exact", "lexical", "dense", "live"};
+static const char *const channel_names[LP_CH_COUNT] = {"exact", "lexical", "dense", "live",
+                                                      "path"};
 
-size_t lp_search_channel_names(uint32_t channels, const char *out[4])
+size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT])
 {
     size_t n = 0;
     for (unsigned i = 0; i < LP_ARRAY_LEN(channel_names); i++)

@@ -182,7 +182,7 @@ static bool admit(const lp_search_query *q, lp_search_scope scope, const lp_cand
 /* ------------------------------------------------------------------------------------------
  * Owners and fusion. */
 
-enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_N };
+enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_PATH, CH_N };
 
 typedef struct owner {
     lp_cand c;              /* representative: the best chunk (lexical, then dense, exact) */
@@ -257,7 +257,7 @@ static owner *owner_get(owner_set *s, const lp_cand *c, bool *created)
 static void fuse_channel(owner_set *s, const lp_cand_vec *cands, int ch,
                          const lp_search_query *q, lp_search_scope scope)
 {
-    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE};
+    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE, LP_CH_PATH};
     uint32_t next = 0;
     for (size_t i = 0; i < cands->len; i++) {
         const lp_cand *c = &cands->items[i];
@@ -387,9 +387,9 @@ static void rerank(owner *o, const lp_search_query *q, const lp_lex_query *lq,
     f += t->path * coverage(tk, lq, c->path);
     if (lq->ngroups) {
         unsigned docs = 0;
-        for (size_t g = 0; g < lq->ngroups; g++)
+        for (size_t g = 0; g < LP_MIN(lq->ngroups, (size_t)LP_LEX_MASK_GROUPS); g++)
             docs += (o->cover >> g) & 1u;
-        f += t->doc * (double)docs / (double)lq->ngroups;
+        f += t->doc * (double)docs / (double)LP_MIN(lq->ngroups, (size_t)LP_LEX_MASK_GROUPS);
     }
     if (o->exact_tier <= 1)
         f += t->exact;
@@ -549,24 +549,24 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     lp_search_query q;
     lp_lex_query lq;
     memset(&lq, 0, sizeof lq);
-    lp_cand_vec lex = {0}, exact = {0}, dense = {0};
+    lp_cand_vec lex = {0}, exact = {0}, dense = {0}, pathc = {0};
     owner_set os = {0};
     lp_text_tokenizer *tk = NULL;
     content_cache cc = {.bid = -1};
     lp_buf_init(&cc.content, 0);
     uint32_t limit = req->limit ? LP_MIN(req->limit, 200u) : 50;
     uint32_t snippet_lines = req->snippet_lines ? req->snippet_lines : 6;
-    const char **warnings = lp_arena_zalloc(arena, 4 * sizeof *warnings);
+    const char **warnings = lp_arena_zalloc(arena, 8 * sizeof *warnings);
     lp_status rc;
 
     if (!req->query || !*req->query) {
-        rc = lp_error_set(err, LP_EINVAL, "the query must be 1 to 4096 bytes of text");
+        rc = lp_error_set(err, LP_EINVAL, "the query is empty; ask with words or identifiers");
         goto done;
     }
     if ((rc = lp_search_query_parse(req->query, arena, &q, err)))
         goto done;
     lp_lex_query_build(&q, arena, &lq);
-    if (!lp_search_query_has_terms(&q) || (lq.nphrases == 0 && q.nidents == 0)) {
+    if (!lp_search_query_has_terms(&q) || (lq.nterms == 0 && q.nidents == 0)) {
         rc = lp_error_set(err, LP_EINVAL,
                           "the query has no words to search for; ask with words or identifiers, "
                           "e.g. 'where is the token refreshed'");
@@ -592,9 +592,22 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         goto done;
     uint64_t t_lex = lp_now_ns();
     double cpu_lex = cpu_ms() - cpu0;
+    if (q.shortened)
+        warnings[out->nwarnings++] = lp_arena_printf(
+            arena, "query_shortened: the text is longer than %d bytes; only its first %d bytes "
+                   "were read",
+            LP_QUERY_MAX_BYTES, LP_QUERY_MAX_BYTES);
+    if (lq.long_text)
+        warnings[out->nwarnings++] = lp_arena_printf(
+            arena, "long_question: %zu of the text's %zu terms were searched (the ones that "
+                   "tell code apart best, weighted by how often the text says them)%s",
+            lq.nselected, lq.nterms,
+            lq.nunindexed ? "; some words occur nowhere in the index" : "");
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
     uint64_t t_exact = lp_now_ns();
+    if ((rc = lp_channel_path(st, &q, &exact, &lex, arena, &pathc, err)))
+        goto done;
     if (sw & LP_SW_DENSE) {
         const char *w = NULL;
         run_dense(st, pub.id, &q, arena, &dense, &w);
@@ -615,6 +628,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     fuse_channel(&os, &exact, CH_EXACT, &q, req->scope);
     fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);
     fuse_channel(&os, &dense, CH_DENSE, &q, req->scope);
+    fuse_channel(&os, &pathc, CH_PATH, &q, req->scope);
 
     for (size_t i = 0; i < os.v.len; i++) {
         owner *o = &os.v.items[i];
@@ -625,6 +639,8 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             f += tune->w_lexical / (RRF_K + o->rank[CH_LEXICAL]);
         if (o->rank[CH_DENSE])
             f += tune->w_dense / (RRF_K + o->rank[CH_DENSE]);
+        if (o->rank[CH_PATH])
+            f += tune->w_path / (RRF_K + o->rank[CH_PATH]);
         o->fused = f * RRF_K;
         o->score = o->fused;
     }
@@ -683,6 +699,7 @@ done:
     lp_vec_free(&lex);
     lp_vec_free(&exact);
     lp_vec_free(&dense);
+    lp_vec_free(&pathc);
     lp_vec_free(&os.v);
     free(os.slots);
     out->timing_ms = (double)(lp_now_ns() - t0) / 1e6;

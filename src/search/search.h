@@ -25,9 +25,11 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
 #define LP_CH_LEXICAL 0x2u
 #define LP_CH_DENSE 0x4u
 #define LP_CH_LIVE 0x8u
-/* The names of the bits set in channels ("exact", "lexical", "dense", "live", in that
- * order) into out; returns how many. The names are static strings. */
-size_t lp_search_channel_names(uint32_t channels, const char *out[4]);
+#define LP_CH_PATH 0x10u /* a file the question names (a path, a traceback's frame) */
+#define LP_CH_COUNT 5
+/* The names of the bits set in channels ("exact", "lexical", "dense", "live", "path", in
+ * that order) into out; returns how many. The names are static strings. */
+size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT]);
 /* The bit of a channel name, 0 when unknown. */
 uint32_t lp_search_channel_bit(const char *name);
 
@@ -41,8 +43,9 @@ uint32_t lp_search_channel_bit(const char *name);
  *   kind:K[,K]   keep only owners of these symbol kinds (lp_symkind_name, plus fn, func,
  *                const, var, type)
  *   sym:NAME     a symbol name or qualified name (Foo.bar, a::b) for the exact channel
- *   "a phrase"   an exact phrase (also “curly quotes”); an operator value may be quoted too:
- *                path:"my dir/x.go"
+ *   "a phrase"   an exact phrase between balanced straight quotes; an operator value may be
+ *                quoted too: path:"my dir/x.go". An unbalanced quote and typographic quotes
+ *                (“ ” ‘ ’ « ») are text: they separate words.
  * Operator names are lowercase ASCII. A word like `file:x` or `language:go` (a misspelt
  * operator) is an error that names the valid operators; any other `a:b` word is text.
  * Every other word is free text. A free word that looks like an identifier (camelCase,
@@ -54,13 +57,22 @@ uint32_t lp_search_channel_bit(const char *name);
  * leading '/' or "./" is dropped) and matches the path or any of its folders, so
  * "net/http" keeps everything below net/http. "**" spans folders.
  *
- * Errors (LP_EINVAL, with a message saying what to write instead): an empty operator value,
- * an unknown language or kind, an unterminated quote, a negated operator other than -path:,
- * a misspelt operator, and the limits: query at most 4096 bytes, at most 64 words, 16
- * phrases, 16 globs, 16 syms, each value at most 256 bytes.
+ * Any text is accepted as a question (an issue, a stack trace, a log): there is no word
+ * limit; a query over LP_QUERY_MAX_BYTES is cut there (at a character boundary, shortened
+ * set); a free word over LP_QUERY_MAX_VALUE bytes is dropped (counted in dropped); phrases
+ * past the 16th, phrases over LP_QUERY_MAX_VALUE bytes and one-token quoted paths are taken
+ * as words. Long text is reduced to its useful terms by the lexical channel (rank.c).
+ * Pasted evidence is recognised in free words: a file path or file name with a source
+ * extension (line numbers dropped) becomes a path hint (the path channel), and a stack
+ * frame's function (Python "line N, in f", Go "pkg.(*T).m(", Java/C#/Scala/JS
+ * "a.b.C.m(") becomes an ident for the exact channel, with its owner-qualified tail.
+ *
+ * Errors (LP_EINVAL, with a message saying what to write instead) are for operators only:
+ * an empty operator value, an unknown language or kind, an unterminated quote in an
+ * operator value, a negated operator other than -path:, a misspelt operator, more than 16
+ * globs or 16 syms, an operator value over 256 bytes.
  * Every string is NUL-terminated and lives in the arena given to lp_search_query_parse. */
-#define LP_QUERY_MAX_BYTES 4096
-#define LP_QUERY_MAX_WORDS 64
+#define LP_QUERY_MAX_BYTES 65536
 #define LP_QUERY_MAX_ITEMS 16
 #define LP_QUERY_MAX_VALUE 256
 
@@ -81,6 +93,11 @@ typedef struct lp_search_query {
     size_t nsyms;
     const char **idents; /* identifier-looking free words (cleaned), then syms; no duplicates */
     size_t nidents;
+    const char **hints; /* files named in the text ("src/app.py", a traceback's frames'
+                           files): '/' separators, no line numbers; at most 16, no duplicates */
+    size_t nhints;
+    bool shortened; /* the text was cut at LP_QUERY_MAX_BYTES */
+    size_t dropped; /* free words dropped for being longer than LP_QUERY_MAX_VALUE */
 } lp_search_query;
 
 /* Parse text into out (zeroed first). LP_EINVAL with an actionable message on a bad

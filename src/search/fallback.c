@@ -258,6 +258,7 @@ static bool add_phrase(lp_lex_query *lq, lp_arena *arena, lp_str text, int group
     lq->phrase_text[i] = lp_arena_strndup(arena, text.ptr, text.len);
     lq->phrase_group[i] = group;
     lq->phrase_weight[i] = weight;
+    lq->phrase_literal[i] = false;
     /* Each word of it, stemmed, into the group's synonym stems. */
     size_t from = 0;
     while (from < text.len) {
@@ -573,7 +574,9 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
                              lp_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (lq->ngroups == 0)
+    /* Long text (terms still pending selection) is reduced to its telling terms by the
+     * lexical channel; the fallbacks serve questions. */
+    if (lq->ngroups == 0 || lq->pending)
         return LP_OK;
     vocab v;
     lp_error verr = {0};
@@ -596,7 +599,7 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
             continue;
         gword *w = &fs->w[g];
         int64_t df;
-        if (!w->literal) {
+        if (!w->literal && lq->phrase_literal[i]) {
             w->literal = lq->phrase_text[i];
             df = w->literal_df = phrase_df(tk, &v, w->literal, w);
         } else {
@@ -604,7 +607,7 @@ lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp
         }
         if (df > 0)
             w->answered = true;
-        if (df > 0 && w->literal_df == 0 && !w->how) {
+        if (df > 0 && w->literal && w->literal_df == 0 && !w->how) {
             /* The literal is missing; a synonym of the table stands in (as on main). */
             w->how = "synonym";
             w->term = lq->phrase_text[i];

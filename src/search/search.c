@@ -646,6 +646,9 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
 
     uint64_t t_start = lp_now_ns();
     double cpu0 = cpu_ms();
+    lp_fallback fb = {0};
+    if ((sw & LP_SW_LEXICAL) && (rc = lp_search_fallback(st, &lq, arena, &fb, err)))
+        goto done; /* compounds, segmentation, prefix, typo: fallback.c */
     if ((sw & LP_SW_LEXICAL) &&
         (rc = lp_channel_lexical(st, &lq,
                                  filtered ? LEXICAL_CANDIDATES_FILTERED : LEXICAL_CANDIDATES, arena,
@@ -680,6 +683,11 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             "exact and lexical matching (set LOUPE_DENSE=1 and reindex to add it)";
     }
     uint64_t t_channels = lp_now_ns();
+    const char *fbw = (sw & LP_SW_LEXICAL) ? lp_search_fallback_warning(&fb, lex.len, exact.len,
+                                                                        dense.len, arena)
+                                           : NULL;
+    if (fbw)
+        warnings[out->nwarnings++] = fbw;
     const lp_search_tuning *tune = lp_search_tuning_get();
     fuse_channel(&os, &exact, CH_EXACT, &q, req->scope);
     fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);

@@ -141,6 +141,31 @@ typedef struct lp_code_syn {
     float weight;
 } lp_code_syn;
 size_t lp_code_synonyms(lp_str word, lp_code_syn *out, size_t cap);
+/* Abbreviations (synonyms.c): the long forms of a short word and the short forms of a long
+ * one (buf <-> buffer, cfg -> config, configuration), weight 0.8; also found through the
+ * word's stem ("buffers" -> buf). Used by fallback.c for words the index lacks. */
+size_t lp_code_abbrevs(lp_str word, lp_code_syn *out, size_t cap);
+
+/* Fallbacks that keep a real question from finding nothing (fallback.c): for the words the
+ * index lacks, abbreviations, compounds with a neighbour ("ring buffer" -> ringbuf),
+ * segmentation, prefix and typo matches against the index's vocabulary, added to lq as
+ * phrases of the words' groups. A query whose words are all indexed is left as it is. Runs inside the
+ * caller's pin, before the lexical channel; never fails a search (no vocabulary: nothing
+ * added). out's memory lives in arena. */
+typedef struct lp_fallback {
+    struct lp_fallback_state *state; /* NULL when nothing was looked up */
+    size_t nadded;                   /* phrases added to lq */
+} lp_fallback;
+lp_status lp_search_fallback(lp_store *st, lp_lex_query *lq, lp_arena *arena, lp_fallback *out,
+                             lp_error *err);
+/* The words_not_indexed warning ("code: text", arena) given the channels' candidate counts,
+ * or NULL: set when a word of the question is not in the index and a fallback stood in for
+ * it, or when exact and lexical found nothing (then it says whether dense answered). */
+const char *lp_search_fallback_warning(const lp_fallback *fb, size_t nlexical, size_t nexact,
+                                       size_t ndense, lp_arena *arena);
+/* False when LOUPE_FALLBACK="off:<part>,..." turns part (compound, segment, prefix, typo,
+ * abbrev) off; for ablations. */
+bool lp_search_fallback_on(const char *part);
 
 /* ------------------------------------------------------------------------------------------
  * Confidence (confidence.c): what lp_search_run hands over about an answer. */

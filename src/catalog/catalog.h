@@ -207,6 +207,22 @@ typedef struct lp_catalog_params {
      * bench/catalog/request_words.py). alpha 0 = off. */
     double request_alpha;
     double request_floor;
+    /* Precision. prefix_rule = 1: a prefix expansion (a query term that starts an index
+     * term, or the reverse) is dropped when the longer term is a separate English word (the
+     * word channel's vocabulary has it) that is not the shorter one plus a suffix: "tour"
+     * does not reach "tournament"; "financ" still reaches "financial" (0 = every prefix
+     * expands; no word model = the same). A query identifier with parts ("HackerRank":
+     * hacker, rank, and the whole hackerrank) weighs its parts part_weight when the whole
+     * is an index term, so the whole form is preferred (1 = parts weigh as any word). */
+    double prefix_rule;
+    double part_weight;
+    /* Several intents: a request split at clause joints ("and", "then", "also", "as well
+     * as", ";", sentence ends, ", ") into at least two parts of intent_min query words
+     * or more is also searched part by part, and the result takes the whole request's best
+     * tool, then each part's best tool not yet taken, then the whole request's ranking
+     * (intents = 1; 2 = round robin over the whole request and the parts; 0 = off). */
+    double intents;
+    double intent_min;
 } lp_catalog_params;
 
 lp_catalog_params lp_catalog_params_default(void);
@@ -215,7 +231,8 @@ lp_catalog_params lp_catalog_params_default(void);
  * "namespace=1", "coverage=0.5", "dense=1", "lexical=1", "d.description=1", "rrf_k=60",
  * "dense_min=0.3", "dense_depth=50", "fusion=0", "words=0.5", "words_min=0.3",
  * "words_depth=50", "words_request=1", "lexical_floor=12", "request_alpha=5",
- * "request_floor=0.05"); LP_EINVAL with the list of keys otherwise. */
+ * "request_floor=0.05", "prefix_rule=1", "part_weight=0.5", "intents=1", "intent_min=2");
+ * LP_EINVAL with the list of keys otherwise. */
 lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------

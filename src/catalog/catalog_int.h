@@ -223,6 +223,9 @@ struct lp_catalog {
     /* Word channel (words.c): the model (borrowed, process-wide; NULL = no channel,
      * words_note says why) and one int8 row per slot with its scale, as above. */
     const struct lp_cat_words *words;
+    /* The same model as an English dictionary (the prefix rule, search.c); set whenever the
+     * model is loaded, even with the word channel off. */
+    const struct lp_cat_words *dict;
     char words_note[LP_ERROR_MSG_MAX];
     int8_t *wmat;
     float *wscale;
@@ -305,7 +308,7 @@ typedef struct lp_cat_parse_ctx {
     size_t line_off; /* where() has counted lines up to this offset ... */
     size_t line;     /* ... and this is the line there (1-based) */
     lp_catalog_provider forced; /* LP_CATALOG_GENERIC = detect */
-    lp_text_tokenizer *code_tk, *prose_tk, *squash_tk;
+    lp_text_tokenizer *code_tk, *prose_tk, *schema_tk, *squash_tk;
     void *scratch; /* parse.c's per-document scratch buffers */
     const lp_catalog_params *params;
     struct lp_cat_dense_prep *dense; /* NULL: the catalog has no dense channel */

@@ -184,6 +184,10 @@ lp_catalog_params lp_catalog_params_default(void)
         .lexical_floor = 12,
         .request_alpha = 5,
         .request_floor = 0.03,
+        .prefix_rule = 0,
+        .part_weight = 1,
+        .intents = 0,
+        .intent_min = 2,
     };
     return p;
 }
@@ -226,6 +230,10 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"lexical_floor", offsetof(lp_catalog_params, lexical_floor)},
         {"request_alpha", offsetof(lp_catalog_params, request_alpha)},
         {"request_floor", offsetof(lp_catalog_params, request_floor)},
+        {"prefix_rule", offsetof(lp_catalog_params, prefix_rule)},
+        {"part_weight", offsetof(lp_catalog_params, part_weight)},
+        {"intents", offsetof(lp_catalog_params, intents)},
+        {"intent_min", offsetof(lp_catalog_params, intent_min)},
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(scalars); i++)
         if (lp_str_eq_c(key, scalars[i].key)) {
@@ -256,7 +264,8 @@ bad:
                        "prefix, fuzzy, synonyms, whole, exact, name_term, namespace, "
                        "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
                        "words, words_min, words_depth, words_request, lexical_floor, "
-                       "request_alpha, request_floor, w.FIELD, "
+                       "request_alpha, request_floor, prefix_rule, part_weight, intents, "
+                       "intent_min, w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",
                        kv);

@@ -204,15 +204,16 @@ static bool alnum_at(lp_str t, size_t i)
 
 /* Length of the joint starting at byte i of t (0 = none): a joining word at a word start
  * and followed by a non-word byte, or clause punctuation followed by a space. */
-static size_t joint_at(lp_str t, size_t i)
+static size_t joint_at(lp_str t, size_t i, unsigned kinds)
 {
     static const char *const words[] = {"and", "then", "also", "as well as", "after that",
                                         "additionally", "plus"};
     char c = t.ptr[i];
-    if ((c == ';' || c == '.' || c == '?' || c == '!' || c == ',') &&
-        (i + 1 == t.len || t.ptr[i + 1] == ' ' || t.ptr[i + 1] == '\n'))
+    bool spaced = i + 1 == t.len || t.ptr[i + 1] == ' ' || t.ptr[i + 1] == '\n';
+    if (spaced && (((kinds & 1) && c == ';') || ((kinds & 2) && c == ',') ||
+                   ((kinds & 4) && (c == '.' || c == '?' || c == '!'))))
         return 1;
-    if (i > 0 && alnum_at(t, i - 1))
+    if (!(kinds & 1) || (i > 0 && alnum_at(t, i - 1)))
         return 0;
     for (size_t w = 0; w < LP_ARRAY_LEN(words); w++) {
         size_t n = strlen(words[w]);
@@ -244,7 +245,7 @@ static size_t split_intents(const lp_catalog *cat, lp_str text, lp_str *parts, s
     lp_str raw[4 * MAX_INTENTS];
     size_t nraw = 0, start = 0;
     for (size_t i = 0; i < text.len && nraw + 1 < LP_ARRAY_LEN(raw);) {
-        size_t j = joint_at(text, i);
+        size_t j = joint_at(text, i, (unsigned)cat->params.intent_joints);
         if (!j) {
             i++;
             continue;
@@ -827,9 +828,28 @@ static void merge_intents(const lp_catalog *cat, const lp_catalog_result *sub, s
     uint8_t *taken = lp_xcalloc(cat->slots.len ? cat->slots.len : 1, 1);
     size_t pos[MAX_INTENTS + 1] = {0}, len = 0;
     bool robin = cat->params.intents >= 2;
-    for (size_t turn = 0;; turn++) {
+    /* intents = 1: a part whose best tool is already taken is covered and adds nothing. */
+    if (!robin && *n) {
+        m[len++] = (*rk)[pos[0]++];
+        taken[m[0].doc->slot] = 1;
+        for (size_t i = 0; i < nsub; i++) {
+            if (!sub[i].nhits)
+                continue;
+            const lp_catalog_hit *h = &sub[i].hits[0];
+            const lp_cat_doc *d = (const lp_cat_doc *)(const void *)h->tool; /* pub first */
+            if (taken[d->slot])
+                continue;
+            m[len++] = (ranked){d, h->score, (uint16_t)h->matched_terms, (uint8_t)h->channels,
+                                h->similarity};
+            taken[d->slot] = 1;
+        }
+        for (; pos[0] < *n; pos[0]++)
+            if (!taken[(*rk)[pos[0]].doc->slot])
+                m[len++] = (*rk)[pos[0]];
+    }
+    for (size_t turn = 0; robin; turn++) {
         /* Source of this turn: 0 = the whole request, i + 1 = part i. */
-        size_t src = robin ? turn % (nsub + 1) : (turn <= nsub ? turn : 0);
+        size_t src = turn % (nsub + 1);
         bool any = false;
         for (size_t tries = 0; tries <= nsub && !any; tries++) {
             size_t k = (src + tries) % (nsub + 1);
@@ -847,7 +867,6 @@ static void merge_intents(const lp_catalog *cat, const lp_catalog_result *sub, s
                     pos[k]++;
                 if (pos[k] < r->nhits) {
                     const lp_catalog_hit *h = &r->hits[pos[k]++];
-                    /* pub is the first member of a doc. */
                     m[len] = (ranked){(const lp_cat_doc *)(const void *)h->tool, h->score,
                                       (uint16_t)h->matched_terms, (uint8_t)h->channels,
                                       h->similarity};

@@ -188,6 +188,7 @@ lp_catalog_params lp_catalog_params_default(void)
         .part_weight = 1,
         .intents = 0,
         .intent_min = 2,
+        .intent_joints = 7,
     };
     return p;
 }
@@ -234,6 +235,7 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"part_weight", offsetof(lp_catalog_params, part_weight)},
         {"intents", offsetof(lp_catalog_params, intents)},
         {"intent_min", offsetof(lp_catalog_params, intent_min)},
+        {"intent_joints", offsetof(lp_catalog_params, intent_joints)},
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(scalars); i++)
         if (lp_str_eq_c(key, scalars[i].key)) {
@@ -265,7 +267,7 @@ bad:
                        "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
                        "words, words_min, words_depth, words_request, lexical_floor, "
                        "request_alpha, request_floor, prefix_rule, part_weight, intents, "
-                       "intent_min, w.FIELD, "
+                       "intent_min, intent_joints, w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",
                        kv);

@@ -166,9 +166,14 @@ def run_loupe(loupe, catalog_path, queries, params):
         f.write("\n".join(queries) + "\n")
         qpath = f.name
     cmd = [loupe, "tools", "bench", "--catalog", catalog_path, "--queries", qpath, "--top", "10"]
+    env = dict(os.environ)
     for p in params:
-        cmd += ["--param", p]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+        if p.startswith("env."):  # env.NAME=VALUE: an environment variable for this run
+            k, _, v = p[4:].partition("=")
+            env[k] = v
+        else:
+            cmd += ["--param", p]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     os.unlink(qpath)
     if r.returncode != 0:
         sys.exit(f"loupe failed: {r.stderr}")

@@ -223,6 +223,7 @@ typedef struct lp_catalog_params {
      * (intents = 1; 2 = round robin over the whole request and the parts; 0 = off). */
     double intents;
     double intent_min;
+    double intent_gate;   /* a part's best tool is taken only with this many query words matched */
     double intent_joints; /* joints that cut: 1 joining words and ';', 2 ', ', 4 '. ? !' */
 } lp_catalog_params;
 

@@ -837,7 +837,7 @@ static void merge_intents(const lp_catalog *cat, const lp_catalog_result *sub, s
                 continue;
             const lp_catalog_hit *h = &sub[i].hits[0];
             const lp_cat_doc *d = (const lp_cat_doc *)(const void *)h->tool; /* pub first */
-            if (taken[d->slot])
+            if (taken[d->slot] || h->matched_terms < cat->params.intent_gate)
                 continue;
             m[len++] = (ranked){d, h->score, (uint16_t)h->matched_terms, (uint8_t)h->channels,
                                 h->similarity};

@@ -184,11 +184,12 @@ lp_catalog_params lp_catalog_params_default(void)
         .lexical_floor = 12,
         .request_alpha = 5,
         .request_floor = 0.03,
-        .prefix_rule = 0,
-        .part_weight = 1,
-        .intents = 0,
-        .intent_min = 2,
-        .intent_joints = 7,
+        .prefix_rule = 1,
+        .part_weight = 0.5,
+        .intents = 1,
+        .intent_min = 3,
+        .intent_gate = 2,
+        .intent_joints = 1,
     };
     return p;
 }
@@ -235,6 +236,7 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"part_weight", offsetof(lp_catalog_params, part_weight)},
         {"intents", offsetof(lp_catalog_params, intents)},
         {"intent_min", offsetof(lp_catalog_params, intent_min)},
+        {"intent_gate", offsetof(lp_catalog_params, intent_gate)},
         {"intent_joints", offsetof(lp_catalog_params, intent_joints)},
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(scalars); i++)
@@ -267,7 +269,7 @@ bad:
                        "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
                        "words, words_min, words_depth, words_request, lexical_floor, "
                        "request_alpha, request_floor, prefix_rule, part_weight, intents, "
-                       "intent_min, intent_joints, w.FIELD, "
+                       "intent_min, intent_joints, intent_gate, w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",
                        kv);

@@ -74,7 +74,7 @@ static void catalog_model_load(void)
     if (lp_embed_model_load(path, &catalog_model, &e) != LP_OK) {
         catalog_model = NULL;
         snprintf(catalog_model_err.msg, sizeof catalog_model_err.msg,
-                 "LOUPE_CATALOG_EMBED_MODEL: %s", e.msg);
+                 "LOUPE_CATALOG_EMBED_MODEL: %.200s", e.msg);
     }
 }
 

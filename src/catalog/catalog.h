@@ -208,8 +208,8 @@ typedef struct lp_catalog_params {
     double request_alpha;
     double request_floor;
     /* Precision. prefix_rule = 1: a prefix expansion (a query term that starts an index
-     * term, or the reverse) is dropped when the longer term is a separate English word (the
-     * word channel's vocabulary has it) that is not the shorter one plus a suffix: "tour"
+     * term, or the reverse) is dropped when both terms are English words (the word
+     * channel's vocabulary has them) and the longer is not the shorter plus a suffix: "tour"
      * does not reach "tournament"; "financ" still reaches "financial" (0 = every prefix
      * expands; no word model = the same). A query identifier with parts ("HackerRank":
      * hacker, rank, and the whole hackerrank) weighs its parts part_weight when the whole

@@ -284,6 +284,13 @@ float lp_cat_request_fraction(lp_str term);
  * the floor, else 1 (see lp_catalog_params). */
 double lp_cat_request_weight(const lp_catalog_params *P, lp_str term);
 
+/* search.c: cut a request into intents at the joints of params.intent_joints (at most max
+ * parts, slices of text); returns how many (1 = one intent: no cut). Every part has at
+ * least params.intent_min plain query terms: a short piece takes the pieces after it (the
+ * last, the part before it), so "find cheap flights and hotels" stays one request. */
+#define LP_CAT_MAX_INTENTS 4
+size_t lp_cat_split_intents(const lp_catalog *cat, lp_str text, lp_str *parts, size_t max);
+
 /* search.c: recompute inv_norm (called at the end of every mutation). */
 void lp_cat_refresh_norms(lp_catalog *cat);
 

@@ -193,7 +193,7 @@ static bool query_terms(const lp_catalog *cat, lp_str text, qterm_vec *out)
  * it" needs two tools; ranked as one bag of words, the tool matching most words wins every
  * place. The request is cut at clause joints into parts, each part is searched alone, and
  * the parts' best tools are merged into the whole request's ranking (merge_intents). */
-#define MAX_INTENTS 4
+#define MAX_INTENTS LP_CAT_MAX_INTENTS
 
 static bool alnum_at(lp_str t, size_t i)
 {
@@ -237,10 +237,7 @@ static size_t plain_terms(const lp_catalog *cat, lp_str s)
     return n;
 }
 
-/* Cut text into intents (at most max); returns how many (1 = one intent: no cut). Every
- * part has at least intent_min plain query terms: a shorter piece joins the part before it
- * (or after it, for the first), so "find cheap flights and hotels" stays one request. */
-static size_t split_intents(const lp_catalog *cat, lp_str text, lp_str *parts, size_t max)
+size_t lp_cat_split_intents(const lp_catalog *cat, lp_str text, lp_str *parts, size_t max)
 {
     lp_str raw[4 * MAX_INTENTS];
     size_t nraw = 0, start = 0;
@@ -259,11 +256,13 @@ static size_t split_intents(const lp_catalog *cat, lp_str text, lp_str *parts, s
         raw[nraw++] = (lp_str){text.ptr + start, text.len - start};
     size_t min = (size_t)LP_MAX(cat->params.intent_min, 1.0);
     size_t n = 0;
-    size_t pending_terms = 0;
+    size_t pending_terms = 0; /* plain terms of the part being built */
     for (size_t r = 0; r < nraw; r++) {
         size_t t = plain_terms(cat, raw[r]);
-        if (n > 0 && (t < min || pending_terms < min || n == max)) {
-            /* Extend the previous part over this piece (spans are in order in text). */
+        if (!t && (n == 0 || pending_terms >= min))
+            continue; /* nothing to search ("also" after a ';') */
+        if (n > 0 && (pending_terms < min || n == max)) {
+            /* The part is still short: it takes this piece too (spans are in order). */
             lp_str *p = &parts[n - 1];
             p->len = (size_t)(raw[r].ptr + raw[r].len - p->ptr);
             pending_terms += t;
@@ -352,17 +351,18 @@ static bool is_suffix(lp_str rest)
     return false;
 }
 
-/* May a prefix expansion join the shorter term s to the longer term l (s starts l)? Not
- * when l is a separate English word (the word channel's vocabulary knows it) that is not s
+/* May a prefix expansion join the shorter term sh to the longer term l (sh starts l)? Not
+ * when both are English words (the word channel's vocabulary knows them) and l is not sh
  * plus a suffix: "tour" does not reach "tournament", nor "news" "newsletter", while "financ"
- * reaches "financial" and "translat" "translation". A longer term no dictionary knows
- * (a product name, an identifier) is still reached. Off with prefix_rule = 0 or without
- * the word model. */
+ * reaches "financial" and "translat" "translation". A term no dictionary knows (an
+ * abbreviation such as "repo", a product name, an identifier) still expands and is still
+ * reached. Off with prefix_rule = 0 or without the word model. */
 static bool prefix_ok(const lp_catalog *cat, lp_str sh, lp_str l)
 {
     if (!(cat->params.prefix_rule > 0) || !cat->dict)
         return true;
-    if (lp_cat_words_lookup(cat->dict, lp_hash64_of(l.ptr, l.len), l) == UINT32_MAX)
+    if (lp_cat_words_lookup(cat->dict, lp_hash64_of(l.ptr, l.len), l) == UINT32_MAX ||
+        lp_cat_words_lookup(cat->dict, lp_hash64_of(sh.ptr, sh.len), sh) == UINT32_MAX)
         return true;
     lp_str rest = {l.ptr + sh.len, l.len - sh.len};
     if (is_suffix(rest))
@@ -1021,7 +1021,7 @@ static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
      * then merged. */
     lp_str parts[MAX_INTENTS];
     size_t nparts = split && cat->params.intents > 0 && qtext.len && nslots
-                        ? split_intents(cat, qtext, parts, MAX_INTENTS)
+                        ? lp_cat_split_intents(cat, qtext, parts, MAX_INTENTS)
                         : 1;
     bool in_order = false; /* rk is in final order (else a heap is made of it) */
     if (nparts > 1) {

@@ -216,15 +216,18 @@ typedef struct lp_catalog_params {
      * is an index term, so the whole form is preferred (1 = parts weigh as any word). */
     double prefix_rule;
     double part_weight;
-    /* Several intents: a request split at clause joints ("and", "then", "also", "as well
-     * as", ";", sentence ends, ", ") into at least two parts of intent_min query words
-     * or more is also searched part by part, and the result takes the whole request's best
-     * tool, then each part's best tool not yet taken, then the whole request's ranking
-     * (intents = 1; 2 = round robin over the whole request and the parts; 0 = off). */
+    /* Several intents (intents = 1; 0 = off): a request cut at clause joints
+     * (intent_joints: 1 = "and", "then", "also", "as well as", "plus", "after that",
+     * "additionally" and ';'; 2 = ", "; 4 = sentence ends) into parts of at least intent_min
+     * query words is also searched part by part (intent_vectors = 0: the parts by words
+     * only), and the result takes the whole request's best tool, then each part's best
+     * tool not yet taken that matches at least intent_gate of the part's words, then the
+     * whole request's ranking. */
     double intents;
     double intent_min;
-    double intent_gate;   /* a part's best tool is taken only with this many query words matched */
-    double intent_joints; /* joints that cut: 1 joining words and ';', 2 ', ', 4 '. ? !' */
+    double intent_vectors;
+    double intent_gate;
+    double intent_joints;
 } lp_catalog_params;
 
 lp_catalog_params lp_catalog_params_default(void);

@@ -813,76 +813,48 @@ static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *
     free(matched);
 }
 
-/* Merge the intents' results into the whole request's ranking rk[0..*n) (sorted here):
- * intents = 1: the whole request's best, then each part's best not yet taken, then the whole
- * request's ranking; 2: round robin over the whole request and the parts. A tool appears
- * once. *rk is replaced by the merged list, in order. */
-static void merge_intents(const lp_catalog *cat, const lp_catalog_result *sub, size_t nsub,
-                          ranked **rk, size_t *n)
+/* Merge the intents' results into the whole request's ranking rk[0..*n): the whole
+ * request's best tool, then each part's best tool unless already taken or matching fewer
+ * than intent_gate query words (a part whose best tool is taken is covered), then the rest
+ * of the whole request's ranking. Only the `want` best of that ranking are sorted: *rk is
+ * replaced by the merged list, whose first entries (the count returned) are in final order
+ * and the rest, all ranked below them, in no order (the caller makes a heap of them). A
+ * tool appears once. */
+static size_t merge_intents(const lp_catalog *cat, const lp_catalog_result *sub, size_t nsub,
+                            size_t want, ranked **rk, size_t *n)
 {
-    qsort(*rk, *n, sizeof **rk, ranked_cmp);
-    size_t cap = *n;
-    for (size_t i = 0; i < nsub; i++)
-        cap += sub[i].nhits;
-    ranked *m = lp_xmalloc((cap ? cap : 1) * sizeof *m);
+    size_t k = keep_best(*rk, *n, want);
+    qsort(*rk, k, sizeof **rk, ranked_cmp);
+    ranked *m = lp_xmalloc((*n + nsub + 1) * sizeof *m);
     uint8_t *taken = lp_xcalloc(cat->slots.len ? cat->slots.len : 1, 1);
-    size_t pos[MAX_INTENTS + 1] = {0}, len = 0;
-    bool robin = cat->params.intents >= 2;
-    /* intents = 1: a part whose best tool is already taken is covered and adds nothing. */
-    if (!robin && *n) {
-        m[len++] = (*rk)[pos[0]++];
+    size_t len = 0;
+    if (k) {
+        m[len++] = (*rk)[0];
         taken[m[0].doc->slot] = 1;
-        for (size_t i = 0; i < nsub; i++) {
-            if (!sub[i].nhits)
-                continue;
-            const lp_catalog_hit *h = &sub[i].hits[0];
-            const lp_cat_doc *d = (const lp_cat_doc *)(const void *)h->tool; /* pub first */
-            if (taken[d->slot] || h->matched_terms < cat->params.intent_gate)
-                continue;
-            m[len++] = (ranked){d, h->score, (uint16_t)h->matched_terms, (uint8_t)h->channels,
-                                h->similarity};
-            taken[d->slot] = 1;
-        }
-        for (; pos[0] < *n; pos[0]++)
-            if (!taken[(*rk)[pos[0]].doc->slot])
-                m[len++] = (*rk)[pos[0]];
     }
-    for (size_t turn = 0; robin; turn++) {
-        /* Source of this turn: 0 = the whole request, i + 1 = part i. */
-        size_t src = turn % (nsub + 1);
-        bool any = false;
-        for (size_t tries = 0; tries <= nsub && !any; tries++) {
-            size_t k = (src + tries) % (nsub + 1);
-            if (k == 0) {
-                while (pos[0] < *n && taken[(*rk)[pos[0]].doc->slot])
-                    pos[0]++;
-                if (pos[0] < *n) {
-                    m[len] = (*rk)[pos[0]++];
-                    any = true;
-                }
-            } else {
-                const lp_catalog_result *r = &sub[k - 1];
-                while (pos[k] < r->nhits &&
-                       taken[((const lp_cat_doc *)(const void *)r->hits[pos[k]].tool)->slot])
-                    pos[k]++;
-                if (pos[k] < r->nhits) {
-                    const lp_catalog_hit *h = &r->hits[pos[k]++];
-                    m[len] = (ranked){(const lp_cat_doc *)(const void *)h->tool, h->score,
-                                      (uint16_t)h->matched_terms, (uint8_t)h->channels,
-                                      h->similarity};
-                    any = true;
-                }
-            }
-        }
-        if (!any)
-            break;
-        taken[m[len].doc->slot] = 1;
-        len++;
+    for (size_t i = 0; i < nsub; i++) {
+        if (!sub[i].nhits)
+            continue;
+        const lp_catalog_hit *h = &sub[i].hits[0];
+        const lp_cat_doc *d = (const lp_cat_doc *)(const void *)h->tool; /* pub is first */
+        if (taken[d->slot] || h->matched_terms < cat->params.intent_gate)
+            continue;
+        m[len++] = (ranked){d, h->score, (uint16_t)h->matched_terms, (uint8_t)h->channels,
+                            h->similarity};
+        taken[d->slot] = 1;
     }
+    for (size_t i = 1; i < k; i++)
+        if (!taken[(*rk)[i].doc->slot])
+            m[len++] = (*rk)[i];
+    size_t prefix = len;
+    for (size_t i = k; i < *n; i++)
+        if (!taken[(*rk)[i].doc->slot])
+            m[len++] = (*rk)[i];
     free(taken);
     free(*rk);
     *rk = m;
     *n = len;
+    return prefix;
 }
 
 static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
@@ -998,14 +970,16 @@ static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
     }
     out->channels = qtext.len ? LP_CATALOG_CH_LEXICAL : 0;
     bool have_d = false, have_w = false;
-    if (qtext.len && cat->params.dense_weight > 0) {
+    /* A part of a request (split false) uses the vector channels only with intent_vectors. */
+    bool vectors = split || cat->params.intent_vectors > 0;
+    if (vectors && qtext.len && cat->params.dense_weight > 0) {
         dscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *dscore);
         const char *why = NULL;
         have_d = lp_cat_dense_scores(cat, qtext, dscore, &why);
         if (!have_d && why)
             warn(out, why, "%s; tools were ranked without the dense channel", cat->dense_note);
     }
-    if (qtext.len && cat->params.words_weight > 0) {
+    if (vectors && qtext.len && cat->params.words_weight > 0) {
         wscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *wscore);
         const char *why = NULL;
         have_w = lp_cat_words_scores(cat, qtext, wscore, &why);
@@ -1023,7 +997,7 @@ static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
     size_t nparts = split && cat->params.intents > 0 && qtext.len && nslots
                         ? lp_cat_split_intents(cat, qtext, parts, MAX_INTENTS)
                         : 1;
-    bool in_order = false; /* rk is in final order (else a heap is made of it) */
+    size_t prefix = 0; /* rk[0..prefix) is in final order; a heap is made of the rest */
     if (nparts > 1) {
         lp_catalog_result sub[MAX_INTENTS];
         for (size_t i = 0; i < nparts; i++) {
@@ -1037,10 +1011,9 @@ static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
             if (search_impl(cat, &pq, &sub[i], false, &perr) != LP_OK)
                 memset(&sub[i], 0, sizeof sub[i]);
         }
-        merge_intents(cat, sub, nparts, &rk, &nrk);
+        prefix = merge_intents(cat, sub, nparts, max_tools + q->npinned + 1, &rk, &nrk);
         for (size_t i = 0; i < nparts; i++)
             lp_catalog_result_release(&sub[i]);
-        in_order = true;
     }
     out->matched = nrk;
     out->hits = lp_xmalloc((max_tools + q->npinned + 1) * sizeof *out->hits);
@@ -1091,16 +1064,16 @@ static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
              out->total_tokens, q->max_tokens);
     /* The rest in rank order, popped from a heap until max_tools is reached; what is left
      * then is counted, not sorted. */
-    if (!in_order)
-        heapify(rk, nrk);
-    size_t next = 0;
+    size_t next = 0, heap_n = nrk - prefix;
+    heapify(rk + prefix, heap_n);
     size_t left = nrk;
     while (left) {
         if (out->nhits >= max_tools) {
             out->omitted_count += left - pinned_left;
             break;
         }
-        ranked x = in_order ? (left--, rk[next++]) : heap_pop(rk, &left);
+        ranked x = next < prefix ? rk[next++] : heap_pop(rk + prefix, &heap_n);
+        left--;
         const lp_cat_doc *d = x.doc;
         bool pinned = false;
         for (size_t h = 0; h < pinned_count && !pinned; h++)

@@ -188,6 +188,7 @@ lp_catalog_params lp_catalog_params_default(void)
         .part_weight = 0.5,
         .intents = 1,
         .intent_min = 3,
+        .intent_vectors = 0,
         .intent_gate = 2,
         .intent_joints = 1,
     };
@@ -236,6 +237,7 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"part_weight", offsetof(lp_catalog_params, part_weight)},
         {"intents", offsetof(lp_catalog_params, intents)},
         {"intent_min", offsetof(lp_catalog_params, intent_min)},
+        {"intent_vectors", offsetof(lp_catalog_params, intent_vectors)},
         {"intent_gate", offsetof(lp_catalog_params, intent_gate)},
         {"intent_joints", offsetof(lp_catalog_params, intent_joints)},
     };
@@ -269,7 +271,8 @@ bad:
                        "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
                        "words, words_min, words_depth, words_request, lexical_floor, "
                        "request_alpha, request_floor, prefix_rule, part_weight, intents, "
-                       "intent_min, intent_joints, intent_gate, w.FIELD, "
+                       "intent_min, intent_joints, intent_gate, intent_vectors, "
+                       "w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",
                        kv);

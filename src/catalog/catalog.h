@@ -23,8 +23,9 @@
  *           "specific", "information": params request_alpha/request_floor, a table learned
  *           on the MetaTool development split, bench/catalog/request_words.py).
  *   dense   loupe's static embedding model (src/embed; the model built into the binary, or
- *           LOUPE_EMBED_MODEL; never a connected provider, so loading a catalog makes no
- *           network request). A tool's vector is made from the terms the lexical index
+ *           LOUPE_EMBED_MODEL, or LOUPE_CATALOG_EMBED_MODEL=FILE for the catalog alone, e.g.
+ *           models/loupe-teacher-v1.bin, "none" = off; never a connected provider, so
+ *           loading a catalog makes no network request). A tool's vector is made from the terms the lexical index
  *           already tokenized, each field weighted by params.dense_field; the query is
  *           embedded as a bag of its tokens weighted like the lexical channel weighs them,
  *           and scored against every tool exactly (one int8 SIMD pass). Tools with cosine >=

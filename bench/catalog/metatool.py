@@ -166,9 +166,14 @@ def run_loupe(loupe, catalog_path, queries, params):
         f.write("\n".join(queries) + "\n")
         qpath = f.name
     cmd = [loupe, "tools", "bench", "--catalog", catalog_path, "--queries", qpath, "--top", "10"]
+    env = dict(os.environ)
     for p in params:
-        cmd += ["--param", p]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+        if p.startswith("env."):  # env.NAME=VALUE: an environment variable for this run
+            k, _, v = p[4:].partition("=")
+            env[k] = v
+        else:
+            cmd += ["--param", p]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     os.unlink(qpath)
     if r.returncode != 0:
         sys.exit(f"loupe failed: {r.stderr}")
@@ -183,6 +188,9 @@ def main():
     ap.add_argument("--split", action="append", default=None)
     ap.add_argument("--catalog", action="append", default=None, help="des, rich")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--system", action="append", default=[],
+                    help="NAME=BINARY[:k=v,k=v]: compare these systems (same run, same BM25)"
+                         " instead of the five default configurations")
     args = ap.parse_args()
     splits = args.split or ["all", "dev", "test", "heldout"]
     which = args.catalog or ["des", "rich"]
@@ -206,13 +214,22 @@ def main():
                ("fused", [])]
     if args.param:
         systems = [("custom", [])]
+    binaries = {}
+    if args.system:
+        systems = []
+        for spec in args.system:
+            name, _, rest = spec.partition("=")
+            binary, _, params = rest.partition(":")
+            binaries[name] = binary or args.loupe
+            systems.append((name, [p for p in params.split(",") if p]))
     for c in which:
         path = os.path.join(work, f"metatool_{c}.json")
         with open(path, "w") as f:
             json.dump(cats[c], f, indent=1)
         ranked = {}
         for name, params in systems:
-            ranked[name], _ = run_loupe(args.loupe, path, queries, params + args.param)
+            ranked[name], _ = run_loupe(binaries.get(name, args.loupe), path, queries,
+                                        params + args.param)
         docs = []
         for t in cats[c]["tools"]:
             extra = " ".join(t.get("_meta", {}).get("aliases", []))

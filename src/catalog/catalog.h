@@ -23,8 +23,9 @@
  *           "specific", "information": params request_alpha/request_floor, a table learned
  *           on the MetaTool development split, bench/catalog/request_words.py).
  *   dense   loupe's static embedding model (src/embed; the model built into the binary, or
- *           LOUPE_EMBED_MODEL; never a connected provider, so loading a catalog makes no
- *           network request). A tool's vector is made from the terms the lexical index
+ *           LOUPE_EMBED_MODEL, or LOUPE_CATALOG_EMBED_MODEL=FILE for the catalog alone, e.g.
+ *           models/loupe-teacher-v1.bin, "none" = off; never a connected provider, so
+ *           loading a catalog makes no network request). A tool's vector is made from the terms the lexical index
  *           already tokenized, each field weighted by params.dense_field; the query is
  *           embedded as a bag of its tokens weighted like the lexical channel weighs them,
  *           and scored against every tool exactly (one int8 SIMD pass). Tools with cosine >=
@@ -207,6 +208,27 @@ typedef struct lp_catalog_params {
      * bench/catalog/request_words.py). alpha 0 = off. */
     double request_alpha;
     double request_floor;
+    /* Precision. prefix_rule = 1: a prefix expansion (a query term that starts an index
+     * term, or the reverse) is dropped when both terms are English words (the word
+     * channel's vocabulary has them) and the longer is not the shorter plus a suffix: "tour"
+     * does not reach "tournament"; "financ" still reaches "financial" (0 = every prefix
+     * expands; no word model = the same). A query identifier with parts ("HackerRank":
+     * hacker, rank, and the whole hackerrank) weighs its parts part_weight when the whole
+     * is an index term, so the whole form is preferred (1 = parts weigh as any word). */
+    double prefix_rule;
+    double part_weight;
+    /* Several intents (intents = 1; 0 = off): a request cut at clause joints
+     * (intent_joints: 1 = "and", "then", "also", "as well as", "plus", "after that",
+     * "additionally" and ';'; 2 = ", "; 4 = sentence ends) into parts of at least intent_min
+     * query words is also searched part by part (intent_vectors = 0: the parts by words
+     * only), and the result takes the whole request's best tool, then each part's best
+     * tool not yet taken that matches at least intent_gate of the part's words, then the
+     * whole request's ranking. */
+    double intents;
+    double intent_min;
+    double intent_vectors;
+    double intent_gate;
+    double intent_joints;
 } lp_catalog_params;
 
 lp_catalog_params lp_catalog_params_default(void);
@@ -215,7 +237,8 @@ lp_catalog_params lp_catalog_params_default(void);
  * "namespace=1", "coverage=0.5", "dense=1", "lexical=1", "d.description=1", "rrf_k=60",
  * "dense_min=0.3", "dense_depth=50", "fusion=0", "words=0.5", "words_min=0.3",
  * "words_depth=50", "words_request=1", "lexical_floor=12", "request_alpha=5",
- * "request_floor=0.05"); LP_EINVAL with the list of keys otherwise. */
+ * "request_floor=0.05", "prefix_rule=1", "part_weight=0.5", "intents=1", "intent_min=2");
+ * LP_EINVAL with the list of keys otherwise. */
 lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------

@@ -223,6 +223,9 @@ struct lp_catalog {
     /* Word channel (words.c): the model (borrowed, process-wide; NULL = no channel,
      * words_note says why) and one int8 row per slot with its scale, as above. */
     const struct lp_cat_words *words;
+    /* The same model as an English dictionary (the prefix rule, search.c); set whenever the
+     * model is loaded, even with the word channel off. */
+    const struct lp_cat_words *dict;
     char words_note[LP_ERROR_MSG_MAX];
     int8_t *wmat;
     float *wscale;
@@ -281,6 +284,13 @@ float lp_cat_request_fraction(lp_str term);
  * the floor, else 1 (see lp_catalog_params). */
 double lp_cat_request_weight(const lp_catalog_params *P, lp_str term);
 
+/* search.c: cut a request into intents at the joints of params.intent_joints (at most max
+ * parts, slices of text); returns how many (1 = one intent: no cut). Every part has at
+ * least params.intent_min plain query terms: a short piece takes the pieces after it (the
+ * last, the part before it), so "find cheap flights and hotels" stays one request. */
+#define LP_CAT_MAX_INTENTS 4
+size_t lp_cat_split_intents(const lp_catalog *cat, lp_str text, lp_str *parts, size_t max);
+
 /* search.c: recompute inv_norm (called at the end of every mutation). */
 void lp_cat_refresh_norms(lp_catalog *cat);
 
@@ -305,7 +315,7 @@ typedef struct lp_cat_parse_ctx {
     size_t line_off; /* where() has counted lines up to this offset ... */
     size_t line;     /* ... and this is the line there (1-based) */
     lp_catalog_provider forced; /* LP_CATALOG_GENERIC = detect */
-    lp_text_tokenizer *code_tk, *prose_tk, *squash_tk;
+    lp_text_tokenizer *code_tk, *prose_tk, *schema_tk, *squash_tk;
     void *scratch; /* parse.c's per-document scratch buffers */
     const lp_catalog_params *params;
     struct lp_cat_dense_prep *dense; /* NULL: the catalog has no dense channel */

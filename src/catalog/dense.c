@@ -23,6 +23,8 @@
 #include "catalog/catalog_int.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 
 /* A parse embeds each distinct term once: its contribution (lp_embed_term_vector) is cached
  * by term text for the rest of the parse, quantized like a stored vector (dim int8 and a
@@ -54,6 +56,28 @@ struct lp_cat_dense_prep {
     size_t pool_rows;
 };
 
+/* LOUPE_CATALOG_EMBED_MODEL: a model for the catalog only (process-wide, never freed, like
+ * the built-in one). */
+static pthread_once_t catalog_model_once = PTHREAD_ONCE_INIT;
+static lp_embed_model *catalog_model;
+static lp_error catalog_model_err;
+
+static void catalog_model_load(void)
+{
+    const char *path = getenv("LOUPE_CATALOG_EMBED_MODEL");
+    if (strcmp(path, "none") == 0) {
+        snprintf(catalog_model_err.msg, sizeof catalog_model_err.msg,
+                 "the dense channel is off (LOUPE_CATALOG_EMBED_MODEL=none)");
+        return;
+    }
+    lp_error e = {0};
+    if (lp_embed_model_load(path, &catalog_model, &e) != LP_OK) {
+        catalog_model = NULL;
+        snprintf(catalog_model_err.msg, sizeof catalog_model_err.msg,
+                 "LOUPE_CATALOG_EMBED_MODEL: %.200s", e.msg);
+    }
+}
+
 void lp_cat_dense_init(lp_catalog *cat)
 {
     cat->model = NULL;
@@ -62,6 +86,19 @@ void lp_cat_dense_init(lp_catalog *cat)
         return;
     lp_error err = {0};
     const lp_embed_model *m = NULL;
+    const char *own = getenv("LOUPE_CATALOG_EMBED_MODEL");
+    if (own && *own) {
+        /* The catalog's own table (e.g. models/loupe-teacher-v1.bin), leaving code search's
+         * model alone; "none" turns the channel off. Loaded once per process. */
+        pthread_once(&catalog_model_once, catalog_model_load);
+        if (!catalog_model) {
+            snprintf(cat->dense_note, sizeof cat->dense_note, "%s", catalog_model_err.msg);
+            return;
+        }
+        cat->model = catalog_model;
+        cat->dim = lp_embed_model_dim(catalog_model);
+        return;
+    }
     if (lp_embed_default(&m, &err) != LP_OK) {
         snprintf(cat->dense_note, sizeof cat->dense_note, "%s", err.msg);
         return;

@@ -39,6 +39,7 @@ typedef struct prep {
     lp_buf schema;
     uint32_t flen[NF];
     uint8_t field;
+    bool count_whole; /* whole identifiers count in the field length (not in prose) */
     bool schema_truncated;
     size_t schema_nodes;
     lp_arena arena; /* the document's tree (fast path) or one slice's (slow path) */
@@ -80,7 +81,8 @@ static int collect_token(void *ctx, const lp_text_token *tok)
         lp_vec_reserve(&p->text, p->text.len + tok->len);
     memcpy(p->text.items + p->text.len, tok->text, tok->len);
     p->text.len += tok->len;
-    p->flen[p->field]++;
+    if (p->count_whole || !(tok->flags & LP_TEXT_TOK_WHOLE))
+        p->flen[p->field]++;
     return 0;
 }
 
@@ -89,6 +91,7 @@ static void index_text(prep *p, int field, lp_str s, bool prose)
     if (s.len > p->ctx->limits->max_text_bytes)
         s.len = p->ctx->limits->max_text_bytes;
     p->field = (uint8_t)field;
+    p->count_whole = !prose;
     lp_text_tokenize(prose ? p->ctx->prose_tk : p->ctx->code_tk, s, collect_token, p);
 }
 
@@ -601,7 +604,8 @@ static lp_status prepare(lp_cat_parse_ctx *c, const lp_json *v, lp_jrange r, boo
     for (size_t i = 0; i < LP_ARRAY_LEN(schema_keys); i++)
         schema_walk(&p, lp_json_get(fn, schema_keys[i]));
     p.field = LP_CATALOG_F_SCHEMA;
-    lp_text_tokenize(c->prose_tk, lp_buf_str(&p.schema), collect_token, &p);
+    p.count_whole = true;
+    lp_text_tokenize(c->schema_tk, lp_buf_str(&p.schema), collect_token, &p);
     d->pub.schema_truncated = p.schema_truncated;
     finish_terms(&p, d);
     if (c->dense)
@@ -1029,7 +1033,12 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     c.group = o.group && *o.group ? o.group : c.server ? c.server : source;
     c.forced = sh.forced;
     c.code_tk = lp_text_tokenizer_new(LP_TEXT_CODE | LP_TEXT_STEM);
-    c.prose_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
+    /* Prose (titles, aliases, descriptions) keeps a product name whole as well as split
+     * ("HackerRank": hacker, rank and hackerrank), so a request that writes it whole finds
+     * it; the schema's property names are split only. */
+    c.prose_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_KEEP_WHOLE | LP_TEXT_STEM |
+                                       LP_TEXT_STOPWORDS);
+    c.schema_tk = lp_text_tokenizer_new(LP_TEXT_SPLIT_IDENT | LP_TEXT_STEM | LP_TEXT_STOPWORDS);
     c.squash_tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
     c.params = &cat->params;
     c.dense = lp_cat_dense_prep_new(cat);
@@ -1046,6 +1055,7 @@ lp_status lp_catalog_parse(const lp_catalog *cat, const char *json, size_t len,
     }
     lp_text_tokenizer_free(c.code_tk);
     lp_text_tokenizer_free(c.prose_tk);
+    lp_text_tokenizer_free(c.schema_tk);
     lp_text_tokenizer_free(c.squash_tk);
     lp_cat_dense_prep_free(c.dense);
     lp_cat_words_prep_free(c.words);

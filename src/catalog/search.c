@@ -44,6 +44,8 @@ typedef struct qterm {
     char text[LP_TEXT_TOKEN_MAX + 1];
     uint16_t len;
     bool whole;
+    bool part;                /* a part of an identifier with several parts */
+    uint32_t start, end;      /* source bytes of its first occurrence */
 } qterm;
 
 typedef LP_VEC(qterm) qterm_vec;
@@ -155,6 +157,9 @@ static int collect_q(void *ctx, const lp_text_token *tok)
     memcpy(q->text, tok->text, tok->len);
     q->len = (uint16_t)tok->len;
     q->whole = whole;
+    q->part = (tok->flags & LP_TEXT_TOK_PART) != 0;
+    q->start = (uint32_t)tok->start;
+    q->end = (uint32_t)tok->end;
     return 0;
 }
 
@@ -184,6 +189,97 @@ static bool query_terms(const lp_catalog *cat, lp_str text, qterm_vec *out)
 }
 
 /* ------------------------------------------------------------------------------------------
+ * Several intents. A request such as "get the stock price of Apple and the latest news about
+ * it" needs two tools; ranked as one bag of words, the tool matching most words wins every
+ * place. The request is cut at clause joints into parts, each part is searched alone, and
+ * the parts' best tools are merged into the whole request's ranking (merge_intents). */
+#define MAX_INTENTS LP_CAT_MAX_INTENTS
+
+static bool alnum_at(lp_str t, size_t i)
+{
+    unsigned char c = (unsigned char)t.ptr[i];
+    return c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+           c == '_';
+}
+
+/* Length of the joint starting at byte i of t (0 = none): a joining word at a word start
+ * and followed by a non-word byte, or clause punctuation followed by a space. */
+static size_t joint_at(lp_str t, size_t i, unsigned kinds)
+{
+    static const char *const words[] = {"and", "then", "also", "as well as", "after that",
+                                        "additionally", "plus"};
+    char c = t.ptr[i];
+    bool spaced = i + 1 == t.len || t.ptr[i + 1] == ' ' || t.ptr[i + 1] == '\n';
+    if (spaced && (((kinds & 1) && c == ';') || ((kinds & 2) && c == ',') ||
+                   ((kinds & 4) && (c == '.' || c == '?' || c == '!'))))
+        return 1;
+    if (!(kinds & 1) || (i > 0 && alnum_at(t, i - 1)))
+        return 0;
+    for (size_t w = 0; w < LP_ARRAY_LEN(words); w++) {
+        size_t n = strlen(words[w]);
+        if (i + n <= t.len && strncasecmp(t.ptr + i, words[w], n) == 0 &&
+            (i + n == t.len || !alnum_at(t, i + n)))
+            return n;
+    }
+    return 0;
+}
+
+/* Plain (not whole-identifier) query terms of s. */
+static size_t plain_terms(const lp_catalog *cat, lp_str s)
+{
+    qterm_vec v = {0};
+    qcollect c = {&v, cat->limits.max_query_terms, false};
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_PROSE);
+    lp_text_tokenize(tk, s, collect_q, &c);
+    lp_text_tokenizer_free(tk);
+    size_t n = count_plain(&v);
+    lp_vec_free(&v);
+    return n;
+}
+
+size_t lp_cat_split_intents(const lp_catalog *cat, lp_str text, lp_str *parts, size_t max)
+{
+    lp_str raw[4 * MAX_INTENTS];
+    size_t nraw = 0, start = 0;
+    for (size_t i = 0; i < text.len && nraw + 1 < LP_ARRAY_LEN(raw);) {
+        size_t j = joint_at(text, i, (unsigned)cat->params.intent_joints);
+        if (!j) {
+            i++;
+            continue;
+        }
+        if (i > start)
+            raw[nraw++] = (lp_str){text.ptr + start, i - start};
+        i += j;
+        start = i;
+    }
+    if (start < text.len)
+        raw[nraw++] = (lp_str){text.ptr + start, text.len - start};
+    size_t min = (size_t)LP_MAX(cat->params.intent_min, 1.0);
+    size_t n = 0;
+    size_t pending_terms = 0; /* plain terms of the part being built */
+    for (size_t r = 0; r < nraw; r++) {
+        size_t t = plain_terms(cat, raw[r]);
+        if (!t && (n == 0 || pending_terms >= min))
+            continue; /* nothing to search ("also" after a ';') */
+        if (n > 0 && (pending_terms < min || n == max)) {
+            /* The part is still short: it takes this piece too (spans are in order). */
+            lp_str *p = &parts[n - 1];
+            p->len = (size_t)(raw[r].ptr + raw[r].len - p->ptr);
+            pending_terms += t;
+        } else {
+            parts[n++] = raw[r];
+            pending_terms = t;
+        }
+    }
+    /* The last part may still be short: join it to the one before. */
+    if (n > 1 && pending_terms < min) {
+        parts[n - 2].len = (size_t)(parts[n - 1].ptr + parts[n - 1].len - parts[n - 2].ptr);
+        n--;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------
  * Candidates for one query term. */
 static void push_cand(cand_vec *v, uint32_t term, double w, uint8_t kind)
 {
@@ -203,6 +299,23 @@ static bool live(const lp_catalog *cat, uint32_t id)
     return id != UINT32_MAX && cat->terms.items[id].df > 0;
 }
 
+/* The weight factor of query term i: part_weight for a part of an identifier whose whole
+ * form is an index term ("rank" of "HackerRank" when the catalog has hackerrank), so the
+ * whole form outweighs its parts; else 1. */
+static double part_factor(const lp_catalog *cat, const qterm_vec *v, size_t i)
+{
+    const qterm *q = &v->items[i];
+    if (!q->part || q->whole || cat->params.part_weight == 1)
+        return 1;
+    for (size_t k = 0; k < v->len; k++) {
+        const qterm *w = &v->items[k];
+        if (w->whole && w->start <= q->start && q->end <= w->end &&
+            live(cat, lp_cat_term_lookup(cat, (lp_str){w->text, w->len})))
+            return cat->params.part_weight;
+    }
+    return 1;
+}
+
 /* The trigram of q with the fewest terms, or NULL. */
 static const lp_cat_tri *rarest_trigram(const lp_catalog *cat, lp_str q)
 {
@@ -219,6 +332,48 @@ static const lp_cat_tri *rarest_trigram(const lp_catalog *cat, lp_str q)
     return best;
 }
 
+/* Is rest (what a longer word adds to a shorter one) a derivational or inflectional suffix?
+ * The list is English morphology, not tuned on any catalog. */
+static bool is_suffix(lp_str rest)
+{
+    static const char *const sufs[] = {
+        "s",     "es",    "ed",   "ing",  "ings", "er",    "ers",   "or",    "ors",
+        "ion",   "ions",  "ation", "ations", "ment", "ments", "al",  "ial",   "ical",
+        "ally",  "ly",    "ity",  "ities", "ness", "ive",   "ives",  "ic",    "ics",
+        "ist",   "ists",  "ism",  "isms", "ize",   "ized",  "izes",  "izing", "ise",
+        "ised",  "ization", "isation", "ance", "ence", "ant", "ants", "ent",  "ents",
+        "able",  "ible",  "ure",  "ures", "y",     "ies",   "ful",   "less",  "ship",
+        "age",   "ages",  "ary",  "ery",  "ory",   "ous",   "ate",   "ated",  "ates",
+        "ating", "ee",    "ees",  "ian",  "ians",  "ify",   "ified", "ical", "logy"};
+    for (size_t i = 0; i < LP_ARRAY_LEN(sufs); i++)
+        if (lp_str_eq_c(rest, sufs[i]))
+            return true;
+    return false;
+}
+
+/* May a prefix expansion join the shorter term sh to the longer term l (sh starts l)? Not
+ * when both are English words (the word channel's vocabulary knows them) and l is not sh
+ * plus a suffix: "tour" does not reach "tournament", nor "news" "newsletter", while "financ"
+ * reaches "financial" and "translat" "translation". A term no dictionary knows (an
+ * abbreviation such as "repo", a product name, an identifier) still expands and is still
+ * reached. Off with prefix_rule = 0 or without the word model. */
+static bool prefix_ok(const lp_catalog *cat, lp_str sh, lp_str l)
+{
+    if (!(cat->params.prefix_rule > 0) || !cat->dict)
+        return true;
+    if (lp_cat_words_lookup(cat->dict, lp_hash64_of(l.ptr, l.len), l) == UINT32_MAX ||
+        lp_cat_words_lookup(cat->dict, lp_hash64_of(sh.ptr, sh.len), sh) == UINT32_MAX)
+        return true;
+    lp_str rest = {l.ptr + sh.len, l.len - sh.len};
+    if (is_suffix(rest))
+        return true;
+    /* A doubled final consonant before the suffix ("shop" / "shopper"). */
+    if (rest.len > 1 && rest.ptr[0] == sh.ptr[sh.len - 1] &&
+        is_suffix((lp_str){rest.ptr + 1, rest.len - 1}))
+        return true;
+    return false;
+}
+
 static void prefix_cands(const lp_catalog *cat, lp_str q, cand_vec *out)
 {
     const lp_catalog_params *P = &cat->params;
@@ -230,7 +385,8 @@ static void prefix_cands(const lp_catalog *cat, lp_str q, cand_vec *out)
         for (size_t i = 0; i < work && found < MAX_PREFIX; i++) {
             uint32_t id = t->terms[i];
             lp_str s = lp_cat_term_text(cat, id);
-            if (s.len > q.len && cat->terms.items[id].df > 0 && !memcmp(s.ptr, q.ptr, q.len)) {
+            if (s.len > q.len && cat->terms.items[id].df > 0 && !memcmp(s.ptr, q.ptr, q.len) &&
+                prefix_ok(cat, q, s)) {
                 double w = P->prefix_weight * (0.5 + 0.5 * (double)q.len / (double)s.len);
                 push_cand(out, id, w, K_PREFIX);
                 found++;
@@ -242,7 +398,7 @@ static void prefix_cands(const lp_catalog *cat, lp_str q, cand_vec *out)
         if (lp_utf8_cut(q.ptr, q.len, l) != l)
             continue; /* not a codepoint boundary */
         uint32_t id = lp_cat_term_lookup(cat, (lp_str){q.ptr, l});
-        if (live(cat, id)) {
+        if (live(cat, id) && prefix_ok(cat, (lp_str){q.ptr, l}, q)) {
             double w = P->prefix_weight * (0.5 + 0.5 * (double)l / (double)q.len);
             push_cand(out, id, w, K_PREFIX);
         }
@@ -657,8 +813,61 @@ static void fuse(const lp_catalog *cat, const lp_catalog_query *q, const float *
     free(matched);
 }
 
+/* Merge the intents' results into the whole request's ranking rk[0..*n): the whole
+ * request's best tool, then each part's best tool unless already taken or matching fewer
+ * than intent_gate query words (a part whose best tool is taken is covered), then the rest
+ * of the whole request's ranking. Only the `want` best of that ranking are sorted: *rk is
+ * replaced by the merged list, whose first entries (the count returned) are in final order
+ * and the rest, all ranked below them, in no order (the caller makes a heap of them). A
+ * tool appears once. */
+static size_t merge_intents(const lp_catalog *cat, const lp_catalog_result *sub, size_t nsub,
+                            size_t want, ranked **rk, size_t *n)
+{
+    size_t k = keep_best(*rk, *n, want);
+    qsort(*rk, k, sizeof **rk, ranked_cmp);
+    ranked *m = lp_xmalloc((*n + nsub + 1) * sizeof *m);
+    uint8_t *taken = lp_xcalloc(cat->slots.len ? cat->slots.len : 1, 1);
+    size_t len = 0;
+    if (k) {
+        m[len++] = (*rk)[0];
+        taken[m[0].doc->slot] = 1;
+    }
+    for (size_t i = 0; i < nsub; i++) {
+        if (!sub[i].nhits)
+            continue;
+        const lp_catalog_hit *h = &sub[i].hits[0];
+        const lp_cat_doc *d = (const lp_cat_doc *)(const void *)h->tool; /* pub is first */
+        if (taken[d->slot] || h->matched_terms < cat->params.intent_gate)
+            continue;
+        m[len++] = (ranked){d, h->score, (uint16_t)h->matched_terms, (uint8_t)h->channels,
+                            h->similarity};
+        taken[d->slot] = 1;
+    }
+    for (size_t i = 1; i < k; i++)
+        if (!taken[(*rk)[i].doc->slot])
+            m[len++] = (*rk)[i];
+    size_t prefix = len;
+    for (size_t i = k; i < *n; i++)
+        if (!taken[(*rk)[i].doc->slot])
+            m[len++] = (*rk)[i];
+    free(taken);
+    free(*rk);
+    *rk = m;
+    *n = len;
+    return prefix;
+}
+
+static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
+                             lp_catalog_result *out, bool split, lp_error *err);
+
 lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
                             lp_catalog_result *out, lp_error *err)
+{
+    return search_impl(cat, q, out, true, err);
+}
+
+static lp_status search_impl(const lp_catalog *cat, const lp_catalog_query *q,
+                             lp_catalog_result *out, bool split, lp_error *err)
 {
     memset(out, 0, sizeof *out);
     const lp_catalog_limits *L = &cat->limits;
@@ -726,7 +935,8 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
             continue;
         score_term(cat, &cands, ++stamp,
                    lp_cat_request_weight(&cat->params,
-                                  (lp_str){terms.items[i].text, terms.items[i].len}),
+                                         (lp_str){terms.items[i].text, terms.items[i].len}) *
+                       part_factor(cat, &terms, i),
                    &sc);
         for (size_t k = 0; k < sc.touched.len; k++) {
             uint32_t s = sc.touched.items[k];
@@ -760,14 +970,16 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
     }
     out->channels = qtext.len ? LP_CATALOG_CH_LEXICAL : 0;
     bool have_d = false, have_w = false;
-    if (qtext.len && cat->params.dense_weight > 0) {
+    /* A part of a request (split false) uses the vector channels only with intent_vectors. */
+    bool vectors = split || cat->params.intent_vectors > 0;
+    if (vectors && qtext.len && cat->params.dense_weight > 0) {
         dscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *dscore);
         const char *why = NULL;
         have_d = lp_cat_dense_scores(cat, qtext, dscore, &why);
         if (!have_d && why)
             warn(out, why, "%s; tools were ranked without the dense channel", cat->dense_note);
     }
-    if (qtext.len && cat->params.words_weight > 0) {
+    if (vectors && qtext.len && cat->params.words_weight > 0) {
         wscore = lp_xmalloc((nslots ? nslots : 1) * sizeof *wscore);
         const char *why = NULL;
         have_w = lp_cat_words_scores(cat, qtext, wscore, &why);
@@ -778,6 +990,30 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
         fuse(cat, q, have_d ? dscore : NULL, have_w ? wscore : NULL, &rk, &nrk);
         out->channels = (have_d ? LP_CATALOG_CH_DENSE : 0) | (have_w ? LP_CATALOG_CH_WORDS : 0) |
                         (cat->params.lexical_weight > 0 ? LP_CATALOG_CH_LEXICAL : 0);
+    }
+    /* Several intents: each part searched alone (same filters, no pins, no token budget),
+     * then merged. */
+    lp_str parts[MAX_INTENTS];
+    size_t nparts = split && cat->params.intents > 0 && qtext.len && nslots
+                        ? lp_cat_split_intents(cat, qtext, parts, MAX_INTENTS)
+                        : 1;
+    size_t prefix = 0; /* rk[0..prefix) is in final order; a heap is made of the rest */
+    if (nparts > 1) {
+        lp_catalog_result sub[MAX_INTENTS];
+        for (size_t i = 0; i < nparts; i++) {
+            lp_catalog_query pq = *q;
+            pq.text = parts[i];
+            pq.pinned = NULL;
+            pq.npinned = 0;
+            pq.max_tokens = 0;
+            pq.max_tools = max_tools;
+            lp_error perr = {0};
+            if (search_impl(cat, &pq, &sub[i], false, &perr) != LP_OK)
+                memset(&sub[i], 0, sizeof sub[i]);
+        }
+        prefix = merge_intents(cat, sub, nparts, max_tools + q->npinned + 1, &rk, &nrk);
+        for (size_t i = 0; i < nparts; i++)
+            lp_catalog_result_release(&sub[i]);
     }
     out->matched = nrk;
     out->hits = lp_xmalloc((max_tools + q->npinned + 1) * sizeof *out->hits);
@@ -828,14 +1064,16 @@ lp_status lp_catalog_search(const lp_catalog *cat, const lp_catalog_query *q,
              out->total_tokens, q->max_tokens);
     /* The rest in rank order, popped from a heap until max_tools is reached; what is left
      * then is counted, not sorted. */
-    heapify(rk, nrk);
+    size_t next = 0, heap_n = nrk - prefix;
+    heapify(rk + prefix, heap_n);
     size_t left = nrk;
     while (left) {
         if (out->nhits >= max_tools) {
             out->omitted_count += left - pinned_left;
             break;
         }
-        ranked x = heap_pop(rk, &left);
+        ranked x = next < prefix ? rk[next++] : heap_pop(rk + prefix, &heap_n);
+        left--;
         const lp_cat_doc *d = x.doc;
         bool pinned = false;
         for (size_t h = 0; h < pinned_count && !pinned; h++)

@@ -184,6 +184,13 @@ lp_catalog_params lp_catalog_params_default(void)
         .lexical_floor = 12,
         .request_alpha = 5,
         .request_floor = 0.03,
+        .prefix_rule = 1,
+        .part_weight = 0.5,
+        .intents = 1,
+        .intent_min = 3,
+        .intent_vectors = 0,
+        .intent_gate = 2,
+        .intent_joints = 1,
     };
     return p;
 }
@@ -226,6 +233,13 @@ lp_status lp_catalog_params_set(lp_catalog_params *p, const char *kv, lp_error *
         {"lexical_floor", offsetof(lp_catalog_params, lexical_floor)},
         {"request_alpha", offsetof(lp_catalog_params, request_alpha)},
         {"request_floor", offsetof(lp_catalog_params, request_floor)},
+        {"prefix_rule", offsetof(lp_catalog_params, prefix_rule)},
+        {"part_weight", offsetof(lp_catalog_params, part_weight)},
+        {"intents", offsetof(lp_catalog_params, intents)},
+        {"intent_min", offsetof(lp_catalog_params, intent_min)},
+        {"intent_vectors", offsetof(lp_catalog_params, intent_vectors)},
+        {"intent_gate", offsetof(lp_catalog_params, intent_gate)},
+        {"intent_joints", offsetof(lp_catalog_params, intent_joints)},
     };
     for (size_t i = 0; i < LP_ARRAY_LEN(scalars); i++)
         if (lp_str_eq_c(key, scalars[i].key)) {
@@ -256,7 +270,9 @@ bad:
                        "prefix, fuzzy, synonyms, whole, exact, name_term, namespace, "
                        "coverage, dense, lexical, rrf_k, dense_min, dense_depth, fusion, "
                        "words, words_min, words_depth, words_request, lexical_floor, "
-                       "request_alpha, request_floor, w.FIELD, "
+                       "request_alpha, request_floor, prefix_rule, part_weight, intents, "
+                       "intent_min, intent_joints, intent_gate, intent_vectors, "
+                       "w.FIELD, "
                        "b.FIELD, d.FIELD (FIELD: name, namespace, alias, tag, "
                        "description, schema)",
                        kv);

@@ -242,15 +242,18 @@ static void default_load(void)
 void lp_cat_words_init(lp_catalog *cat)
 {
     cat->words = NULL;
+    cat->dict = NULL;
     cat->words_note[0] = '\0';
-    if (!(cat->params.words_weight > 0))
+    if (!(cat->params.words_weight > 0) && !(cat->params.prefix_rule > 0))
         return;
     pthread_once(&default_once, default_load);
     if (!default_words) {
         snprintf(cat->words_note, sizeof cat->words_note, "%s", default_err.msg);
         return;
     }
-    cat->words = default_words;
+    cat->dict = default_words;
+    if (cat->params.words_weight > 0)
+        cat->words = default_words;
 }
 
 void lp_cat_words_release(lp_catalog *cat)

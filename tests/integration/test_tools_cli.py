@@ -219,3 +219,50 @@ def test_mcp_tool_catalog_errors_name_the_file(ctx):
     r = ctx.run("mcp", *[a for n in ("github_mcp.json", "github_mcp.json")
                          for a in ("--tool-catalog", os.path.join(FIX, n))], input="")
     assert r.rc != 0 and "duplicate_tool" in r.err, r
+
+
+MULTI = ("show stock prices, stock charts, market quotes of my companies and tell me the "
+         "weather in my city")
+
+
+def test_search_precision_intents_product_names_and_prefixes(ctx):
+    """A request with two intents gets a tool for each; a product name written whole finds
+    the product first; a prefix does not cross into another English word."""
+    pre = cat("precision.json") + ALL  # enough tools for real term weights
+    doc = ctx.ok("tools", "search", MULTI, "--max-tools", "2", "--json", "--no-definitions",
+                 *pre).json()
+    assert [t["id"] for t in doc["tools"]] == ["demo/stock_charts", "demo/weather"], doc
+    doc = ctx.ok("tools", "search", MULTI, "--max-tools", "2", "--json", "--no-definitions",
+                 "--param", "intents=0", *pre).json()
+    assert "demo/weather" not in [t["id"] for t in doc["tools"]], doc
+    doc = ctx.ok("tools", "search", "hackerrank", "--json", "--no-definitions", *pre).json()
+    assert doc["tools"][0]["id"] == "demo/challenges", doc
+    doc = ctx.ok("tools", "search", "HackerRank", "--json", "--no-definitions", *pre).json()
+    assert doc["tools"][0]["id"] == "demo/challenges", doc
+    doc = ctx.ok("tools", "search", "tour", "--json", "--no-definitions", *pre).json()
+    # The word vectors may still relate tour and tournament; the words themselves do not.
+    assert all("lexical" not in t["channels"] for t in doc["tools"]
+               if t["id"] == "demo/chess_results"), doc
+    assert doc["tools"][0]["id"] == "demo/sightseeing", doc
+
+
+def test_mcp_search_tools_gives_each_intent_a_tool(ctx):
+    """The same through `loupe mcp --tool-catalog` and its search_tools tool."""
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search_tools",
+                    "arguments": {"query": MULTI, "maxTools": 2, "includeDefinitions": False}}},
+    ]
+    files = [a for n in ("precision.json", "github_mcp.json", "slack_mcp.json")
+             for a in ("--tool-catalog", os.path.join(FIX, n))]
+    r = ctx.run("mcp", *files,
+                input="".join(json.dumps(m) + "\n" for m in msgs))
+    replies = {m.get("id"): m for m in map(json.loads, r.out.splitlines()) if "id" in m}
+    res = replies[2]["result"]
+    assert not res.get("isError"), res
+    ids = [t["id"] for t in res["structuredContent"]["tools"]]
+    assert ids == ["demo/stock_charts", "demo/weather"], res

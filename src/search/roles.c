@@ -140,7 +140,7 @@ static bool dir_is_build_output(lp_str seg, bool top)
 {
     static const char *const anywhere[] = {"__pycache__", "cjs", "esm", "umd", ".next",
                                            "_build", "dist-types"};
-    static const char *const at_top[] = {"dist", "build", "out", "target", "bin", "obj"};
+    static const char *const at_top[] = {"dist", "build", "out", "target", "obj"};
     return IN(seg, anywhere) || (top && IN(seg, at_top));
 }
 
@@ -176,6 +176,25 @@ static bool dir_is_example(lp_str seg)
     static const char *const dirs[] = {"examples", "example", "samples", "sample",
                                        "demo",     "demos",   "_examples"};
     return IN(seg, dirs);
+}
+
+/* Folders of project upkeep: CI settings, packaging, change-log fragments. */
+static bool dir_is_meta(lp_str seg, bool top)
+{
+    static const char *const anywhere[] = {"changelog", "changelog.d", "newsfragments",
+                                           "changes.d"};
+    static const char *const at_top[] = {".github", ".circleci", ".gitlab", "_appveyor",
+                                         ".azure-pipelines", "debian", ".ci"};
+    return IN(seg, anywhere) || (top && IN(seg, at_top));
+}
+
+/* Source code by its extension (a code file in a top-level docs folder is an example). */
+static bool base_is_code(lp_str b)
+{
+    static const char *const exts[] = {".py", ".js",  ".mjs", ".ts",   ".tsx", ".jsx", ".go",
+                                       ".rs", ".java", ".c",  ".h",    ".cc",  ".cpp", ".hpp",
+                                       ".cs", ".scala", ".rb", ".sh",  ".php", ".kt"};
+    return ENDS(b, exts);
 }
 
 static bool base_is_meta(lp_str b, bool top, bool in_docs)
@@ -216,7 +235,7 @@ static bool base_is_meta(lp_str b, bool top, bool in_docs)
 uint32_t lp_search_path_roles(lp_str p, const char *qname)
 {
     uint32_t roles = 0;
-    bool in_locale = false, in_docs = false, in_ci = false;
+    bool in_locale = false, in_docs = false, top_docs = false, in_meta = false;
     size_t nseg = 0;
     size_t i = 0;
     /* Folder segments first: index of "packages" to tell <pkg>/packages/<lib>/... */
@@ -241,11 +260,12 @@ uint32_t lp_search_path_roles(lp_str p, const char *qname)
                 in_locale = true;
             if (dir_is_example(seg))
                 roles |= LP_ROLE_EXAMPLE;
-            if (lp_str_eq_c(seg, "doc") || lp_str_eq_c(seg, "docs"))
+            if (lp_str_eq_c(seg, "doc") || lp_str_eq_c(seg, "docs")) {
                 in_docs = true;
-            if (top && (lp_str_eq_c(seg, ".github") || lp_str_eq_c(seg, ".circleci") ||
-                        lp_str_eq_c(seg, ".gitlab")))
-                in_ci = true;
+                top_docs |= top;
+            }
+            if (dir_is_meta(seg, top))
+                in_meta = true;
         } else {
             bool top = nseg == 0;
             if (base_is_test(seg))
@@ -258,8 +278,10 @@ uint32_t lp_search_path_roles(lp_str p, const char *qname)
                 roles |= LP_ROLE_MINIFIED;
             if (base_is_catalog(seg) || (in_locale && base_is_locale_data(seg)))
                 roles |= LP_ROLE_LOCALE;
-            if (base_is_meta(seg, top, in_docs) || in_ci)
+            if (base_is_meta(seg, top, in_docs) || in_meta)
                 roles |= LP_ROLE_META;
+            else if (top_docs && base_is_code(seg))
+                roles |= LP_ROLE_EXAMPLE; /* doc/data/messages/a/x/bad.py, docs/snippets/ */
         }
         nseg++;
         i = j + 1;

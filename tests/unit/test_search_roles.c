@@ -79,11 +79,17 @@ T_TEST(roles_meta_and_examples)
     T_CHECK(roles("docs/conf.py") & LP_ROLE_META);
     T_CHECK(roles(".github/workflows/tests.yaml") & LP_ROLE_META);
     T_CHECK(roles("package.json") & LP_ROLE_META);
+    T_CHECK(roles("debian/rules") & LP_ROLE_META);
+    T_CHECK(roles("changelog/1234.bugfix.rst") & LP_ROLE_META);
+    T_CHECK_INT(roles("bin/pylint"), 0);
     /* conf.py in a package is code; a module named history or news is code too. */
     T_CHECK_INT(roles("src/app/conf.py"), 0);
     T_CHECK_INT(roles("src/app/historyview.py"), 0);
     T_CHECK(roles("examples/tutorial/flaskr/db.py") & LP_ROLE_EXAMPLE);
     T_CHECK_INT(roles("src/flask/exampleapp.py"), 0);
+    T_CHECK(roles("doc/data/messages/a/abstract-method/bad.py") & LP_ROLE_EXAMPLE);
+    T_CHECK_INT(roles("doc/index.rst"), 0);
+    T_CHECK_INT(roles("src/docs/render.py"), 0);
 done:;
 }
 

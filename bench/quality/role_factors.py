@@ -3,7 +3,7 @@
 dev kit from one search pass.
 
 Every task is asked once with every role factor at 1 (LOUPE_ROLE_TUNE=foreign=1,meta=1,
-example=1 and LOUPE_SEARCH_TUNE=demote_test=1): the answer keeps each result's score and
+example=1,generated=1 and LOUPE_SEARCH_TUNE=demote_test=1): the answer keeps each result's score and
 `roles`. A grid of factors then re-scores and re-sorts those top-`limit` lists offline and
 reports file@5, func@10 and MRR(file) per source for each setting. Demotion only moves
 results down, so a re-sorted top 10 is exact unless more than limit-10 of the top `limit`
@@ -64,7 +64,7 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--cache", help="JSON file of the raw answers (written, or read when present)")
     args = ap.parse_args()
-    args.env = ["LOUPE_ROLE_TUNE=foreign=1,meta=1,example=1", "LOUPE_SEARCH_TUNE=demote_test=1"]
+    args.env = ["LOUPE_ROLE_TUNE=foreign=1,generated=1,meta=1,example=1", "LOUPE_SEARCH_TUNE=demote_test=1"]
     args.source = args.tasks = args.lang = args.repo = None
     args.sample = args.max_tasks = None
     tasks = devkit.load_tasks(args)

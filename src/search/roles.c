@@ -218,15 +218,19 @@ static bool base_is_meta(lp_str b, bool top, bool in_docs)
     static const char *const exts[] = {".cmake", ".mk", ".am", ".toml", ".cfg", ".ini"};
     if (IN(b, names) || ENDS(b, exts) || lp_str_starts_with(b, lp_str_c("tsconfig.")))
         return true;
+    /* Sphinx's conf.py (in a docs folder or at the top). */
+    if (lp_str_eq_c(b, "conf.py") && (top || in_docs))
+        return true;
+    /* A stem names a meta file only when it is not source code: Manifest.java, changes.py,
+     * security_windows.go and history.go are code. */
+    if (base_is_code(b))
+        return false;
     for (size_t i = 0; i < LP_ARRAY_LEN(stems); i++) {
         size_t m = strlen(stems[i]);
         if (starts_ci(b, stems[i]) && (b.len == m || b.ptr[m] == '.' || b.ptr[m] == '-' ||
                                        b.ptr[m] == '_'))
             return true;
     }
-    /* Sphinx's conf.py, and YAML/JSON configuration at the top of the tree. */
-    if (lp_str_eq_c(b, "conf.py") && (top || in_docs))
-        return true;
     if (top && (lp_str_ends_with(b, lp_str_c(".yml")) || lp_str_ends_with(b, lp_str_c(".yaml"))))
         return true;
     return false;
@@ -505,11 +509,12 @@ uint32_t lp_roles_of(lp_roles *r, int64_t bid, const char *path, const char *qna
 
 /* ------------------------------------------------------------------------------------------
  * The runtime scope's factors (measured: docs/decisions/0013-file-roles.md).
- * LOUPE_ROLE_TUNE="foreign=F,meta=F,example=F" overrides them, for tuning runs only. */
+ * LOUPE_ROLE_TUNE="foreign=F,generated=F,meta=F,example=F" overrides them, for tuning runs
+ * only. */
 
 static struct {
-    double foreign, meta, example;
-} factors = {.foreign = 0.3, .meta = 0.5, .example = 0.6};
+    double foreign, generated, meta, example;
+} factors = {.foreign = 0.3, .generated = 0.5, .meta = 0.5, .example = 0.6};
 static pthread_once_t factors_once = PTHREAD_ONCE_INIT;
 
 static void factors_load(void)
@@ -530,6 +535,8 @@ static void factors_load(void)
             double x = atof(item.ptr + eq + 1); /* stops at the ',' */
             if (lp_str_eq_c(k, "foreign"))
                 factors.foreign = x;
+            else if (lp_str_eq_c(k, "generated"))
+                factors.generated = x;
             else if (lp_str_eq_c(k, "meta"))
                 factors.meta = x;
             else if (lp_str_eq_c(k, "example"))
@@ -545,8 +552,11 @@ double lp_roles_factor(uint32_t roles, bool about_tests, bool spare_foreign, dou
     double m = 1.0;
     if ((roles & LP_ROLE_TEST) && !about_tests)
         m *= demote_test;
+    /* Generated code alone is often the one implementation (a bundled package, tables a
+     * tool wrote): demoted less than copies of other projects, minified files and locale
+     * catalogs. */
     if ((roles & LP_ROLE_FOREIGN) && !spare_foreign)
-        m *= factors.foreign;
+        m *= roles & (LP_ROLE_FOREIGN & ~LP_ROLE_GENERATED) ? factors.foreign : factors.generated;
     if (roles & LP_ROLE_META)
         m *= factors.meta;
     if ((roles & LP_ROLE_EXAMPLE) && !(roles & LP_ROLE_TEST))

@@ -85,6 +85,11 @@ T_TEST(roles_meta_and_examples)
     /* conf.py in a package is code; a module named history or news is code too. */
     T_CHECK_INT(roles("src/app/conf.py"), 0);
     T_CHECK_INT(roles("src/app/historyview.py"), 0);
+    T_CHECK_INT(roles("jar/Manifest.java"), 0);
+    T_CHECK_INT(roles("syscall/security_windows.go"), 0);
+    T_CHECK_INT(roles("src/app/changes.py"), 0);
+    T_CHECK(roles("MANIFEST.in") & LP_ROLE_META);
+    T_CHECK(roles("NEWS") & LP_ROLE_META);
     T_CHECK(roles("examples/tutorial/flaskr/db.py") & LP_ROLE_EXAMPLE);
     T_CHECK_INT(roles("src/flask/exampleapp.py"), 0);
     T_CHECK(roles("doc/data/messages/a/abstract-method/bad.py") & LP_ROLE_EXAMPLE);

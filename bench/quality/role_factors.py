@@ -35,14 +35,16 @@ def ask(args, env, t):
              r["score"], set(r.get("roles", []))) for r in d.get("results", [])]
 
 
-def rescore(rows, f_test, f_foreign, f_meta, f_example, about_tests):
+def rescore(rows, f_test, f_foreign, f_generated, f_meta, f_example, about_tests):
     out = []
     for key, s, roles in rows:
         m = 1.0
         if "test" in roles and not about_tests:
             m *= f_test
-        if roles & FOREIGN:
+        if roles & (FOREIGN - {"generated"}):
             m *= f_foreign
+        elif "generated" in roles:
+            m *= f_generated
         if "meta" in roles:
             m *= f_meta
         if "example" in roles and "test" not in roles:
@@ -78,20 +80,20 @@ def main():
         if args.cache:
             json.dump({k: [(list(a), b, sorted(c)) for a, b, c in v] for k, v in raw.items()},
                       open(args.cache, "w"))
-    grid = itertools.product([1.0, 0.7, 0.5, 0.35, 0.25], [1.0, 0.5, 0.3, 0.15],
+    grid = itertools.product([1.0, 0.7, 0.5, 0.35, 0.25], [1.0, 0.5, 0.3, 0.15], [1.0, 0.5, 0.3],
                              [1.0, 0.7, 0.5, 0.3], [1.0, 0.6])
-    print("| test | foreign | meta | example | source | file@5 | func@10 | MRR(file) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for ft, ff, fm, fe in grid:
+    print("| test | foreign | generated | meta | example | source | file@5 | func@10 | MRR(file) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for ft, ff, fg, fm, fe in grid:
         by = collections.defaultdict(list)
         for t in tasks:
             about = bool(TEST_WORDS & {w.lower().strip("?.,`'\"") for w in t["query"].split()})
-            ranked = rescore(raw[t["task_id"]], ft, ff, fm, fe, about)
+            ranked = rescore(raw[t["task_id"]], ft, ff, fg, fm, fe, about)
             by[t["source"]].append(devkit.score(t, ranked))
         for src, ms in sorted(by.items()):
             a = devkit.aggregate(ms)
-            print("| %.2f | %.2f | %.2f | %.2f | %s | %.3f | %.3f | %.3f |" % (
-                ft, ff, fm, fe, src, a["file@5"], a["func@10"], a["mrr"]))
+            print("| %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.3f | %.3f | %.3f |" % (
+                ft, ff, fg, fm, fe, src, a["file@5"], a["func@10"], a["mrr"]))
 
 
 if __name__ == "__main__":

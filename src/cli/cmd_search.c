@@ -284,6 +284,9 @@ const lp_cli_cmd lp_cmd_search = {
              "Each result shows its breadcrumbs (module > enclosing symbols > owner); results\n"
              "from files changed on disk since indexing are marked [stale]. With path:GLOB in\n"
              "the query, files it names that changed since indexing are read from disk and\n"
-             "their matching lines shown first, marked [live] (not indexed until 'loupe sync').\n",
+             "their matching lines shown first, marked [live] (not indexed until 'loupe sync').\n"
+             "Files that are not the project's own code are labelled [test], [vendored],\n"
+             "[generated], [minified], [locale], [example] or [meta] and ranked lower in the\n"
+             "runtime scope; copies of one result are folded into it (+N copies: ...).\n",
     .run = run,
 };

@@ -514,7 +514,7 @@ uint32_t lp_roles_of(lp_roles *r, int64_t bid, const char *path, const char *qna
 
 static struct {
     double foreign, generated, meta, example;
-} factors = {.foreign = 0.3, .generated = 0.5, .meta = 0.5, .example = 0.6};
+} factors = {.foreign = 0.3, .generated = 0.7, .meta = 0.5, .example = 0.6};
 static pthread_once_t factors_once = PTHREAD_ONCE_INIT;
 
 static void factors_load(void)

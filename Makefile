@@ -9,6 +9,9 @@
 #   make format     clang-format the sources in place
 #   make lint       clang-tidy over the sources
 #   make bench      benchmarks (never part of make test); QUICK=1 for the short run
+#   make bench-speed  search latency by question length and identifier latency against rg,
+#                   codesearch and zoekt, index cost beside ctags (CORPUS=go-std or linux;
+#                   OUT=FILE appends the table; bench/search_speed.py)
 #   make install    install the binary under PREFIX (default /usr/local)
 #   make model      install the corpus packages, extract pairs, train models/loupe-static-v1.bin
 #                   and models/MANIFEST.json (about an hour on 2 cores; never part of make test)
@@ -270,7 +273,7 @@ unit: $(B)/rel/unit-tests
 # ---------------------------------------------------------------------------
 # Everyday targets.
 
-.PHONY: run test format lint bench install clean distclean model teacher-model catalog-model fuzz fuzz-build
+.PHONY: run test format lint bench bench-speed install clean distclean model teacher-model catalog-model fuzz fuzz-build
 run: $(B)/loupe
 	@tools/run-demo $(B)/loupe
 
@@ -294,6 +297,12 @@ lint: $(NPM_STAMP)
 
 bench: $(B)/loupe
 	@bench/run $(if $(filter 1 yes true,$(QUICK)),--quick,)
+
+bench-speed: $(B)/loupe
+	@bench/speed/tools.sh
+	@bench/corpora.sh $(if $(filter linux,$(CORPUS)),,--quick)
+	@nice -n 10 python3 bench/search_speed.py --corpus $(or $(CORPUS),go-std) --loupe $(B)/loupe \
+	    $(if $(OUT),--out $(OUT),)
 
 install: $(B)/loupe
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -10,6 +10,7 @@
 #include "search/search.h"
 
 #include "core/json.h"
+#include <math.h>
 
 /* A failure with the specific continuation code (continuation_expired, ...). */
 static int fail(const lp_error *err, lp_frozen_fail why, bool json)
@@ -93,8 +94,13 @@ static int run(int argc, char **argv)
             "query", lp_json_textz(set.query), "results",
             lp_cli_search_results_json(set.root, set.groups, from, shown), "warnings", warnings,
             "pagination", lp_cli_pagination_json(from, shown, set.ngroups, next.ptr));
-        if (j)
+        if (j) {
             lp_json_set_path(j, "codebaseRoot", set.root, strlen(set.root));
+            json_object_set_new(j, "groupBy", lp_json_textz(lp_search_grouping_name(set.group)));
+            if (set.confidence >= 0)
+                json_object_set_new(j, "confidence",
+                                    json_real(round(set.confidence * 1000.0) / 1000.0));
+        }
         code = lp_cli_print_json(j);
         json_decref(j);
     } else {

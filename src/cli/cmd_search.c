@@ -13,12 +13,31 @@
 
 static json_t *channels_json(uint32_t ch)
 {
-    const char *names[4];
+    const char *names[LP_CH_COUNT];
     size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(a, lp_json_textz(names[i]));
     return a;
+}
+
+/* The members of a file group (file view): its best owners, best first. */
+static json_t *members_json(const lp_search_group *g)
+{
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < g->nmembers; i++) {
+        const lp_search_member *m = &g->members[i];
+        json_t *o = lp_json_pack(
+            "{s:o, s:o, s:o, s:o, s:i, s:i, s:f, s:i}", "id",
+            m->owner.id[0] ? lp_json_textz(m->owner.id) : json_null(), "symbol",
+            lp_json_textz(m->owner.symbol), "qualifiedName", lp_json_textz(m->owner.qname),
+            "kind", lp_json_textz(m->owner.kind ? m->owner.kind : ""), "startLine",
+            (int)m->owner.start_line, "endLine", (int)m->owner.end_line, "score", m->score,
+            "ownerRank", (int)m->rank);
+        if (o)
+            json_array_append_new(arr, o);
+    }
+    return arr;
 }
 
 json_t *lp_cli_search_results_json(const char *root, const lp_search_group *groups, size_t from,
@@ -47,6 +66,12 @@ json_t *lp_cli_search_results_json(const char *root, const lp_search_group *grou
         if (!r)
             continue; /* recorded: the command reports it instead of printing */
         lp_search_group_surface_json(r, root, g);
+        if (g->nmembers) {
+            lp_json_set_path(r, "file", g->owner.file ? g->owner.file : "",
+                             g->owner.file ? strlen(g->owner.file) : 0);
+            json_object_set_new(r, "owners", members_json(g));
+            json_object_set_new(r, "fileOwners", json_integer(g->nfile_owners));
+        }
         json_array_append_new(arr, r);
     }
     return arr;
@@ -84,6 +109,23 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
     lp_buf_init(&line, 0);
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
+        if (g->nmembers) {
+            /* A file (file view): its score, then its best owners, one a line. */
+            printf("%u. %s  (%.2f, %u owner%s)%s\n", g->rank,
+                   lp_cli_path_text(g->owner.file, &path), g->score, g->nfile_owners,
+                   g->nfile_owners == 1 ? "" : "s",
+                   g->deleted ? "  [stale: file deleted since indexing]"
+                   : g->stale ? "  [stale: file changed since indexing]"
+                              : "");
+            for (uint32_t k = 0; k < g->nmembers; k++) {
+                const lp_search_owner *ow = &g->members[k].owner;
+                const char *name = ow->qname ? ow->qname : ow->symbol ? ow->symbol : "";
+                printf("    %u-%u  %s %s  (%.2f)\n", ow->start_line, ow->end_line,
+                       ow->kind ? ow->kind : "file", lp_cli_text(name, strlen(name), &what_b),
+                       g->members[k].score);
+            }
+            continue;
+        }
         const char *what = g->live                            ? "region"
                            : g->breadcrumbs && *g->breadcrumbs ? g->breadcrumbs
                            : g->owner.qname                    ? g->owner.qname
@@ -126,7 +168,7 @@ static int run(int argc, char **argv)
      * makes every later word query text. */
     bool json = false;
     uint64_t limit = 10;
-    const char *root_arg = NULL, *scope_arg = "runtime";
+    const char *root_arg = NULL, *scope_arg = "runtime", *group_arg = "owner";
     LP_VEC(const char *) words = {0};
     bool opts_done = false;
     for (int i = 1; i < argc; i++) {
@@ -138,7 +180,7 @@ static int run(int argc, char **argv)
         } else if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
             json = true;
         } else if (!strcmp(a, "--limit") || !strcmp(a, "-n") || !strcmp(a, "--scope") ||
-                   !strcmp(a, "--path")) {
+                   !strcmp(a, "--path") || !strcmp(a, "--group")) {
             if (i + 1 >= argc) {
                 lp_vec_free(&words);
                 return lp_cli_usage_error("search", "%s needs a value", a);
@@ -151,6 +193,8 @@ static int run(int argc, char **argv)
                 }
             } else if (!strcmp(a, "--scope")) {
                 scope_arg = v;
+            } else if (!strcmp(a, "--group")) {
+                group_arg = v;
             } else {
                 root_arg = v;
             }
@@ -167,9 +211,17 @@ static int run(int argc, char **argv)
         lp_vec_free(&words);
         return lp_cli_usage_error("search", "needs a QUERY");
     }
+    lp_search_grouping grouping = LP_GROUP_OWNER;
+    {
+        lp_error gerr = {0};
+        if (lp_search_grouping_parse(lp_str_c(group_arg), &grouping, &gerr)) {
+            lp_vec_free(&words);
+            return lp_cli_usage_error("search", "--group: %s", gerr.msg);
+        }
+    }
     /* The query is every remaining argument, so quoting is optional. */
     lp_buf query;
-    lp_buf_init(&query, 8192);
+    lp_buf_init(&query, 0); /* any length: the parser cuts past LP_QUERY_MAX_BYTES and says so */
     for (size_t i = 0; i < words.len; i++) {
         if (i)
             lp_buf_putc(&query, ' ');
@@ -186,7 +238,8 @@ static int run(int argc, char **argv)
     /* The search freezes up to FROZEN_MIN groups (more when --limit asks for more) and
      * shows --limit of them; `loupe more HANDLE` shows the rest. */
     lp_search_request req = {.query = query.ptr,
-                             .limit = (uint32_t)LP_MAX(limit, (uint64_t)FROZEN_MIN)};
+                             .limit = (uint32_t)LP_MAX(limit, (uint64_t)FROZEN_MIN),
+                             .group = grouping};
     lp_buf handle;
     lp_buf_init(&handle, 0);
     lp_status rc = lp_search_scope_parse(lp_str_c(scope_arg), &req.scope, &err);
@@ -245,6 +298,15 @@ static int run(int argc, char **argv)
         json_object_set_new(j, "publishedAt", lp_json_textz(iso));
         json_object_set_new(j, "staleResults", json_integer(res.nstale));
         json_object_set_new(j, "liveResults", json_integer(res.nlive));
+        json_object_set_new(j, "groupBy", lp_json_textz(lp_search_grouping_name(res.group)));
+        json_object_set_new(j, "confidence", json_real(round(res.confidence * 1000.0) / 1000.0));
+        if (getenv("LOUPE_SEARCH_FEATURES")) { /* for bench/quality/confidence.py */
+            json_t *f = json_object();
+            const char *const *names = lp_search_conf_names();
+            for (size_t i = 0; i < LP_CONF_NFEAT; i++)
+                json_object_set_new(f, names[i], json_real(res.features[i]));
+            json_object_set_new(j, "confidenceFeatures", f);
+        }
         if (no_continuation)
             json_object_set_new(json_object_get(j, "pagination"), "complete", json_false());
         code = lp_cli_print_json(j);
@@ -253,6 +315,10 @@ static int run(int argc, char **argv)
         if (res.ngroups == 0)
             printf("no results for '%s' in %s (publication %lld)\n", query.ptr, lp_cli_q(root.ptr),
                    (long long)res.publication_id);
+        else
+            printf("confidence %.2f%s%s\n", res.confidence,
+                   res.confidence < lp_search_conf_threshold() ? " (no confident match)" : "",
+                   res.group == LP_GROUP_FILE ? "; files, each with its best owners" : "");
         lp_cli_search_print(res.groups, 0, shown);
         lp_cli_more_hint(res.ngroups - shown, handle.ptr);
         for (size_t i = 0; i < res.nwarnings; i++)
@@ -271,13 +337,18 @@ done:
 const lp_cli_cmd lp_cmd_search = {
     .name = "search",
     .summary = "search the indexed repository for a question or identifier",
-    .usage = "usage: loupe search QUERY... [--limit N] [--scope S] [--path ROOT] [--json]\n"
+    .usage = "usage: loupe search QUERY... [--limit N] [--scope S] [--group G] [--path ROOT]\n"
+             "       [--json]\n"
              "Search the indexed root containing the current folder (or --path). Results are\n"
              "grouped by owning symbol, best first, each with its span and a snippet.\n"
              "The search keeps up to max(50, N) results; when there are more than shown, it\n"
              "prints a continuation handle: 'loupe more HANDLE' shows the next ones.\n"
              "  --limit N     groups to show (default 10, max 200)\n"
              "  --scope S     runtime (default), tests, docs or mixed\n"
+             "  --group G     owner (default: one result per owning symbol) or file (one\n"
+             "                per file, ranked by its owners' evidence, with its best owners)\n"
+             "The answer starts with a confidence in [0, 1] that it holds what was asked for;\n"
+             "below the threshold it warns no_confident_match.\n"
              "Query operators: path:GLOB, -path:GLOB, lang:L[,L], kind:K[,K], sym:NAME,\n"
              "\"exact phrase\". Identifiers (camelCase, snake_case, a.b, a::b) are also\n"
              "looked up by name.\n"

@@ -164,6 +164,8 @@ lp_str lp_str_trim(lp_str s);       /* ASCII whitespace */
 lp_str lp_str_sub(lp_str s, size_t from, size_t to); /* clamped */
 /* Index of the first c at or after from, or SIZE_MAX. */
 size_t lp_str_find_char(lp_str s, char c, size_t from);
+/* Index of the first occurrence of needle (non-empty) at or after from, or SIZE_MAX. */
+size_t lp_str_find(lp_str s, lp_str needle, size_t from);
 
 /* ------------------------------------------------------------------------------------------
  * lp_buf: owned bytes, always NUL-terminated, with a size limit and a sticky error.

@@ -60,6 +60,16 @@ lp_str lp_str_sub(lp_str s, size_t from, size_t to)
     return (lp_str){s.ptr + from, to - from};
 }
 
+size_t lp_str_find(lp_str s, lp_str needle, size_t from)
+{
+    if (needle.len == 0 || needle.len > s.len)
+        return SIZE_MAX;
+    for (size_t i = from; i + needle.len <= s.len; i++)
+        if (s.ptr[i] == needle.ptr[0] && !memcmp(s.ptr + i, needle.ptr, needle.len))
+            return i;
+    return SIZE_MAX;
+}
+
 size_t lp_str_find_char(lp_str s, char c, size_t from)
 {
     if (from >= s.len)

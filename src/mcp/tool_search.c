@@ -8,6 +8,8 @@
  */
 #include "mcp/tools_int.h"
 
+#include <math.h>
+
 #define DEFAULT_DISCLOSURE 8u
 #define DEFAULT_LIMIT 50u
 
@@ -18,7 +20,7 @@ static json_t *opt_str(const char *s) { return s ? lp_json_text(s, strlen(s)) : 
 
 static json_t *channels_json(uint32_t ch)
 {
-    const char *names[4];
+    const char *names[LP_CH_COUNT];
     size_t n = lp_search_channel_names(ch, names);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
@@ -46,6 +48,27 @@ static json_t *result_json(const char *root, int64_t pub_id, const lp_search_gro
     json_object_set_new(r, "snippet", opt_str(g->snippet ? g->snippet : ""));
     json_object_set_new(r, "snippetStartLine", json_integer(g->snippet_start_line));
     lp_search_group_surface_json(r, root, g);
+    if (g->nmembers) { /* file view: the file and its best owners */
+        lp_json_set_path(r, "file", g->owner.file ? g->owner.file : "",
+                         g->owner.file ? strlen(g->owner.file) : 0);
+        json_t *arr = json_array();
+        for (uint32_t i = 0; i < g->nmembers; i++) {
+            const lp_search_member *m = &g->members[i];
+            json_t *o = json_object();
+            json_object_set_new(o, "id",
+                                m->owner.id[0] ? lp_json_textz(m->owner.id) : json_null());
+            json_object_set_new(o, "symbol", opt_str(m->owner.symbol));
+            json_object_set_new(o, "qualifiedName", opt_str(m->owner.qname));
+            json_object_set_new(o, "kind", opt_str(m->owner.kind ? m->owner.kind : "file"));
+            json_object_set_new(o, "startLine", json_integer(m->owner.start_line));
+            json_object_set_new(o, "endLine", json_integer(m->owner.end_line));
+            json_object_set_new(o, "score", json_real(m->score));
+            json_object_set_new(o, "ownerRank", json_integer(m->rank));
+            json_array_append_new(arr, o);
+        }
+        json_object_set_new(r, "owners", arr);
+        json_object_set_new(r, "fileOwners", json_integer(g->nfile_owners));
+    }
     return r;
 }
 
@@ -173,9 +196,10 @@ static const char search_input[] =
     "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
     "\"description\":\"Absolute path of the codebase to search: its root, or any folder or "
     "file inside it (list_codebases lists the indexed roots).\"},"
-    "\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
+    "\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":65536,"
     "\"description\":\"What you are looking for, in words or identifiers: 'where is the "
-    "access token refreshed', 'parseConfig', 'retry backoff'.\"},"
+    "access token refreshed', 'parseConfig', 'retry backoff'; or a whole issue text, stack "
+    "trace or log (long text is reduced to its most telling terms).\"},"
     "\"scope\":{\"type\":\"string\",\"enum\":[\"runtime\",\"tests\",\"docs\",\"mixed\"],"
     "\"default\":\"runtime\",\"description\":\"runtime: implementation code first; tests: "
     "test code; docs: documentation; mixed: everything.\"},"
@@ -184,7 +208,10 @@ static const char search_input[] =
     "pages through).\"},"
     "\"disclosureLimit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"default\":8,"
     "\"description\":\"How many results this answer shows (fewer when they do not fit the "
-    "result budget); continue_search shows the rest.\"}"
+    "result budget); continue_search shows the rest.\"},"
+    "\"groupBy\":{\"type\":\"string\",\"enum\":[\"owner\",\"file\"],\"default\":\"owner\","
+    "\"description\":\"owner: one result per owning symbol; file: one result per file, ranked "
+    "by its owners' evidence, with its best owners (to decide which files to open).\"}"
     "},"
     "\"required\":[\"path\",\"query\"],"
     "\"additionalProperties\":false,"
@@ -207,7 +234,7 @@ static const char search_input[] =
     "\"endLine\"]},"                                                                               \
     "\"score\":{\"type\":\"number\"},"                                                             \
     "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
-    "\"live\"]}},"                                                                                 \
+    "\"live\",\"path\"]}},"                                                                          \
     "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"},"             \
     "\"snippetStartLine\":{\"type\":\"integer\"},"                                                 \
     "\"label\":{\"type\":\"string\",\"description\":\"Qualified name of the owner, or "            \
@@ -233,6 +260,12 @@ static const char search_input[] =
     "\"recommendedNextAction\":{\"type\":\"object\",\"description\":\"The call that opens this "   \
     "result.\",\"properties\":{\"tool\":{\"type\":\"string\"},\"arguments\":{\"type\":"            \
     "\"object\"}},\"required\":[\"tool\",\"arguments\"]}},"                                        \
+    "\"file\":{\"type\":\"string\",\"description\":\"groupBy file: the file of this result.\"},"   \
+    "\"owners\":{\"type\":\"array\",\"description\":\"groupBy file: the file's best owners, "      \
+    "best first (id, symbol, qualifiedName, kind, startLine, endLine, score, ownerRank).\","       \
+    "\"items\":{\"type\":\"object\"}},"                                                            \
+    "\"fileOwners\":{\"type\":\"integer\",\"description\":\"groupBy file: owners of the file "     \
+    "among the candidates.\"},"                                                                    \
     "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\","       \
     "\"label\",\"breadcrumbs\",\"freshness\",\"recommendedNextAction\"]}"
 
@@ -255,10 +288,14 @@ static const char search_output[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"query\":{\"type\":\"string\"},"
     "\"scope\":{\"enum\":[\"runtime\",\"tests\",\"docs\",\"mixed\"]},"
+    "\"groupBy\":{\"enum\":[\"owner\",\"file\"]},"
+    "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"description\":\"How "
+    "likely the answer holds what was asked for; below the threshold the warning "
+    "no_confident_match says the index probably cannot answer this question.\"},"
     "\"results\":{\"type\":\"array\",\"items\":" RESULT_SCHEMA "},"
     "\"pagination\":" PAGINATION_SCHEMA "},"
     "\"required\":[\"codebaseRoot\",\"publication\",\"freshness\",\"warnings\",\"query\","
-    "\"scope\",\"results\",\"pagination\",\"truncated\"]}";
+    "\"scope\",\"groupBy\",\"confidence\",\"results\",\"pagination\",\"truncated\"]}";
 
 /* Bring a stale root up to date before searching (LOUPE_AUTO_SYNC=1): start or join a sync,
  * wait for it (bounded), and re-pin. Warnings say what happened when it did not finish. */
@@ -307,6 +344,9 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     lp_search_request req = {.query = query, .limit = limit};
     const char *scope_name = lp_tools_arg_str(call, "scope");
     if (scope_name && lp_search_scope_parse(lp_str_c(scope_name), &req.scope, err))
+        return LP_EINVAL;
+    const char *group_name = lp_tools_arg_str(call, "groupBy");
+    if (group_name && lp_search_grouping_parse(lp_str_c(group_name), &req.group, err))
         return LP_EINVAL;
     lp_buf root, handle;
     lp_buf_init(&root, 0);
@@ -370,6 +410,8 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                             lp_json_textz(LP_MCP_STATE_STALE));
     json_object_set_new(out, "query", lp_json_text(query, strlen(query)));
     json_object_set_new(out, "scope", lp_json_textz(lp_search_scope_name(req.scope)));
+    json_object_set_new(out, "groupBy", lp_json_textz(lp_search_grouping_name(res.group)));
+    json_object_set_new(out, "confidence", json_real(round(res.confidence * 1000.0) / 1000.0));
 
     size_t shown = LP_MIN((size_t)page, res.ngroups);
     json_object_set_new(
@@ -441,7 +483,10 @@ const lp_mcp_tool_def lp_tool_search_codebase = {
         "A stale index is reported in freshness and warnings with the manage_index sync to run "
         "(LOUPE_AUTO_SYNC=1 syncs first); a query scoped with path:GLOB to files changed since "
         "also returns their current text as live results (channel live). A codebase that is "
-        "not indexed yet fails with the manage_index call to run.",
+        "not indexed yet fails with the manage_index call to run. groupBy \"file\" ranks files "
+        "instead, each with its best owners. `confidence` (0-1) says how likely the answer holds "
+        "what was asked; a no_confident_match warning means the codebase probably has no "
+        "answer: rephrase with words from the code rather than trusting the top result.",
     .input_schema = search_input,
     .output_schema = search_output,
     .envelope = true,
@@ -470,6 +515,10 @@ static const char continue_output[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"query\":{\"type\":\"string\"},"
     "\"scope\":{\"enum\":[\"runtime\",\"tests\",\"docs\",\"mixed\"]},"
+    "\"groupBy\":{\"enum\":[\"owner\",\"file\"]},"
+    "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"description\":\"How "
+    "likely the answer holds what was asked for; below the threshold the warning "
+    "no_confident_match says the index probably cannot answer this question.\"},"
     "\"results\":{\"type\":\"array\",\"items\":" RESULT_SCHEMA "},"
     "\"pagination\":" PAGINATION_SCHEMA "},"
     "\"required\":[\"codebaseRoot\",\"publication\",\"freshness\",\"warnings\",\"query\","
@@ -528,6 +577,10 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                             lp_json_textz(LP_MCP_STATE_STALE));
     json_object_set_new(out, "query", lp_json_text(set.query, strlen(set.query)));
     json_object_set_new(out, "scope", lp_json_textz(lp_search_scope_name(set.scope)));
+    json_object_set_new(out, "groupBy", lp_json_textz(lp_search_grouping_name(set.group)));
+    if (set.confidence >= 0)
+        json_object_set_new(out, "confidence",
+                            json_real(round(set.confidence * 1000.0) / 1000.0));
     json_object_set_new(
         out, "results",
         lp_tools_search_page(set.root, set.publication_id, set.groups, set.ngroups, from, shown));

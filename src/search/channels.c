@@ -11,7 +11,11 @@
 
 #include "text/text.h"
 
+#include <ctype.h>
 #include <math.h>
+
+#define LONG_MIN_GROUPS 6 /* long text: always the best 6 terms, whatever they cost */
+#define LONG_COUNTED 40   /* long text: terms whose row counts are looked up */
 
 /* Columns shared by the chunk-based channels, after the channel's own first columns:
  * c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,
@@ -115,52 +119,68 @@ static int df_token(void *ctx, const lp_text_token *t)
     return 0;
 }
 
+/* The statement "document count of a term" over the index's vocabulary, or NULL (then
+ * nothing is pruned or selected by frequency: slower, or less focused, never wrong). */
+static sqlite3_stmt *vocab_stmt(lp_store *st)
+{
+    sqlite3_stmt *s;
+    lp_error e = {0};
+    if (!lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e))
+        return s;
+    /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own
+     * vocabulary; read connections are query_only, which also refuses temp DDL, so lift it
+     * for this one statement. Nothing is written to the database. */
+    int was = 1;
+    sqlite3_stmt *qo;
+    if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
+        if (sqlite3_step(qo) == SQLITE_ROW)
+            was = sqlite3_column_int(qo, 0);
+        sqlite3_finalize(qo);
+    }
+    lp_status vrc = lp_store_exec(st, "PRAGMA query_only=0", &e);
+    if (!vrc)
+        vrc = lp_store_exec(st,
+                            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
+                            " USING fts5vocab(main, 'chunk_fts', 'row')",
+                            &e);
+    if (was)
+        lp_store_exec(st, "PRAGMA query_only=1", NULL);
+    if (vrc || lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
+        lp_log(LP_LOG_DEBUG, "search.vocab_off", "reason=%s", e.msg);
+        return NULL;
+    }
+    return s;
+}
+
+/* Rows that contain every position of text (the rarest position's count; an
+ * alternative spelling at a position counts as the more common one). */
+static int64_t phrase_df(lp_store *st, sqlite3_stmt *s, lp_text_tokenizer *tk, const char *text)
+{
+    df_ctx c = {st, s, INT64_MAX, 0, 0, false};
+    lp_text_tokenize(tk, lp_str_c(text), df_token, &c);
+    df_close_pos(&c);
+    return c.any ? c.phrase_df : 0;
+}
+
 static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
 {
     bool any_syn = false;
     for (size_t i = 0; i < lq->nphrases; i++)
-        any_syn |= lq->phrase_weight[i] < 1.0f;
+        any_syn |= !lq->phrase_literal[i];
     if (budget <= 0 || !any_syn)
         return;
-    sqlite3_stmt *s;
-    lp_error e = {0};
-    if (lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
-        /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own
-         * vocabulary; read connections are query_only, which also refuses temp DDL, so
-         * lift it for this one statement. Nothing is written to the database. */
-        int was = 1;
-        sqlite3_stmt *qo;
-        if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
-            if (sqlite3_step(qo) == SQLITE_ROW)
-                was = sqlite3_column_int(qo, 0);
-            sqlite3_finalize(qo);
-        }
-        lp_status vrc = lp_store_exec(st, "PRAGMA query_only=0", &e);
-        if (!vrc)
-            vrc = lp_store_exec(st,
-                                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
-                                " USING fts5vocab(main, 'chunk_fts', 'row')",
-                                &e);
-        if (was)
-            lp_store_exec(st, "PRAGMA query_only=1", NULL);
-        if (vrc ||
-            lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
-            lp_log(LP_LOG_DEBUG, "search.prune_off", "reason=%s", e.msg);
-            return; /* no pruning: slower, same answers */
-        }
-    }
+    sqlite3_stmt *s = vocab_stmt(st);
+    if (!s)
+        return;
     lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
     int64_t df[LP_LEX_MAX_PHRASES];
     size_t order[LP_LEX_MAX_PHRASES];
     for (size_t i = 0; i < lq->nphrases; i++) {
         order[i] = i;
         df[i] = 0;
-        if (lq->phrase_weight[i] >= 1.0f)
+        if (lq->phrase_literal[i])
             continue; /* literal words are always searched; only synonyms are budgeted */
-        df_ctx c = {st, s, INT64_MAX, 0, 0, false};
-        lp_text_tokenize(tk, lp_str_c(lq->phrase_text[i]), df_token, &c);
-        df_close_pos(&c);
-        df[i] = c.any ? c.phrase_df : 0;
+        df[i] = phrase_df(st, s, tk, lq->phrase_text[i]);
     }
     lp_text_tokenizer_free(tk);
     /* Rarest first (insertion sort: at most 128), ties in query order. */
@@ -174,7 +194,7 @@ static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
     double rows = 0;
     for (size_t k = 0; k < lq->nphrases; k++) {
         size_t i = order[k];
-        bool literal = lq->phrase_weight[i] >= 1.0f;
+        bool literal = lq->phrase_literal[i];
         if (!literal && (df[i] == 0 || rows + (double)df[i] > budget))
             continue;
         keep[i] = true;
@@ -183,9 +203,186 @@ static void prune_phrases(lp_store *st, lp_lex_query *lq, double budget)
     lp_lex_query_keep(lq, keep);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Long text (an issue, a stack trace, a log): more terms than a question has. Each term is
+ * weighed by what it can tell apart (its idf in this index) and how often the text says it
+ * (saturated); the best are searched, while the rows they can match stay within a budget
+ * (the rarest ones first always fit), so a 300-word issue costs about what a question does. */
+
+/* Rows of the text index, from FTS5's own "averages" record (rowid 1 of the data table:
+ * a varint row count first); 0 when it cannot be read. */
+static double fts_rows(lp_store *st)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(lp_store_db(st), "SELECT block FROM chunk_fts_data WHERE id = 1", -1,
+                           &s, NULL) != SQLITE_OK)
+        return 0;
+    double rows = 0;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const unsigned char *p = sqlite3_column_blob(s, 0);
+        int n = sqlite3_column_bytes(s, 0);
+        uint64_t v = 0;
+        for (int i = 0; p && i < n && i < 9; i++) {
+            if (i == 8) {
+                v = (v << 8) | p[i];
+                break;
+            }
+            v = (v << 7) | (p[i] & 0x7f);
+            if (!(p[i] & 0x80))
+                break;
+        }
+        rows = (double)v;
+    }
+    sqlite3_finalize(s);
+    return rows;
+}
+
+typedef struct term_rank {
+    size_t i;
+    double w;
+    int64_t df;
+} term_rank;
+
+static int term_rank_cmp(const void *a, const void *b)
+{
+    const term_rank *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Rows containing text, counted up to cap (the vocabulary's own counts walk a common word's
+ * whole posting list, which for 150 words of an issue costs a second; a capped count stops
+ * early, and a word past the cap is common whatever its exact count). -1 on error. */
+static int64_t capped_df(sqlite3_stmt *s, const char *text, int64_t cap)
+{
+    lp_buf m;
+    lp_buf_init(&m, strlen(text) + 8);
+    lp_lex_put_phrase(&m, text);
+    sqlite3_bind_text(s, 1, m.ptr, (int)m.len, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, cap);
+    int64_t n = 0;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+        n++;
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    lp_buf_release(&m);
+    return step == SQLITE_DONE ? n : -1;
+}
+
+/* What the text alone says of a term's promise (before any count): explicit phrases and
+ * syms, identifier-looking words (snake_case, camelCase, digits), repetition, length. */
+static double text_prior(const lp_lex_term *t)
+{
+    double p = (double)LP_MIN(t->count, 4u);
+    if (t->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_SYM))
+        p += 8;
+    bool ident = false;
+    size_t len = strlen(t->text);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)t->text[i];
+        ident |= c == '_' || isdigit(c) || (i > 0 && isupper(c) && islower((unsigned char)t->text[i - 1]));
+    }
+    if (ident)
+        p += 4;
+    return p + (double)LP_MIN(len, (size_t)12) / 4.0;
+}
+
+static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
+{
+    const lp_search_tuning *t = lp_search_tuning_get();
+    size_t n = lq->nterms;
+    size_t *order = lp_arena_alloc(arena, (n ? n : 1) * sizeof *order);
+    double rows_total = fts_rows(st);
+    sqlite3_stmt *s = NULL;
+    lp_error e = {0};
+    if (rows_total <= 0 ||
+        lp_store_prepare(st, "SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ?1 LIMIT ?2", &s,
+                         &e)) {
+        /* No frequencies: the first terms, in order. */
+        size_t k = LP_MIN(n, (size_t)LP_LEX_SHORT_TERMS);
+        for (size_t i = 0; i < k; i++)
+            order[i] = i;
+        lp_lex_query_use_terms(lq, arena, order, k);
+        lq->nselected = k;
+        return;
+    }
+    /* Past this many rows a term is common (5% of the rows by default, at most 2,000 so a
+     * long text's counting stays bounded). */
+    int64_t cap = (int64_t)LP_MAX(50.0, LP_MIN(2000.0, t->long_common * rows_total));
+    term_rank *r = lp_arena_alloc(arena, (n ? n : 1) * sizeof *r);
+    /* Counting costs about a millisecond a term whatever the cap (FTS5 opens the term in
+     * every segment), so only the LONG_COUNTED most promising terms by the text alone are
+     * counted: asked-for phrases and syms, identifiers, repeated words, then longer words. */
+    for (size_t i = 0; i < n; i++)
+        r[i] = (term_rank){i, text_prior(&lq->terms[i]), 0};
+    /* The whole of a hyphenated or slashed word ("text/template") is a phrase: FTS5 reads
+     * every position of its parts to find it, which for common parts costs more than the
+     * rest of the text; in long text its parts are terms anyway. */
+    for (size_t i = 0; i < n; i++)
+        if (lq->terms[r[i].i].flags & (LP_LEX_TERM_WHOLE | LP_LEX_TERM_NOISE))
+            r[i].w = -1;
+    qsort(r, n, sizeof *r, term_rank_cmp);
+    size_t counted = 0;
+    while (counted < n && counted < LONG_COUNTED && r[counted].w >= 0)
+        counted++;
+    for (size_t j = 0; j < counted; j++)
+        order[j] = r[j].i;
+    for (size_t j = 0; j < counted; j++) {
+        size_t i = order[j];
+        const lp_lex_term *term = &lq->terms[i];
+        int64_t df = capped_df(s, term->text, cap);
+        double w = 0;
+        if (df >= cap)
+            df = (int64_t)LP_MAX((double)cap, t->long_common * rows_total);
+        if (df > 0) {
+            double d = (double)df;
+            double idf = log(1.0 + (rows_total - d + 0.5) / (d + 0.5));
+            w = idf * 2.5 * term->count / (1.5 + term->count);
+            if (term->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_SYM))
+                w *= 2.0; /* asked for explicitly */
+            if (term->flags & LP_LEX_TERM_WHOLE)
+                w *= 0.5;
+            if (d >= (double)cap)
+                w *= 0.1; /* in much of the code: little to tell apart */
+        } else {
+            lq->nunindexed++;
+        }
+        r[j] = (term_rank){i, w, df};
+    }
+    n = counted;
+    qsort(r, n, sizeof *r, term_rank_cmp);
+    size_t k = 0;
+    double rows = 0;
+    size_t max_groups = LP_MIN((size_t)t->long_groups, (size_t)LP_LEX_MAX_GROUPS);
+    for (size_t j = 0; j < n && k < max_groups; j++) {
+        if (r[j].w <= 0)
+            break;
+        if (k >= LONG_MIN_GROUPS && rows + (double)r[j].df > t->long_rows)
+            continue; /* a rarer term later may still fit */
+        order[k++] = r[j].i;
+        rows += (double)r[j].df;
+    }
+    lp_lex_query_use_terms(lq, arena, order, k);
+    lq->nselected = k;
+    if (lp_log_enabled(LP_LOG_DEBUG)) {
+        lp_buf b;
+        lp_buf_init(&b, 512);
+        for (size_t j = 0; j < n; j++)
+            lp_buf_printf(&b, "%s%s:%lld:%.2f", j ? " " : "", lq->terms[r[j].i].text,
+                          (long long)r[j].df, r[j].w);
+        lp_log(LP_LOG_DEBUG, "search.long_terms", "rows=%.0f cap=%lld selected=%zu terms=%s",
+               rows_total, (long long)cap, k, b.ptr);
+        lp_buf_release(&b);
+    }
+}
+
 lp_status lp_channel_lexical(lp_store *st, lp_lex_query *lq, size_t limit, lp_arena *arena,
                              lp_cand_vec *out, lp_error *err)
 {
+    if (lq->pending)
+        select_terms(st, lq, arena);
     prune_phrases(st, lq, lp_search_tuning_get()->budget);
     if (lq->nphrases == 0)
         return LP_OK;
@@ -381,8 +578,13 @@ static lp_status exact_one(lp_store *st, lp_str ident, lp_arena *arena, lp_cand_
         lp_cand c = {0};
         read_sym_row(s, arena, &c);
         norm_qname(lp_str_c(c.qname), b);
-        bool qmatch = lp_str_ends_with(lp_buf_str(b), lp_buf_str(a)) &&
-                      (b->len == a->len || b->ptr[b->len - a->len - 1] == '.');
+        /* The stored qualified name ends with the asked one (Bar.baz asked, pkg.Bar.baz
+         * stored), or the asked one (a frame's com.x.Bar.baz) ends with the stored one. */
+        bool qmatch = (lp_str_ends_with(lp_buf_str(b), lp_buf_str(a)) &&
+                       (b->len == a->len || b->ptr[b->len - a->len - 1] == '.')) ||
+                      (b->len < a->len && lp_str_ends_with(lp_buf_str(a), lp_buf_str(b)) &&
+                       a->ptr[a->len - b->len - 1] == '.' &&
+                       lp_str_find_char(lp_buf_str(b), '.', 0) != SIZE_MAX);
         if (qualified && !qmatch)
             continue;
         c.tier = qualified ? 0 : 1;
@@ -448,5 +650,138 @@ lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *are
         qsort(out->items, out->len, sizeof out->items[0], exact_cmp);
     lp_buf_release(&a);
     lp_buf_release(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Path channel: files the question names (lp_search_query.hints). A hint is matched by its
+ * last folders and file name ("flask/app.py" of "/usr/lib/python3/site-packages/flask/app.py"),
+ * then by fewer of them; a file name found in more than PATH_MAX_FILES places says nothing.
+ * The channel lists the exact and then the lexical candidates in those files first (their
+ * order), then the files' top-level symbols in line order. */
+
+#define PATH_MAX_FILES 4
+#define PATH_MAX_CANDS 100
+
+static const char SQL_PATH_FILES[] =
+    "SELECT path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' ORDER BY path LIMIT 5";
+static const char SQL_PATH_SYMS[] =
+    "SELECT s.bid, s.ord, s.kind, s.name, s.qname, s.skey, s.start_line, s.end_line, s.flags,"
+    " b.lang, fl.path FROM files fl JOIN blobs b ON b.bid = fl.bid"
+    " JOIN symbols s ON s.bid = fl.bid WHERE fl.path = ?1 AND s.parent < 0"
+    " ORDER BY s.start_line LIMIT 60";
+
+/* The last n segments of h (all when it has fewer), or an empty slice. */
+static lp_str last_segments(lp_str h, size_t n)
+{
+    size_t k = h.len, seen = 0;
+    while (k > 0) {
+        if (h.ptr[k - 1] == '/' && ++seen == n)
+            break;
+        k--;
+    }
+    lp_str t = lp_str_sub(h, k, h.len);
+    while (t.len && t.ptr[0] == '/')
+        t = lp_str_sub(t, 1, t.len);
+    return t;
+}
+
+static size_t match_files(lp_store *st, lp_str key, const char **found, lp_arena *arena,
+                          lp_error *err, lp_status *rc)
+{
+    sqlite3_stmt *s;
+    if ((*rc = lp_store_prepare(st, SQL_PATH_FILES, &s, err)))
+        return 0;
+    lp_buf like;
+    lp_buf_init(&like, key.len + 8);
+    lp_buf_puts(&like, "%/");
+    for (size_t i = 0; i < key.len; i++) {
+        if (key.ptr[i] == '%' || key.ptr[i] == '_' || key.ptr[i] == '\\')
+            lp_buf_putc(&like, '\\');
+        lp_buf_putc(&like, key.ptr[i]);
+    }
+    sqlite3_bind_text(s, 1, key.ptr, (int)key.len, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, like.ptr, (int)like.len, SQLITE_STATIC);
+    size_t n = 0;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n < PATH_MAX_FILES + 1)
+            found[n] = col_dup(arena, s, 0);
+        n++;
+    }
+    if (step != SQLITE_DONE)
+        *rc = lp_store_sql_error(st, "matching file names", err);
+    sqlite3_reset(s);
+    lp_buf_release(&like);
+    return n;
+}
+
+static bool path_in(const char *p, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(p, set[i]))
+            return true;
+    return false;
+}
+
+lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
+                          const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                          lp_error *err)
+{
+    if (q->nhints == 0)
+        return LP_OK;
+    const char *files[LP_QUERY_MAX_ITEMS * PATH_MAX_FILES];
+    size_t nfiles = 0;
+    lp_status rc = LP_OK;
+    for (size_t i = 0; i < q->nhints && !rc; i++) {
+        lp_str h = lp_str_c(q->hints[i]);
+        for (size_t segs = 3; segs >= 1; segs--) {
+            lp_str key = last_segments(h, segs);
+            if (key.len == 0)
+                continue;
+            const char *found[PATH_MAX_FILES + 1];
+            size_t n = match_files(st, key, found, arena, err, &rc);
+            if (rc)
+                break;
+            if (n == 0)
+                continue; /* fewer folders may match (a vendored or moved copy) */
+            if (n <= PATH_MAX_FILES)
+                for (size_t k = 0; k < n; k++)
+                    if (!path_in(found[k], files, nfiles))
+                        files[nfiles++] = found[k];
+            break; /* found: fewer folders would only be vaguer */
+        }
+    }
+    if (rc || nfiles == 0)
+        return rc;
+    for (size_t i = 0; i < exact->len && out->len < PATH_MAX_CANDS; i++)
+        if (path_in(exact->items[i].path, files, nfiles))
+            lp_vec_push(out, exact->items[i]);
+    for (size_t i = 0; i < lex->len && out->len < PATH_MAX_CANDS; i++)
+        if (path_in(lex->items[i].path, files, nfiles))
+            lp_vec_push(out, lex->items[i]);
+    size_t from_lex = out->len;
+    sqlite3_stmt *s;
+    if ((rc = lp_store_prepare(st, SQL_PATH_SYMS, &s, err)))
+        return rc;
+    for (size_t f = 0; f < nfiles && !rc; f++) {
+        sqlite3_bind_text(s, 1, files[f], -1, SQLITE_STATIC);
+        int step;
+        while ((step = sqlite3_step(s)) == SQLITE_ROW && out->len < PATH_MAX_CANDS) {
+            lp_cand c = {0};
+            read_sym_row(s, arena, &c);
+            bool dup = false;
+            for (size_t k = 0; k < from_lex && !dup; k++)
+                dup = out->items[k].owner == c.owner && !strcmp(out->items[k].path, c.path);
+            if (!dup) {
+                c.score = 0.5;
+                c.tier = 3;
+                lp_vec_push(out, c);
+            }
+        }
+        if (step != SQLITE_DONE && step != SQLITE_ROW)
+            rc = lp_store_sql_error(st, "reading the symbols of named files", err);
+        sqlite3_reset(s);
+    }
     return rc;
 }

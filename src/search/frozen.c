@@ -39,9 +39,10 @@ const char *lp_frozen_fail_code(lp_frozen_fail f)
     return (unsigned)f < LP_ARRAY_LEN(fail_codes) ? fail_codes[f] : "continuation_unknown";
 }
 
-static const char *const channel_names[] = {"exact", "lexical", "dense", "live"};
+static const char *const channel_names[LP_CH_COUNT] = {"exact", "lexical", "dense", "live",
+                                                      "path"};
 
-size_t lp_search_channel_names(uint32_t channels, const char *out[4])
+size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT])
 {
     size_t n = 0;
     for (unsigned i = 0; i < LP_ARRAY_LEN(channel_names); i++)
@@ -118,6 +119,8 @@ void lp_search_request_hash(const lp_search_request *req, char out[17])
     normalize_query(req->query, &b);
     lp_buf_printf(&b, "%c%s%c%u%c%u", '\0', lp_search_scope_name(req->scope), '\0',
                   effective_limit(req), '\0', req->snippet_lines ? req->snippet_lines : 6u);
+    if (req->group != LP_GROUP_OWNER) /* the owner view keeps its old hashes */
+        lp_buf_printf(&b, "%c%s", '\0', lp_search_grouping_name(req->group));
     snprintf(out, 17, "%016llx", (unsigned long long)lp_hash64_of(b.ptr, b.len));
     lp_buf_release(&b);
 }
@@ -370,6 +373,19 @@ void lp_search_continuation_unavailable(lp_search_result *res, lp_arena *arena, 
 
 static json_t *opt_string(const char *s) { return s ? lp_json_textz(s) : json_null(); }
 
+static json_t *owner_json(const lp_search_owner *ow)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", lp_json_textz(ow->id));
+    lp_json_set_path(o, "file", ow->file ? ow->file : "", ow->file ? strlen(ow->file) : 0);
+    json_object_set_new(o, "symbol", opt_string(ow->symbol));
+    json_object_set_new(o, "qname", opt_string(ow->qname));
+    json_object_set_new(o, "kind", lp_json_textz(ow->kind ? ow->kind : "file"));
+    json_object_set_new(o, "start", json_integer(ow->start_line));
+    json_object_set_new(o, "end", json_integer(ow->end_line));
+    return o;
+}
+
 static json_t *group_json(const lp_search_group *g)
 {
     json_t *o = json_object();
@@ -403,6 +419,17 @@ static json_t *group_json(const lp_search_group *g)
         for (uint32_t i = 0; i < g->ndup_paths; i++)
             json_array_append_new(paths, lp_json_textz(g->dup_paths[i]));
         json_object_set_new(o, "dupPaths", paths);
+    }
+    if (g->nmembers) {
+        json_t *members = json_array();
+        for (uint32_t i = 0; i < g->nmembers; i++) {
+            json_t *m = owner_json(&g->members[i].owner);
+            json_object_set_new(m, "score", json_real(g->members[i].score));
+            json_object_set_new(m, "rank", json_integer(g->members[i].rank));
+            json_array_append_new(members, m);
+        }
+        json_object_set_new(o, "members", members);
+        json_object_set_new(o, "fileOwners", json_integer(g->nfile_owners));
     }
     return o;
 }
@@ -447,6 +474,10 @@ lp_status lp_search_freeze(const char *root, const lp_search_request *req,
     json_object_set_new(j, "limit", json_integer(effective_limit(req)));
     json_object_set_new(j, "requestHash", lp_json_textz(req_hash));
     json_object_set_new(j, "createdMs", json_integer(now));
+    if (res->group != LP_GROUP_OWNER)
+        json_object_set_new(j, "group", lp_json_textz(lp_search_grouping_name(res->group)));
+    if (res->confidence >= 0)
+        json_object_set_new(j, "confidence", json_real(res->confidence));
     json_t *groups = json_array();
     for (size_t i = 0; i < res->ngroups; i++)
         json_array_append_new(groups, group_json(&res->groups[i]));
@@ -543,6 +574,51 @@ static bool json_uint(json_t *v, uint64_t max, uint64_t *out)
     return true;
 }
 
+static bool read_owner(json_t *o, lp_arena *a, lp_search_owner *ow)
+{
+    uint64_t start, end;
+    const char *id = json_string_value(json_object_get(o, "id"));
+    if (!json_is_object(o) || !id || strlen(id) >= sizeof ow->id ||
+        !json_uint(json_object_get(o, "start"), UINT32_MAX, &start) ||
+        !json_uint(json_object_get(o, "end"), UINT32_MAX, &end))
+        return false;
+    snprintf(ow->id, sizeof ow->id, "%s", id);
+    ow->file = arena_json_bytes(a, o, "file");
+    ow->symbol = arena_json_str(a, json_object_get(o, "symbol"));
+    ow->qname = arena_json_str(a, json_object_get(o, "qname"));
+    ow->kind = arena_json_str(a, json_object_get(o, "kind"));
+    ow->start_line = (uint32_t)start;
+    ow->end_line = (uint32_t)end;
+    return ow->file && ow->kind;
+}
+
+/* The members of a file group; false when present but damaged. */
+static bool read_members(json_t *o, lp_arena *a, lp_search_group *g)
+{
+    json_t *arr = json_object_get(o, "members");
+    if (!arr)
+        return true;
+    size_t n = json_array_size(arr);
+    uint64_t nowners = 0;
+    if (!json_is_array(arr) || n == 0 || n > LP_FILE_MEMBERS_MAX ||
+        !json_uint(json_object_get(o, "fileOwners"), 1000000, &nowners))
+        return false;
+    lp_search_member *m = lp_arena_zalloc(a, n * sizeof *m);
+    for (size_t i = 0; i < n; i++) {
+        json_t *mo = json_array_get(arr, i);
+        uint64_t rank = 0;
+        if (!read_owner(mo, a, &m[i].owner) || !json_is_number(json_object_get(mo, "score")) ||
+            !json_uint(json_object_get(mo, "rank"), 1000000, &rank))
+            return false;
+        m[i].score = json_number_value(json_object_get(mo, "score"));
+        m[i].rank = (uint32_t)rank;
+    }
+    g->members = m;
+    g->nmembers = (uint32_t)n;
+    g->nfile_owners = (uint32_t)nowners;
+    return true;
+}
+
 static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
 {
     memset(g, 0, sizeof *g);
@@ -591,7 +667,7 @@ static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
                 g->dup_paths[g->ndup_paths++] = p;
         }
     }
-    return g->owner.file && g->owner.kind && g->snippet;
+    return g->owner.file && g->owner.kind && g->snippet && read_members(o, a, g);
 }
 
 lp_status lp_search_frozen_load(const char *handle, lp_arena *arena, lp_frozen_set *out,
@@ -691,6 +767,15 @@ lp_status lp_search_frozen_load(const char *handle, lp_arena *arena, lp_frozen_s
     if (sname)
         lp_search_scope_parse(lp_str_c(sname), &scope, NULL);
     out->scope = scope;
+    out->group = LP_GROUP_OWNER;
+    const char *gname = json_string_value(json_object_get(j, "group"));
+    if (gname && lp_search_grouping_parse(lp_str_c(gname), &out->group, NULL)) {
+        rc = fail(why, LP_FROZEN_BROKEN, err, LP_EIO,
+                  "the result set %s is damaged; run the search again", h.id);
+        goto done;
+    }
+    json_t *conf = json_object_get(j, "confidence");
+    out->confidence = json_is_number(conf) ? json_number_value(conf) : -1.0;
     out->limit = (uint32_t)limit;
     snprintf(out->request_hash, sizeof out->request_hash, "%s",
              json_string_value(json_object_get(j, "requestHash")));

@@ -23,20 +23,26 @@ typedef LP_VEC(int) int_vec;
 typedef struct parse_state {
     lp_arena *arena;
     lp_error *err;
-    str_vec words, phrases, paths, not_paths, syms, idents;
+    str_vec words, phrases, paths, not_paths, syms, idents, hints;
+    const char *prev[2]; /* the two free words before this one (stack frames: "line 3, in f") */
     int_vec langs, kinds;
+    size_t dropped; /* words longer than LP_QUERY_MAX_VALUE */
 } parse_state;
 
 static bool is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
-/* Length of a quote character at p (", “ or ”), 0 when none. */
-static size_t quote_len(const char *p, const char *end)
+/* Length of a quote operator at p: only the straight double quote. */
+static size_t quote_len(const char *p, const char *end) { return p < end && *p == '"'; }
+
+/* Length of a typographic quote at p (“ ” ‘ ’ « »), 0 when none: text, never an operator;
+ * it separates words as white space does. */
+static size_t curly_len(const char *p, const char *end)
 {
-    if (p < end && *p == '"')
-        return 1;
-    if (end - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
-        ((unsigned char)p[2] == 0x9C || (unsigned char)p[2] == 0x9D))
+    const unsigned char *u = (const unsigned char *)p;
+    if (end - p >= 3 && u[0] == 0xE2 && u[1] == 0x80 && u[2] >= 0x98 && u[2] <= 0x9D)
         return 3;
+    if (end - p >= 2 && u[0] == 0xC2 && (u[1] == 0xAB || u[1] == 0xBB))
+        return 2;
     return 0;
 }
 
@@ -372,27 +378,214 @@ static op_kind op_prefix(const char *p, const char *end, bool *neg, lp_str *name
     return op;
 }
 
-static bool add_word(parse_state *ps, lp_str w)
+/* ------------------------------------------------------------------------------------------
+ * Evidence in pasted text: file paths and stack frames. */
+
+static bool has_source_ext(lp_str base)
 {
-    if (ps->words.len >= LP_QUERY_MAX_WORDS) {
-        lp_error_set(ps->err, LP_EINVAL,
-                     "the query has more than %d words; ask a shorter question",
-                     LP_QUERY_MAX_WORDS);
+    static const char *const exts[] = {
+        "py",  "pyi", "go",  "rs",   "js",    "jsx", "mjs", "cjs",  "ts",   "tsx", "java",
+        "c",   "h",   "cc",  "cpp",  "cxx",   "hh",  "hpp", "hxx",  "cs",   "scala", "sc",
+        "md",  "rst", "txt", "toml", "yaml",  "yml", "json", "cfg", "ini", "kt",  "rb",
+        "php", "swift", "m", "mm",   "sh",    "pl",  "lua"};
+    size_t dot = SIZE_MAX;
+    for (size_t i = 0; i < base.len; i++)
+        if (base.ptr[i] == '.')
+            dot = i;
+    if (dot == SIZE_MAX || dot == 0 || dot + 1 >= base.len)
         return false;
+    lp_str ext = lp_str_sub(base, dot + 1, base.len);
+    for (size_t i = 0; i < LP_ARRAY_LEN(exts); i++)
+        if (lp_str_eq_c(ext, exts[i]))
+            return true;
+    return false;
+}
+
+static bool hint_char(unsigned char c)
+{
+    return isalnum(c) || c == '_' || c == '-' || c == '.' || c == '/' || c == '\\' || c == '+' ||
+           c == '@' || c >= 0x80;
+}
+
+/* A file path in w ("src/app.py", "/usr/lib/x/server.go:12", "(Bar.java:42)",
+ * "C:\src\Bar.cs:line 4", "utils.py"): its path without line numbers, with '/' separators,
+ * into out; false when w names no source file. */
+static bool path_hint(lp_str w, lp_buf *out)
+{
+    if (lp_str_find(w, lp_str_c("://"), 0) != SIZE_MAX)
+        return false; /* a URL */
+    /* The longest run of path characters that ends in a file name with a source extension. */
+    size_t best_a = 0, best_b = 0;
+    size_t i = 0;
+    while (i < w.len) {
+        while (i < w.len && !hint_char((unsigned char)w.ptr[i]))
+            i++;
+        size_t a = i;
+        while (i < w.len && hint_char((unsigned char)w.ptr[i]))
+            i++;
+        size_t b = i;
+        while (b > a && (w.ptr[b - 1] == '.' || w.ptr[b - 1] == '/' || w.ptr[b - 1] == '\\'))
+            b--;
+        size_t base = b;
+        while (base > a && w.ptr[base - 1] != '/' && w.ptr[base - 1] != '\\')
+            base--;
+        if (b > a && has_source_ext(lp_str_sub(w, base, b)) && b - a > best_b - best_a) {
+            best_a = a;
+            best_b = b;
+        }
     }
-    if (w.len > LP_QUERY_MAX_VALUE) {
-        lp_error_set(ps->err, LP_EINVAL, "a word of the query is longer than %d bytes",
-                     LP_QUERY_MAX_VALUE);
+    if (best_b == best_a || best_b - best_a > LP_QUERY_MAX_VALUE)
         return false;
-    }
-    lp_vec_push(&ps->words, lp_arena_strndup(ps->arena, w.ptr, w.len));
-    lp_str c = clean_word(w);
-    if (lp_search_is_identifier(c))
-        push_unique_str(ps, &ps->idents, c);
+    lp_buf_reset(out);
+    for (size_t k = best_a; k < best_b; k++)
+        lp_buf_putc(out, w.ptr[k] == '\\' ? '/' : w.ptr[k]);
     return true;
 }
 
-/* One item starting at *pp (not white space); advances *pp past it. */
+static bool all_digits(const char *s, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* The function a stack frame names, from the word w (and the words before it):
+ *   Python   `File "x.py", line 3, in handle`        -> handle
+ *   Go       `net/http.(*conn).serve(0xc0...)`          -> conn.serve
+ *   Java/C#/Scala/JS `at com.x.Bar.baz(Bar.java:42)`  -> com.x.Bar.baz, Bar.baz
+ * Each goes to idents (the exact channel) when it looks like a name. */
+static void frame_idents(parse_state *ps, lp_str w)
+{
+    const char *in = ps->prev[0], *num = ps->prev[1];
+    if (in && !strcmp(in, "in") && num) {
+        size_t n = strlen(num);
+        if (n > 1 && num[n - 1] == ',' && all_digits(num, n - 1)) {
+            lp_str c = clean_word(w);
+            if (c.len && ident_part(c))
+                push_unique_str(ps, &ps->idents, c);
+        }
+    }
+    size_t open = lp_str_find_char(w, '(', 0);
+    if (open == SIZE_MAX || open == 0)
+        return;
+    size_t star = lp_str_find(w, lp_str_c(".(*"), 0);
+    if (star != SIZE_MAX) {
+        /* Go: pkg.(*Type).Method( */
+        size_t t0 = star + 3, t1 = lp_str_find_char(w, ')', t0);
+        if (t1 == SIZE_MAX || t1 + 2 >= w.len || w.ptr[t1 + 1] != '.')
+            return;
+        size_t m0 = t1 + 2, m1 = m0;
+        while (m1 < w.len && ident_char((unsigned char)w.ptr[m1]))
+            m1++;
+        lp_str type = lp_str_sub(w, t0, t1), meth = lp_str_sub(w, m0, m1);
+        if (!ident_part(type) || !ident_part(meth))
+            return;
+        char buf[2 * LP_QUERY_MAX_VALUE + 2];
+        int n = snprintf(buf, sizeof buf, "%.*s.%.*s", (int)type.len, type.ptr, (int)meth.len,
+                         meth.ptr);
+        if (n > 0 && (size_t)n < sizeof buf)
+            push_unique_str(ps, &ps->idents, (lp_str){buf, (size_t)n});
+        return;
+    }
+    /* Dotted: a.b.C.m( ; the last slash-separated part (Go's net/http.Get). */
+    lp_str head = lp_str_sub(w, 0, open);
+    size_t slash = SIZE_MAX;
+    for (size_t k = 0; k < head.len; k++)
+        if (head.ptr[k] == '/')
+            slash = k;
+    if (slash != SIZE_MAX)
+        head = lp_str_sub(head, slash + 1, head.len);
+    head = clean_word(head);
+    if (head.len == 0 || lp_str_find_char(head, '.', 0) == SIZE_MAX ||
+        !lp_search_is_identifier(head))
+        return;
+    push_unique_str(ps, &ps->idents, head);
+    /* The owner and the name (Bar.baz of com.x.Bar.baz): how qualified names are stored. */
+    size_t dots = 0, cut = 0;
+    for (size_t k = head.len; k-- > 0;)
+        if (head.ptr[k] == '.' && ++dots == 2) {
+            cut = k + 1;
+            break;
+        }
+    if (cut)
+        push_unique_str(ps, &ps->idents, lp_str_sub(head, cut, head.len));
+}
+
+static void evidence(parse_state *ps, lp_str w)
+{
+    lp_buf h;
+    lp_buf_init(&h, 64);
+    if (path_hint(w, &h) && ps->hints.len < LP_QUERY_MAX_ITEMS)
+        push_unique_str(ps, &ps->hints, lp_buf_str(&h));
+    lp_buf_release(&h);
+    frame_idents(ps, w);
+}
+
+/* A free word. Words are never refused: one longer than LP_QUERY_MAX_VALUE (a URL, a
+ * base64 blob, a minified line) carries no searchable term and is dropped. */
+static void add_word(parse_state *ps, lp_str w)
+{
+    if (w.len > LP_QUERY_MAX_VALUE) {
+        ps->dropped++;
+        return;
+    }
+    const char *word = lp_arena_strndup(ps->arena, w.ptr, w.len);
+    lp_vec_push(&ps->words, word);
+    lp_str c = clean_word(w);
+    if (lp_search_is_identifier(c))
+        push_unique_str(ps, &ps->idents, c);
+    evidence(ps, w);
+    ps->prev[1] = ps->prev[0];
+    ps->prev[0] = word;
+}
+
+static size_t sep_len(const char *p, const char *end)
+{
+    return p < end && is_space((unsigned char)*p) ? 1 : curly_len(p, end);
+}
+
+/* Every word of [p, end) (separated by white space and typographic quotes). */
+static void add_words(parse_state *ps, const char *p, const char *end)
+{
+    while (p < end) {
+        size_t n = sep_len(p, end);
+        if (n) {
+            p += n;
+            continue;
+        }
+        const char *e = p;
+        while (e < end && !sep_len(e, end))
+            e++;
+        add_word(ps, (lp_str){p, (size_t)(e - p)});
+        p = e;
+    }
+}
+
+/* A quoted phrase: an exact phrase, except past LP_QUERY_MAX_ITEMS phrases, past
+ * LP_QUERY_MAX_VALUE bytes, or when it is one path-like token (a traceback's
+ * "File "/x/y.py"": evidence of a file, not a phrase); then its words. */
+static void add_phrase_or_words(parse_state *ps, lp_str phrase)
+{
+    bool one_token = true, pathy = false;
+    for (size_t i = 0; i < phrase.len; i++) {
+        unsigned char c = (unsigned char)phrase.ptr[i];
+        one_token &= !is_space(c);
+        pathy |= c == '/' || c == '\\';
+    }
+    if (phrase.len == 0)
+        return;
+    if (ps->phrases.len >= LP_QUERY_MAX_ITEMS || phrase.len > LP_QUERY_MAX_VALUE ||
+        (one_token && pathy)) {
+        add_words(ps, phrase.ptr, phrase.ptr + phrase.len);
+        return;
+    }
+    lp_vec_push(&ps->phrases, lp_arena_strndup(ps->arena, phrase.ptr, phrase.len));
+}
+
+/* One item starting at *pp (not a separator); advances *pp past it. */
 static bool parse_item(parse_state *ps, const char **pp, const char *end)
 {
     const char *p = *pp;
@@ -400,14 +593,13 @@ static bool parse_item(parse_state *ps, const char **pp, const char *end)
     if (q) {
         const char *close = find_close_quote(p + q, end);
         if (!close) {
-            lp_error_set(ps->err, LP_EINVAL,
-                         "the query has an unterminated quote; close the phrase with '\"' or "
-                         "remove the quote");
-            return false;
+            /* An unbalanced quote is text (an apostrophe-like slip, a pasted log line). */
+            *pp = p + q;
+            return true;
         }
-        lp_str phrase = lp_str_trim((lp_str){p + q, (size_t)(close - p - q)});
+        add_phrase_or_words(ps, lp_str_trim((lp_str){p + q, (size_t)(close - p - q)}));
         *pp = close + quote_len(close, end);
-        return phrase.len == 0 || push_str(ps, &ps->phrases, phrase, "phrases", "phrase");
+        return true;
     }
     bool neg;
     lp_str name = {0};
@@ -432,12 +624,13 @@ static bool parse_item(parse_state *ps, const char **pp, const char *end)
         *pp = e;
         return apply_op(ps, op, neg, name, (lp_str){v, (size_t)(e - v)});
     }
-    /* A free word: up to white space or a quote (which opens a phrase next). */
+    /* A free word: up to a separator or a quote (which opens a phrase next). */
     const char *e = p;
-    while (e < end && !is_space((unsigned char)*e) && !quote_len(e, end))
+    while (e < end && !sep_len(e, end) && !quote_len(e, end))
         e++;
     *pp = e;
-    return add_word(ps, (lp_str){p, (size_t)(e - p)});
+    add_word(ps, (lp_str){p, (size_t)(e - p)});
+    return true;
 }
 
 #define TAKE(field, vec)                                                                       \
@@ -455,15 +648,18 @@ lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_que
     if (!text)
         text = "";
     size_t n = strlen(text);
-    if (n > LP_QUERY_MAX_BYTES)
-        return lp_error_set(err, LP_EINVAL, "the query is longer than %d bytes; shorten it",
-                            LP_QUERY_MAX_BYTES);
+    bool shortened = false;
+    if (n > LP_QUERY_MAX_BYTES) {
+        n = lp_utf8_cut(text, n, LP_QUERY_MAX_BYTES);
+        shortened = true;
+    }
     parse_state ps = {.arena = arena, .err = err};
     const char *p = text, *end = text + n;
     bool ok = true;
     while (ok) {
-        while (p < end && is_space((unsigned char)*p))
-            p++;
+        size_t k;
+        while ((k = sep_len(p, end)) != 0)
+            p += k;
         if (p >= end)
             break;
         ok = parse_item(&ps, &p, end);
@@ -479,6 +675,9 @@ lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_que
         TAKE(kinds, kinds);
         TAKE(syms, syms);
         TAKE(idents, idents);
+        TAKE(hints, hints);
+        out->shortened = shortened;
+        out->dropped = ps.dropped;
     }
     lp_vec_free(&ps.words);
     lp_vec_free(&ps.phrases);
@@ -486,6 +685,7 @@ lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_que
     lp_vec_free(&ps.not_paths);
     lp_vec_free(&ps.syms);
     lp_vec_free(&ps.idents);
+    lp_vec_free(&ps.hints);
     lp_vec_free(&ps.langs);
     lp_vec_free(&ps.kinds);
     if (!ok) {

@@ -19,6 +19,7 @@
 
 #include "text/text.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -122,7 +123,7 @@ static void rank_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     }
     unsigned docmask = 0;
     for (int p = 0; p < np; p++)
-        if (tf[p][2] > 0 && c->spec.group[p] >= 0 && c->spec.group[p] < LP_LEX_MAX_GROUPS)
+        if (tf[p][2] > 0 && c->spec.group[p] >= 0 && c->spec.group[p] < LP_LEX_MASK_GROUPS)
             docmask |= 1u << c->spec.group[p];
     double lennorm[NCOL];
     for (int col = 0; col < NCOL; col++) {
@@ -177,6 +178,7 @@ static lp_search_tuning tuning = {
     .w_exact = 1.0,
     .w_lexical = 1.0,
     .w_dense = 0.5,
+    .w_path = 1.0,
     .lex = 0.5,
     .name = 0.2,
     .qname = 0.05,
@@ -189,6 +191,9 @@ static lp_search_tuning tuning = {
     .syn = 1.0,
     .container = 0.3,
     .budget = 2000,
+    .long_rows = 12000,
+    .long_groups = 24,
+    .long_common = 0.05,
 };
 static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
 
@@ -210,6 +215,7 @@ static void tuning_load(void)
         {"w_exact", offsetof(lp_search_tuning, w_exact)},
         {"w_lexical", offsetof(lp_search_tuning, w_lexical)},
         {"w_dense", offsetof(lp_search_tuning, w_dense)},
+        {"w_path", offsetof(lp_search_tuning, w_path)},
         {"lex", offsetof(lp_search_tuning, lex)},
         {"name", offsetof(lp_search_tuning, name)},
         {"qname", offsetof(lp_search_tuning, qname)},
@@ -222,6 +228,9 @@ static void tuning_load(void)
         {"syn", offsetof(lp_search_tuning, syn)},
         {"container", offsetof(lp_search_tuning, container)},
         {"budget", offsetof(lp_search_tuning, budget)},
+        {"long_rows", offsetof(lp_search_tuning, long_rows)},
+        {"long_groups", offsetof(lp_search_tuning, long_groups)},
+        {"long_common", offsetof(lp_search_tuning, long_common)},
     };
     char buf[512];
     snprintf(buf, sizeof buf, "%s", v);
@@ -269,6 +278,18 @@ static int on_part(void *ctx, const lp_text_token *t)
     return 0;
 }
 
+void lp_lex_put_phrase(lp_buf *match, const char *text)
+{
+    lp_str t = lp_str_c(text);
+    lp_buf_putc(match, '"');
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.ptr[i] == '"')
+            lp_buf_putc(match, '"');
+        lp_buf_putc(match, t.ptr[i]);
+    }
+    lp_buf_putc(match, '"');
+}
+
 static void put_phrase(lp_buf *match, lp_str text)
 {
     if (match->len)
@@ -309,6 +330,7 @@ void lp_lex_query_keep(lp_lex_query *lq, const bool *keep)
         lq->phrase_text[n] = lq->phrase_text[i];
         spec.group[n] = lq->phrase_group[n] = lq->phrase_group[i];
         spec.weight[n] = lq->phrase_weight[n] = lq->phrase_weight[i];
+        lq->phrase_literal[n] = lq->phrase_literal[i];
         n++;
     }
     lq->nphrases = n;
@@ -317,9 +339,10 @@ void lp_lex_query_keep(lp_lex_query *lq, const bool *keep)
     lp_buf_append(&lq->spec, &spec, sizeof spec);
 }
 
-/* One group for a word or phrase: the literal text and its synonyms (single words only). */
+/* One group for a term: the literal text and (syn) its synonyms (single words only). The
+ * group's query weight qw multiplies every phrase of it. */
 static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, lp_arena *arena,
-                      lp_str text, bool phrase)
+                      lp_str text, bool phrase, bool syn, float qw)
 {
     if (lq->ngroups >= LP_LEX_MAX_GROUPS)
         return;
@@ -334,24 +357,27 @@ static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, 
     int g = (int)lq->ngroups++;
     lq->stems[g] = lp_arena_strndup(arena, stems.ptr, stems.len);
     lq->syn_stems[g] = "";
-    add_phrase(lq, spec, arena, text, g, 1.0f);
-    if (!phrase && sc.n == 1 && lp_search_tuning_get()->syn > 0) {
+    size_t first = lq->nphrases;
+    add_phrase(lq, spec, arena, text, g, qw);
+    if (lq->nphrases > first)
+        lq->phrase_literal[first] = true;
+    if (syn && !phrase && sc.n == 1 && lp_search_tuning_get()->syn > 0) {
         lp_buf folded;
         lp_buf_init(&folded, 32);
         lp_text_fold(text, &folded);
-        lp_code_syn syn[6];
-        size_t ns = lp_code_synonyms(lp_buf_str(&folded), syn, LP_ARRAY_LEN(syn));
+        lp_code_syn syns[6];
+        size_t ns = lp_code_synonyms(lp_buf_str(&folded), syns, LP_ARRAY_LEN(syns));
         lp_buf_reset(&stems);
         for (size_t i = 0; i < ns; i++) {
-            add_phrase(lq, spec, arena, lp_str_c(syn[i].word), g,
-                       syn[i].weight * (float)lp_search_tuning_get()->syn);
+            add_phrase(lq, spec, arena, lp_str_c(syns[i].word), g,
+                       qw * syns[i].weight * (float)lp_search_tuning_get()->syn);
             char st[LP_TEXT_TOKEN_MAX + 1];
-            size_t n = lp_text_stem(lp_str_c(syn[i].word), st);
+            size_t n = lp_text_stem(lp_str_c(syns[i].word), st);
             if (i)
                 lp_buf_putc(&stems, ' ');
             lp_buf_append(&stems, st, n);
-            if (syn[i].weight > lq->syn_weight[g])
-                lq->syn_weight[g] = syn[i].weight;
+            if (syns[i].weight > lq->syn_weight[g])
+                lq->syn_weight[g] = syns[i].weight;
         }
         lq->syn_stems[g] = lp_arena_strndup(arena, stems.ptr, stems.len);
         lp_buf_release(&folded);
@@ -359,11 +385,116 @@ static void add_group(lp_lex_query *lq, rank_spec *spec, lp_text_tokenizer *tk, 
     lp_buf_release(&stems);
 }
 
-void lp_lex_query_build(const lp_search_query *q, lp_arena *arena, lp_lex_query *out)
+/* ------------------------------------------------------------------------------------------
+ * Terms: what the question offers to search for, before groups are chosen. */
+
+typedef LP_VEC(lp_lex_term) term_vec;
+
+/* Add (or count again) a term; the folded text is the key. */
+static void add_term(term_vec *v, lp_arena *arena, lp_str text, unsigned flags, uint32_t pos)
 {
-    memset(out, 0, sizeof *out);
-    lp_buf_init(&out->match, 1024);
-    lp_buf_init(&out->spec, sizeof(rank_spec));
+    if (text.len == 0)
+        return;
+    lp_buf f;
+    lp_buf_init(&f, text.len + 8);
+    lp_text_fold(text, &f);
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i].flags == flags && !strcmp(v->items[i].key, f.ptr ? f.ptr : "")) {
+            v->items[i].count++;
+            lp_buf_release(&f);
+            return;
+        }
+    lp_lex_term *t = lp_vec_push_zero(v);
+    t->text = lp_arena_strndup(arena, text.ptr, text.len);
+    t->key = lp_arena_strndup(arena, f.ptr ? f.ptr : "", f.len);
+    t->flags = flags;
+    t->count = 1;
+    t->first = pos;
+    lp_buf_release(&f);
+}
+
+static bool is_alnum_byte(unsigned char c) { return isalnum(c) || c >= 0x80; }
+static bool is_word_byte(unsigned char c) { return is_alnum_byte(c) || c == '_' || c == '$'; }
+
+/* A number, a hex literal or a version ("1.19", "0x8c5", "+0x45", "2091"): in pasted text
+ * these are line numbers, offsets and addresses; a short question keeps them ("404"), long
+ * text does not select them (LP_LEX_TERM_NOISE). */
+static bool is_noise(lp_str w)
+{
+    bool letter = false;
+    for (size_t i = 0; i < w.len; i++)
+        letter |= isalpha((unsigned char)w.ptr[i]) || (unsigned char)w.ptr[i] >= 0x80;
+    if (!letter)
+        return true;
+    size_t k = 0;
+    if (k < w.len && w.ptr[k] == '+')
+        k++;
+    if (w.len - k > 2 && w.ptr[k] == '0' && (w.ptr[k + 1] == 'x' || w.ptr[k + 1] == 'X')) {
+        for (size_t i = k + 2; i < w.len; i++)
+            if (!isxdigit((unsigned char)w.ptr[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* A free word. Surrounding punctuation goes ("(evalCall,", "validateType?)"); numbers and
+ * hex literals are not terms; "deque-based", "read/write", "client-side": the parts are
+ * terms of their own and the whole (a phrase of the parts) a term at a lower weight; other
+ * inner punctuation ("page:2:15", "a=b") only separates parts. */
+static void add_word_terms(term_vec *v, lp_arena *arena, lp_str w, uint32_t pos)
+{
+    size_t a = 0, b = w.len;
+    while (a < b && !is_word_byte((unsigned char)w.ptr[a]))
+        a++;
+    while (b > a && !is_word_byte((unsigned char)w.ptr[b - 1]))
+        b--;
+    w = lp_str_sub(w, a, b);
+    if (w.len == 0)
+        return;
+    size_t splits = 0, others = 0;
+    for (size_t i = 1; i + 1 < w.len; i++) {
+        unsigned char c = (unsigned char)w.ptr[i];
+        if (is_word_byte(c))
+            continue;
+        if ((c == '-' || c == '/') && is_alnum_byte((unsigned char)w.ptr[i - 1]) &&
+            is_alnum_byte((unsigned char)w.ptr[i + 1]))
+            splits++;
+        else if (c != '.' && c != '\'')
+            others++;
+    }
+    if (splits == 0 && others == 0) {
+        add_term(v, arena, w, is_noise(w) ? LP_LEX_TERM_NOISE : 0, pos);
+        return;
+    }
+    size_t start = 0, parts = 0;
+    for (size_t i = 0; i <= w.len; i++) {
+        if (i < w.len && (is_word_byte((unsigned char)w.ptr[i]) || w.ptr[i] == '.' ||
+                          w.ptr[i] == '\''))
+            continue;
+        lp_str part = lp_str_sub(w, start, i);
+        while (part.len && (part.ptr[part.len - 1] == '.' || part.ptr[part.len - 1] == '\''))
+            part.len--;
+        if (part.len) {
+            add_term(v, arena, part, is_noise(part) ? LP_LEX_TERM_NOISE : 0, pos);
+            parts++;
+        }
+        start = i + 1;
+    }
+    if (splits && !others && parts > 1)
+        add_term(v, arena, w, LP_LEX_TERM_WHOLE, pos);
+}
+
+/* Robertson's query-term-frequency saturation (k3 = 1.5): a word said three times in an
+ * issue weighs more than one said once, but not three times as much. */
+static float qtf_weight(uint32_t count)
+{
+    const double k3 = 1.5;
+    return (float)((k3 + 1.0) * count / (k3 + count));
+}
+
+void lp_lex_query_use_terms(lp_lex_query *lq, lp_arena *arena, const size_t *order, size_t n)
+{
     rank_spec spec;
     memset(&spec, 0, sizeof spec);
     const lp_search_tuning *t = lp_search_tuning_get();
@@ -371,30 +502,79 @@ void lp_lex_query_build(const lp_search_query *q, lp_arena *arena, lp_lex_query 
     spec.b = (float)t->b;
     for (int c = 0; c < NCOL; c++)
         spec.w[c] = (float)t->col[c];
+    lp_buf_reset(&lq->match);
+    lp_buf_reset(&lq->spec);
+    lq->ngroups = lq->nphrases = 0;
     lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
-    /* Phrases first (they are the most specific), then words in order, each once. */
+    for (size_t k = 0; k < n; k++) {
+        const lp_lex_term *term = &lq->terms[order[k]];
+        bool phrase = term->flags & LP_LEX_TERM_PHRASE;
+        float qw = lq->long_text ? qtf_weight(term->count) : 1.0f;
+        if (term->flags & LP_LEX_TERM_WHOLE)
+            qw *= 0.5f;
+        add_group(lq, &spec, tk, arena, lp_str_c(term->text), phrase || (term->flags & LP_LEX_TERM_WHOLE),
+                  !lq->long_text, qw);
+    }
+    lp_text_tokenizer_free(tk);
+    spec.nphrases = (int32_t)lq->nphrases;
+    lp_buf_append(&lq->spec, &spec, sizeof spec);
+    lq->pending = false;
+}
+
+void lp_lex_query_build(const lp_search_query *q, lp_arena *arena, lp_lex_query *out)
+{
+    memset(out, 0, sizeof *out);
+    lp_buf_init(&out->match, 1024);
+    lp_buf_init(&out->spec, sizeof(rank_spec));
+    term_vec v = {0};
+    /* Phrases first (they are the most specific), then syms, then words in order. */
     for (size_t i = 0; i < q->nphrases; i++)
-        add_group(out, &spec, tk, arena, lp_str_c(q->phrases[i]), true);
+        add_term(&v, arena, lp_str_c(q->phrases[i]), LP_LEX_TERM_PHRASE, (uint32_t)i);
     for (size_t i = 0; i < q->nsyms; i++)
-        add_group(out, &spec, tk, arena, lp_str_c(q->syms[i]), false);
+        add_term(&v, arena, lp_str_c(q->syms[i]), LP_LEX_TERM_SYM, (uint32_t)i);
+    lp_buf f;
+    lp_buf_init(&f, 32);
     for (size_t i = 0; i < q->nwords; i++) {
         lp_str w = lp_str_c(q->words[i]);
-        bool dup = false;
-        for (size_t j = 0; j < i && !dup; j++)
-            dup = lp_str_eq_c(w, q->words[j]);
-        lp_buf f;
-        lp_buf_init(&f, 32);
+        lp_buf_reset(&f);
         lp_text_fold(w, &f);
         for (size_t k = 0; k < LP_ARRAY_LEN(test_words); k++)
             if (lp_str_eq_c(lp_buf_str(&f), test_words[k]))
                 out->about_tests = true;
-        lp_buf_release(&f);
-        if (!dup)
-            add_group(out, &spec, tk, arena, w, false);
+        add_word_terms(&v, arena, w, (uint32_t)(q->nphrases + q->nsyms + i));
+    }
+    lp_buf_release(&f);
+    /* Terms that tokenize to stop words only (the, of, ...) are not terms. */
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+    size_t n = 0;
+    for (size_t i = 0; i < v.len; i++) {
+        lp_buf stems;
+        lp_buf_init(&stems, 32);
+        stem_ctx sc = {&stems, 0, true};
+        lp_text_tokenize(tk, lp_str_c(v.items[i].text), on_part, &sc);
+        bool keep = sc.n > 0 && (!sc.all_stop || (v.items[i].flags & LP_LEX_TERM_PHRASE));
+        lp_buf_release(&stems);
+        if (keep)
+            v.items[n++] = v.items[i];
     }
     lp_text_tokenizer_free(tk);
-    spec.nphrases = (int32_t)out->nphrases;
-    lp_buf_append(&out->spec, &spec, sizeof spec);
+    out->nterms = n;
+    out->terms = lp_arena_alloc(arena, (n ? n : 1) * sizeof *out->terms);
+    if (n)
+        memcpy(out->terms, v.items, n * sizeof *out->terms);
+    lp_vec_free(&v);
+    /* A question of a few terms searches all of them, in order; long text (an issue, a
+     * log) is reduced to its most useful terms by the lexical channel, which knows the
+     * index's document frequencies (lp_lex_query_select). */
+    out->long_text = n > LP_LEX_SHORT_TERMS;
+    if (out->long_text) {
+        out->pending = true;
+        return;
+    }
+    size_t order[LP_LEX_SHORT_TERMS];
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    lp_lex_query_use_terms(out, arena, order, n);
 }
 
 void lp_lex_query_release(lp_lex_query *lq)

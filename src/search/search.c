@@ -52,6 +52,25 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
                         LP_STR_ARG(name));
 }
 
+static const char *const grouping_names[] = {"owner", "file"};
+
+const char *lp_search_grouping_name(lp_search_grouping g)
+{
+    return (unsigned)g < LP_ARRAY_LEN(grouping_names) ? grouping_names[g] : "owner";
+}
+
+lp_status lp_search_grouping_parse(lp_str name, lp_search_grouping *out, lp_error *err)
+{
+    for (size_t i = 0; i < LP_ARRAY_LEN(grouping_names); i++) {
+        if (lp_str_eq_c(name, grouping_names[i])) {
+            *out = (lp_search_grouping)i;
+            return LP_OK;
+        }
+    }
+    return lp_error_set(err, LP_EINVAL, "unknown grouping '" LP_STR_FMT "'; use owner or file",
+                        LP_STR_ARG(name));
+}
+
 /* The default channels, plus dense when the index is built with vectors (LOUPE_DENSE=1 or a
  * connected provider: lp_embed_code_vectors_enabled). */
 static unsigned default_switches(void)
@@ -134,7 +153,7 @@ static bool admit(const lp_search_query *q, lp_search_scope scope, const lp_cand
 /* ------------------------------------------------------------------------------------------
  * Owners and fusion. */
 
-enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_N };
+enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_PATH, CH_N };
 
 typedef struct owner {
     lp_cand c;              /* representative: the best chunk (lexical, then dense, exact) */
@@ -212,7 +231,7 @@ static owner *owner_get(owner_set *s, const lp_cand *c, bool *created)
 static void fuse_channel(owner_set *s, const lp_cand_vec *cands, int ch,
                          const lp_search_query *q, lp_search_scope scope)
 {
-    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE};
+    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE, LP_CH_PATH};
     uint32_t next = 0;
     for (size_t i = 0; i < cands->len; i++) {
         const lp_cand *c = &cands->items[i];
@@ -342,9 +361,9 @@ static void rerank(owner *o, const lp_search_query *q, const lp_lex_query *lq,
     f += t->path * coverage(tk, lq, c->path);
     if (lq->ngroups) {
         unsigned docs = 0;
-        for (size_t g = 0; g < lq->ngroups; g++)
+        for (size_t g = 0; g < LP_MIN(lq->ngroups, (size_t)LP_LEX_MASK_GROUPS); g++)
             docs += (o->cover >> g) & 1u;
-        f += t->doc * (double)docs / (double)lq->ngroups;
+        f += t->doc * (double)docs / (double)LP_MIN(lq->ngroups, (size_t)LP_LEX_MASK_GROUPS);
     }
     if (o->exact_tier <= 1)
         f += t->exact;
@@ -501,6 +520,49 @@ static const char *make_snippet(lp_store *st, content_cache *cc, int64_t bid, ui
 }
 
 /* ------------------------------------------------------------------------------------------
+ * The summary of an answer for the confidence model (confidence.c). */
+
+static void conf_fill(lp_store *st, content_cache *cc, const owner_set *os,
+                      const lp_lex_query *lq, lp_text_tokenizer **tk, lp_conf_input *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->top_exact_tier = 3;
+    ci->ngroups = lq->ngroups;
+    ci->nowners = os->v.len;
+    ci->nscores = LP_MIN(os->v.len, (size_t)LP_CONF_TOP);
+    if (!ci->nscores)
+        return;
+    if (!*tk)
+        *tk = lp_text_tokenizer_new(LP_TEXT_CODE);
+    uint64_t seen = 0;
+    for (size_t i = 0; i < ci->nscores; i++) {
+        const owner *o = &os->v.items[i];
+        ci->score[i] = o->score;
+        if (cc->bid != o->c.bid) {
+            cc->bid = o->c.bid;
+            cc->ok = lp_store_content_get(st, o->c.bid, &cc->content, NULL) == LP_OK;
+        }
+        if (!cc->ok)
+            continue;
+        lp_str text = lp_buf_str(&cc->content);
+        if (i == 0)
+            ci->top_cover = lp_conf_span_cover(*tk, lq, text, o->c.ostart, o->c.oend, NULL);
+        ci->top5_cover = lp_conf_span_cover(*tk, lq, text, o->c.ostart, o->c.oend, &seen);
+    }
+    const owner *top = &os->v.items[0];
+    char name[1024];
+    snprintf(name, sizeof name, "%s %s", top->c.qname ? top->c.qname : "", top->c.path);
+    ci->top_name_cover = coverage(*tk, lq, name);
+    unsigned docs = 0;
+    for (size_t g = 0; g < lq->ngroups; g++)
+        docs += (top->cover >> g) & 1u;
+    ci->top_doc_cover = lq->ngroups ? (double)docs / (double)lq->ngroups : 0.0;
+    ci->top_channels = top->channels;
+    ci->top_exact_tier = top->exact_tier;
+    ci->top_lex = top->lex;
+}
+
+/* ------------------------------------------------------------------------------------------
  * The run. */
 
 /* The text the dense channel embeds: the free words and phrases, without operators. */
@@ -558,10 +620,12 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
 {
     uint64_t t0 = lp_now_ns();
     memset(out, 0, sizeof *out);
+    out->confidence = -1;
+    out->group = req->group;
     lp_search_query q;
     lp_lex_query lq;
     memset(&lq, 0, sizeof lq);
-    lp_cand_vec lex = {0}, exact = {0}, dense = {0};
+    lp_cand_vec lex = {0}, exact = {0}, dense = {0}, pathc = {0};
     owner_set os = {0};
     lp_text_tokenizer *tk = NULL;
     content_cache cc = {.bid = -1};
@@ -569,17 +633,17 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     lp_buf_init(&cc.content, 0);
     uint32_t limit = req->limit ? LP_MIN(req->limit, 200u) : 50;
     uint32_t snippet_lines = req->snippet_lines ? req->snippet_lines : 6;
-    const char **warnings = lp_arena_zalloc(arena, 4 * sizeof *warnings);
+    const char **warnings = lp_arena_zalloc(arena, 8 * sizeof *warnings);
     lp_status rc;
 
     if (!req->query || !*req->query) {
-        rc = lp_error_set(err, LP_EINVAL, "the query must be 1 to 4096 bytes of text");
+        rc = lp_error_set(err, LP_EINVAL, "the query is empty; ask with words or identifiers");
         goto done;
     }
     if ((rc = lp_search_query_parse(req->query, arena, &q, err)))
         goto done;
     lp_lex_query_build(&q, arena, &lq);
-    if (!lp_search_query_has_terms(&q) || (lq.nphrases == 0 && q.nidents == 0)) {
+    if (!lp_search_query_has_terms(&q) || (lq.nterms == 0 && q.nidents == 0)) {
         rc = lp_error_set(err, LP_EINVAL,
                           "the query has no words to search for; ask with words or identifiers, "
                           "e.g. 'where is the token refreshed'");
@@ -602,9 +666,22 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         goto done;
     uint64_t t_lex = lp_now_ns();
     double cpu_lex = cpu_ms() - cpu0;
+    if (q.shortened)
+        warnings[out->nwarnings++] = lp_arena_printf(
+            arena, "query_shortened: the text is longer than %d bytes; only its first %d bytes "
+                   "were read",
+            LP_QUERY_MAX_BYTES, LP_QUERY_MAX_BYTES);
+    if (lq.long_text)
+        warnings[out->nwarnings++] = lp_arena_printf(
+            arena, "long_question: %zu of the text's %zu terms were searched (the ones that "
+                   "tell code apart best, weighted by how often the text says them)%s",
+            lq.nselected, lq.nterms,
+            lq.nunindexed ? "; some words occur nowhere in the index" : "");
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
     uint64_t t_exact = lp_now_ns();
+    if ((rc = lp_channel_path(st, &q, &exact, &lex, arena, &pathc, err)))
+        goto done;
     if (sw & LP_SW_DENSE) {
         const char *w = NULL;
         run_dense(st, pub.id, &q, arena, &dense, &w);
@@ -620,6 +697,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     fuse_channel(&os, &exact, CH_EXACT, &q, req->scope);
     fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);
     fuse_channel(&os, &dense, CH_DENSE, &q, req->scope);
+    fuse_channel(&os, &pathc, CH_PATH, &q, req->scope);
 
     for (size_t i = 0; i < os.v.len; i++) {
         owner *o = &os.v.items[i];
@@ -630,6 +708,8 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             f += tune->w_lexical / (RRF_K + o->rank[CH_LEXICAL]);
         if (o->rank[CH_DENSE])
             f += tune->w_dense / (RRF_K + o->rank[CH_DENSE]);
+        if (o->rank[CH_PATH])
+            f += tune->w_path / (RRF_K + o->rank[CH_PATH]);
         o->fused = f * RRF_K;
         o->score = o->fused;
     }
@@ -659,8 +739,12 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     if (os.v.len > 1)
         qsort(os.v.items, os.v.len, sizeof os.v.items[0], owner_cmp);
 
+    lp_conf_input ci;
+    conf_fill(st, &cc, &os, &lq, &tk, &ci);
     uint64_t t_fused = lp_now_ns();
-    size_t n = fold_copies(&os, limit, arena);
+    /* The file view aggregates a deeper list of owners than it shows (group.c). */
+    size_t depth = req->group == LP_GROUP_FILE ? LP_MAX(limit, LP_FILE_DEPTH) : limit;
+    size_t n = fold_copies(&os, (uint32_t)depth, arena);
     out->groups = lp_arena_zalloc(arena, (n ? n : 1) * sizeof *out->groups);
     for (size_t i = 0; i < n; i++) {
         const owner *o = &os.v.items[i];
@@ -695,6 +779,11 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
            (double)(t_fused - t_channels) / 1e6, (double)(lp_now_ns() - t_fused) / 1e6, cpu_lex,
            cpu_ms() - cpu0);
     rc = lp_search_decorate(st, req, arena, out, err); /* surface: decorate.c */
+    if (!rc) {
+        lp_search_confidence(&ci, out, arena);
+        if (req->group == LP_GROUP_FILE)
+            lp_search_group_files(out, limit, arena);
+    }
 done:
     lp_lex_query_release(&lq);
     lp_text_tokenizer_free(tk);
@@ -703,6 +792,7 @@ done:
     lp_vec_free(&lex);
     lp_vec_free(&exact);
     lp_vec_free(&dense);
+    lp_vec_free(&pathc);
     lp_vec_free(&os.v);
     free(os.slots);
     out->timing_ms = (double)(lp_now_ns() - t0) / 1e6;

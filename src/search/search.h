@@ -25,9 +25,11 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
 #define LP_CH_LEXICAL 0x2u
 #define LP_CH_DENSE 0x4u
 #define LP_CH_LIVE 0x8u
-/* The names of the bits set in channels ("exact", "lexical", "dense", "live", in that
- * order) into out; returns how many. The names are static strings. */
-size_t lp_search_channel_names(uint32_t channels, const char *out[4]);
+#define LP_CH_PATH 0x10u /* a file the question names (a path, a traceback's frame) */
+#define LP_CH_COUNT 5
+/* The names of the bits set in channels ("exact", "lexical", "dense", "live", "path", in
+ * that order) into out; returns how many. The names are static strings. */
+size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT]);
 /* The bit of a channel name, 0 when unknown. */
 uint32_t lp_search_channel_bit(const char *name);
 
@@ -70,8 +72,9 @@ uint32_t lp_search_path_roles(lp_str path, const char *qname);
  *   kind:K[,K]   keep only owners of these symbol kinds (lp_symkind_name, plus fn, func,
  *                const, var, type)
  *   sym:NAME     a symbol name or qualified name (Foo.bar, a::b) for the exact channel
- *   "a phrase"   an exact phrase (also “curly quotes”); an operator value may be quoted too:
- *                path:"my dir/x.go"
+ *   "a phrase"   an exact phrase between balanced straight quotes; an operator value may be
+ *                quoted too: path:"my dir/x.go". An unbalanced quote and typographic quotes
+ *                (“ ” ‘ ’ « ») are text: they separate words.
  * Operator names are lowercase ASCII. A word like `file:x` or `language:go` (a misspelt
  * operator) is an error that names the valid operators; any other `a:b` word is text.
  * Every other word is free text. A free word that looks like an identifier (camelCase,
@@ -83,13 +86,22 @@ uint32_t lp_search_path_roles(lp_str path, const char *qname);
  * leading '/' or "./" is dropped) and matches the path or any of its folders, so
  * "net/http" keeps everything below net/http. "**" spans folders.
  *
- * Errors (LP_EINVAL, with a message saying what to write instead): an empty operator value,
- * an unknown language or kind, an unterminated quote, a negated operator other than -path:,
- * a misspelt operator, and the limits: query at most 4096 bytes, at most 64 words, 16
- * phrases, 16 globs, 16 syms, each value at most 256 bytes.
+ * Any text is accepted as a question (an issue, a stack trace, a log): there is no word
+ * limit; a query over LP_QUERY_MAX_BYTES is cut there (at a character boundary, shortened
+ * set); a free word over LP_QUERY_MAX_VALUE bytes is dropped (counted in dropped); phrases
+ * past the 16th, phrases over LP_QUERY_MAX_VALUE bytes and one-token quoted paths are taken
+ * as words. Long text is reduced to its useful terms by the lexical channel (rank.c).
+ * Pasted evidence is recognised in free words: a file path or file name with a source
+ * extension (line numbers dropped) becomes a path hint (the path channel), and a stack
+ * frame's function (Python "line N, in f", Go "pkg.(*T).m(", Java/C#/Scala/JS
+ * "a.b.C.m(") becomes an ident for the exact channel, with its owner-qualified tail.
+ *
+ * Errors (LP_EINVAL, with a message saying what to write instead) are for operators only:
+ * an empty operator value, an unknown language or kind, an unterminated quote in an
+ * operator value, a negated operator other than -path:, a misspelt operator, more than 16
+ * globs or 16 syms, an operator value over 256 bytes.
  * Every string is NUL-terminated and lives in the arena given to lp_search_query_parse. */
-#define LP_QUERY_MAX_BYTES 4096
-#define LP_QUERY_MAX_WORDS 64
+#define LP_QUERY_MAX_BYTES 65536
 #define LP_QUERY_MAX_ITEMS 16
 #define LP_QUERY_MAX_VALUE 256
 
@@ -110,6 +122,11 @@ typedef struct lp_search_query {
     size_t nsyms;
     const char **idents; /* identifier-looking free words (cleaned), then syms; no duplicates */
     size_t nidents;
+    const char **hints; /* files named in the text ("src/app.py", a traceback's frames'
+                           files): '/' separators, no line numbers; at most 16, no duplicates */
+    size_t nhints;
+    bool shortened; /* the text was cut at LP_QUERY_MAX_BYTES */
+    size_t dropped; /* free words dropped for being longer than LP_QUERY_MAX_VALUE */
 } lp_search_query;
 
 /* Parse text into out (zeroed first). LP_EINVAL with an actionable message on a bad
@@ -125,11 +142,21 @@ bool lp_search_glob_match(const char *glob, lp_str path);
 /* True when word looks like an identifier (as described above); word is already cleaned. */
 bool lp_search_is_identifier(lp_str word);
 
+/* How results are grouped: by owning symbol (the default) or by file (src/search/group.c). */
+typedef enum lp_search_grouping {
+    LP_GROUP_OWNER = 0,
+    LP_GROUP_FILE = 1,
+} lp_search_grouping;
+const char *lp_search_grouping_name(lp_search_grouping g); /* "owner", "file" */
+/* LP_EINVAL with a message listing the valid values when unknown. */
+lp_status lp_search_grouping_parse(lp_str name, lp_search_grouping *out, lp_error *err);
+
 typedef struct lp_search_request {
     const char *query;
     lp_search_scope scope;
     uint32_t limit;         /* groups in the frozen set; 0 = 50; max 200 */
     uint32_t snippet_lines; /* 0 = 6 */
+    lp_search_grouping group; /* LP_GROUP_FILE: one group per file (see lp_search_group_files) */
 } lp_search_request;
 
 typedef struct lp_search_owner {
@@ -140,6 +167,14 @@ typedef struct lp_search_owner {
     const char *kind;          /* "function", ..., or "file" */
     uint32_t start_line, end_line;
 } lp_search_owner;
+
+/* One of the best owners of a file group (file view). */
+typedef struct lp_search_member {
+    lp_search_owner owner;
+    double score;  /* the owner's own score */
+    uint32_t rank; /* its rank in the owner view of the same search (1-based) */
+} lp_search_member;
+#define LP_FILE_MEMBERS_MAX 3u
 
 typedef struct lp_search_group {
     uint32_t rank; /* 1-based */
@@ -165,8 +200,20 @@ typedef struct lp_search_group {
     uint32_t ndups;
     const char **dup_paths;
     uint32_t ndup_paths;
+    /* File view only (nmembers > 0): the group is a file; owner, snippet and surface are
+     * those of its best owner, score and channels the file's. */
+    const lp_search_member *members; /* best first, at most LP_FILE_MEMBERS_MAX */
+    uint32_t nmembers;
+    uint32_t nfile_owners; /* owners of this file among the candidates aggregated */
 } lp_search_group;
 #define LP_SEARCH_DUP_PATHS 5
+
+/* Summary features of an answer, the input of the confidence model (confidence.c). */
+#define LP_CONF_NFEAT 12
+/* The feature names, in order (static strings). */
+const char *const *lp_search_conf_names(void);
+/* Below this confidence an answer carries the warning no_confident_match. */
+double lp_search_conf_threshold(void);
 
 typedef struct lp_search_result {
     lp_search_group *groups; /* best first, deterministic order */
@@ -179,12 +226,30 @@ typedef struct lp_search_result {
     int64_t published_ms; /* when the publication was made */
     uint32_t nstale;      /* groups whose file changed on disk since the publication */
     uint32_t nlive;       /* live groups (read from disk, channel live) */
+    /* Set by lp_search_confidence (src/search/confidence.c): the estimated probability that
+     * the answer holds what was asked for, in [0, 1]; -1 when not computed. */
+    double confidence;
+    double features[LP_CONF_NFEAT]; /* the answer's summary features (lp_search_conf_names) */
+    lp_search_grouping group;       /* how groups are made */
 } lp_search_result;
 
 /* Run a search in st's pinned publication. Bad queries fail with LP_EINVAL and a message
  * that says how to fix them. */
 lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *arena,
                         lp_search_result *out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * The file view (src/search/group.c).
+ *
+ * lp_search_group_files turns res, owner groups best first (lp_search_run asks for up to
+ * LP_FILE_DEPTH of them in the file view), into file groups: one per file, score = the
+ * best owner's score plus LP_FILE_DAMP times the sum of the next owners' scores (each
+ * scaled by LP_FILE_DECAY per place, see docs/decisions/0015-file-view-and-confidence.md),
+ * best first in the usual deterministic order (score desc, path asc), at most `limit`.
+ * Each file group keeps its best LP_FILE_MEMBERS_MAX owners as members; its owner,
+ * snippet and surface are the best owner's. Memory lives in arena. */
+#define LP_FILE_DEPTH 200u
+void lp_search_group_files(lp_search_result *res, uint32_t limit, lp_arena *arena);
 
 /* ------------------------------------------------------------------------------------------
  * The surface of a result (src/search/decorate.c, src/search/live.c).
@@ -283,6 +348,8 @@ typedef struct lp_frozen_set {
     size_t ngroups;
     const char *const *warnings; /* the search's warnings ("code: text") */
     size_t nwarnings;
+    lp_search_grouping group; /* how the groups were made (file view: members are set) */
+    double confidence;        /* the search's confidence; -1 when the set has none */
     uint32_t offset; /* from the handle: index of the first group of the page it names */
     uint32_t page;   /* from the handle: the page size it was made with */
 } lp_frozen_set;

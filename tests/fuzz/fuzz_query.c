@@ -6,8 +6,9 @@
  * per line, each tested against the parsed path:/-path: globs and against every glob alone.
  *
  * Invariants checked (the contract in search.h): a refusal is LP_EINVAL with a message; a
- * query over LP_QUERY_MAX_BYTES is refused; an accepted query respects the limits (words,
- * phrases, globs, syms, value lengths), its strings are never NULL, phrases are never
+ * Invariants checked (the contract in search.h): a refusal is LP_EINVAL with a message; a
+ * query over LP_QUERY_MAX_BYTES is cut there (shortened); an accepted query respects the limits (words,
+ * phrases, globs, syms, value lengths; no word limit, long text cut at the byte limit), its strings are never NULL, phrases are never
  * empty, languages and kinds are valid values without duplicates, idents have no
  * duplicates; parsing is deterministic (a second parse gives the same counts and message).
  */
@@ -46,12 +47,12 @@ static void check_unique_ints(const int *v, size_t n, int limit)
 
 static void check_query(const lp_search_query *q, size_t text_len)
 {
-    LP_FUZZ_CHECK(text_len <= LP_QUERY_MAX_BYTES);
-    LP_FUZZ_CHECK(q->nwords <= LP_QUERY_MAX_WORDS);
+    LP_FUZZ_CHECK(q->shortened == (text_len > LP_QUERY_MAX_BYTES));
+    LP_FUZZ_CHECK(q->nwords <= text_len / 2 + 1);
     LP_FUZZ_CHECK(q->nphrases <= LP_QUERY_MAX_ITEMS);
     LP_FUZZ_CHECK(q->npaths + q->nnot_paths <= 2 * LP_QUERY_MAX_ITEMS);
     LP_FUZZ_CHECK(q->nsyms <= LP_QUERY_MAX_ITEMS);
-    check_strings(q->words, q->nwords, LP_QUERY_MAX_BYTES, true);
+    check_strings(q->words, q->nwords, LP_QUERY_MAX_VALUE, true);
     check_strings(q->phrases, q->nphrases, LP_QUERY_MAX_BYTES, true);
     check_strings(q->paths, q->npaths, LP_QUERY_MAX_VALUE, false);
     check_strings(q->not_paths, q->nnot_paths, LP_QUERY_MAX_VALUE, false);

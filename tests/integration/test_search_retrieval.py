@@ -110,7 +110,7 @@ def test_bad_operators_are_errors(ctx):
                           (["user", "kind:gizmo"], "unknown kind"),
                           (["user", "file:x.py"], "unknown operator"),
                           (["user", "path:"], "needs a value"),
-                          (["\"user"], "unterminated quote"),
+                          (["user", "path:\"src"], "unterminated quote"),
                           (["-lang:go", "user"], "only path: can be negated"),
                           (["lang:go"], "no words")):
         r = ctx.run("search", "--json", "--path", root, "--", *words)

@@ -258,7 +258,7 @@ T_TEST(frozen_request_hash_normalizes_the_query_only)
     T_CHECK(strcmp(a, c) != 0);
     T_CHECK(strcmp(a, d) != 0);
     T_CHECK_INT(strlen(a), 16);
-    const char *names[4];
+    const char *names[LP_CH_COUNT];
     T_CHECK_INT(lp_search_channel_names(LP_CH_EXACT | LP_CH_DENSE, names), 2);
     T_CHECK_STR(names[0], "exact");
     T_CHECK_STR(names[1], "dense");

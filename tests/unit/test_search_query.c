@@ -96,10 +96,15 @@ T_TEST(query_quotes)
     T_CHECK_STR(q.phrases[0], "exact one");
     T_CHECK_STR(q.phrases[1], "two words"); /* trimmed; the empty phrase is dropped */
     T_CHECK_INT(q.nwords, 2);
-    /* Curly quotes work like ASCII ones. */
+    /* Typographic quotes are text: they separate words, they never open a phrase. */
     T_CHECK_OK(parse(&a, "\xe2\x80\x9c" "curly phrase" "\xe2\x80\x9d x", &q, &err), &err);
-    T_CHECK_INT(q.nphrases, 1);
-    T_CHECK_STR(q.phrases[0], "curly phrase");
+    T_CHECK_INT(q.nphrases, 0);
+    T_CHECK_INT(q.nwords, 3);
+    T_CHECK_STR(q.words[0], "curly");
+    T_CHECK_STR(q.words[1], "phrase");
+    T_CHECK_OK(parse(&a, "don\xe2\x80\x99t \xc2\xabx\xc2\xbb", &q, &err), &err);
+    T_CHECK_INT(q.nwords, 3);
+    T_CHECK_STR(q.words[2], "x");
     /* A quote right after a word starts a phrase. */
     T_CHECK_OK(parse(&a, "foo\"bar baz\"", &q, &err), &err);
     T_CHECK_INT(q.nwords, 1);
@@ -109,9 +114,20 @@ T_TEST(query_quotes)
     T_CHECK_OK(parse(&a, "x path:\"my dir/*.go\" -path:\"gen files\"", &q, &err), &err);
     T_CHECK_STR(q.paths[0], "my dir/*.go");
     T_CHECK_STR(q.not_paths[0], "gen files");
-    /* Unterminated quotes are errors that say what to do. */
-    T_CHECK_INT(parse(&a, "find \"the thing", &q, &err), LP_EINVAL);
-    T_CHECK(strstr(err.msg, "unterminated quote") != NULL);
+    /* An unbalanced quote in free text is text; in an operator value, an error that says
+     * what to do. */
+    T_CHECK_OK(parse(&a, "find \"the thing", &q, &err), &err);
+    T_CHECK_INT(q.nphrases, 0);
+    T_CHECK_INT(q.nwords, 3);
+    T_CHECK_STR(q.words[1], "the");
+    T_CHECK_OK(parse(&a, "a \"b c\" d \"e", &q, &err), &err);
+    T_CHECK_INT(q.nphrases, 1);
+    T_CHECK_STR(q.phrases[0], "b c");
+    T_CHECK_INT(q.nwords, 3);
+    /* A traceback's quoted file is a word (path evidence), not a phrase. */
+    T_CHECK_OK(parse(&a, "File \"/usr/lib/flask/app.py\", line 3", &q, &err), &err);
+    T_CHECK_INT(q.nphrases, 0);
+    T_CHECK_STR(q.words[1], "/usr/lib/flask/app.py");
     T_CHECK_INT(parse(&a, "x path:\"abc", &q, &err), LP_EINVAL);
     T_CHECK(strstr(err.msg, "path:") != NULL);
     /* A quoted operator is text: a phrase. */
@@ -230,13 +246,28 @@ T_TEST(query_limits)
     lp_search_query q;
     lp_buf b;
     lp_buf_init(&b, 0);
-    for (int i = 0; i < LP_QUERY_MAX_WORDS; i++)
+    /* No word limit: a 3,000-word text is a question. */
+    for (int i = 0; i < 3000; i++)
         lp_buf_printf(&b, "w%d ", i);
     T_CHECK_OK(parse(&a, b.ptr, &q, &err), &err);
-    T_CHECK_INT(q.nwords, LP_QUERY_MAX_WORDS);
-    lp_buf_puts(&b, "one-too-many");
-    T_CHECK_INT(parse(&a, b.ptr, &q, &err), LP_EINVAL);
-    T_CHECK(strstr(err.msg, "more than 64 words") != NULL);
+    T_CHECK_INT(q.nwords, 3000);
+    T_CHECK(!q.shortened);
+    /* A word over LP_QUERY_MAX_VALUE bytes (a URL, a blob) is dropped, not refused. */
+    lp_buf_reset(&b);
+    lp_buf_puts(&b, "keep ");
+    for (int i = 0; i <= LP_QUERY_MAX_VALUE; i++)
+        lp_buf_putc(&b, 'u');
+    lp_buf_puts(&b, " this");
+    T_CHECK_OK(parse(&a, b.ptr, &q, &err), &err);
+    T_CHECK_INT(q.nwords, 2);
+    T_CHECK_INT(q.dropped, 1);
+    /* Phrases past the 16th are words. */
+    lp_buf_reset(&b);
+    for (int i = 0; i < LP_QUERY_MAX_ITEMS + 3; i++)
+        lp_buf_printf(&b, "\"p%d q\" ", i);
+    T_CHECK_OK(parse(&a, b.ptr, &q, &err), &err);
+    T_CHECK_INT(q.nphrases, LP_QUERY_MAX_ITEMS);
+    T_CHECK_INT(q.nwords, 6);
     lp_buf_reset(&b);
     for (int i = 0; i <= LP_QUERY_MAX_ITEMS; i++)
         lp_buf_printf(&b, "path:d%d ", i);
@@ -249,12 +280,62 @@ T_TEST(query_limits)
     T_CHECK_INT(parse(&a, b.ptr, &q, &err), LP_EINVAL);
     T_CHECK(strstr(err.msg, "longer than") != NULL);
     lp_buf_reset(&b);
-    for (int i = 0; i <= LP_QUERY_MAX_BYTES; i++)
-        lp_buf_putc(&b, 'y');
-    T_CHECK_INT(parse(&a, b.ptr, &q, &err), LP_EINVAL);
-    T_CHECK(strstr(err.msg, "4096 bytes") != NULL);
+    /* Over LP_QUERY_MAX_BYTES: cut at a character boundary, never inside a character. */
+    lp_buf_puts(&b, "start ");
+    while (b.len < LP_QUERY_MAX_BYTES - 1)
+        lp_buf_puts(&b, "x ");
+    lp_buf_puts(&b, "\xe0\xa4\x95\xe0\xa4\x95 tail");
+    T_CHECK_OK(parse(&a, b.ptr, &q, &err), &err);
+    T_CHECK(q.shortened);
+    T_CHECK_STR(q.words[q.nwords - 1], "x");
 done:
     lp_buf_release(&b);
+    lp_arena_release(&a);
+}
+
+T_TEST(query_paths_and_stack_frames)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_search_query q;
+    /* Python traceback: the quoted file is a hint, "line N, in f" names f. */
+    T_CHECK_OK(parse(&a, "File \"/usr/lib/python3/site-packages/flask/app.py\", line 2091, "
+                         "in wsgi_app\n  File \"src/x.py\", line 3, in load",
+                     &q, &err),
+               &err);
+    T_CHECK_INT(q.nhints, 2);
+    T_CHECK_STR(q.hints[0], "/usr/lib/python3/site-packages/flask/app.py");
+    T_CHECK_STR(q.hints[1], "src/x.py");
+    bool load = false;
+    for (size_t i = 0; i < q.nidents; i++)
+        load |= !strcmp(q.idents[i], "load");
+    T_CHECK(load);
+    /* Go panic frames: the method with its type; the file without its line. */
+    T_CHECK_OK(parse(&a, "net/http.(*conn).serve(0xc000123)\n\t/usr/local/go/src/net/http/"
+                         "server.go:1995 +0x612",
+                     &q, &err),
+               &err);
+    T_CHECK_INT(q.nidents, 1);
+    T_CHECK_STR(q.idents[0], "conn.serve");
+    T_CHECK_INT(q.nhints, 1);
+    T_CHECK_STR(q.hints[0], "/usr/local/go/src/net/http/server.go");
+    /* Java: the fully qualified frame and its Class.method tail; the file in parentheses. */
+    T_CHECK_OK(parse(&a, "at com.acme.auth.TokenStore.refresh(TokenStore.java:42)", &q, &err),
+               &err);
+    T_CHECK_INT(q.nidents, 2);
+    T_CHECK_STR(q.idents[0], "com.acme.auth.TokenStore.refresh");
+    T_CHECK_STR(q.idents[1], "TokenStore.refresh");
+    T_CHECK_STR(q.hints[0], "TokenStore.java");
+    /* C# Windows paths; a file name alone; URLs and plain words are not files. */
+    T_CHECK_OK(parse(&a, "in C:\\src\\Auth\\Store.cs:line 7 see testutils.py and "
+                         "https://x.org/a.py or v1.2",
+                     &q, &err),
+               &err);
+    T_CHECK_INT(q.nhints, 2);
+    T_CHECK_STR(q.hints[0], "/src/Auth/Store.cs"); /* the drive letter is not needed to match */
+    T_CHECK_STR(q.hints[1], "testutils.py");
+done:
     lp_arena_release(&a);
 }
 

@@ -85,6 +85,22 @@ json_t *lp_cli_pagination_json(size_t offset, size_t shown, size_t frozen, const
                      "continuation", complete ? NULL : handle);
 }
 
+/* "  [vendored, generated]  (+2 copies: a, b)" and the end of the result's first line. */
+static void print_roles(const lp_search_group *g, lp_buf *path)
+{
+    const char *names[LP_ROLE_NAMES_MAX];
+    size_t nroles = lp_search_role_names(g->roles, names);
+    for (size_t i = 0; i < nroles; i++)
+        printf("%s%s%s", i ? ", " : "  [", names[i], i + 1 == nroles ? "]" : "");
+    if (g->ndups) {
+        printf("  (+%u cop%s:", g->ndups, g->ndups == 1 ? "y" : "ies");
+        for (uint32_t i = 0; i < g->ndup_paths; i++)
+            printf("%s %s", i ? "," : "", lp_cli_path_text(g->dup_paths[i], path));
+        printf("%s)", g->ndups > g->ndup_paths ? ", ..." : "");
+    }
+    printf("\n");
+}
+
 void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
 {
     lp_buf path, what_b, line;
@@ -115,7 +131,7 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
                            : g->owner.qname                    ? g->owner.qname
                                                                : "";
         /* A file name that is not UTF-8 in its escaped form, text with U+FFFD. */
-        printf("%u. %s:%u-%u  %s %s  (%.2f)%s\n", g->rank,
+        printf("%u. %s:%u-%u  %s %s  (%.2f)%s", g->rank,
                lp_cli_path_text(g->owner.file, &path), g->owner.start_line, g->owner.end_line,
                g->live ? "live" : g->owner.kind, lp_cli_text(what, strlen(what), &what_b),
                g->score,
@@ -124,6 +140,7 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
                : g->stale       ? "  [stale: file changed since indexing]"
                : g->text_reason ? "  [indexed as text: parse_budget]"
                                 : "");
+        print_roles(g, &path);
         for (const char *p = g->snippet ? g->snippet : ""; *p;) {
             const char *nl = strchr(p, '\n');
             size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -338,6 +355,9 @@ const lp_cli_cmd lp_cmd_search = {
              "Each result shows its breadcrumbs (module > enclosing symbols > owner); results\n"
              "from files changed on disk since indexing are marked [stale]. With path:GLOB in\n"
              "the query, files it names that changed since indexing are read from disk and\n"
-             "their matching lines shown first, marked [live] (not indexed until 'loupe sync').\n",
+             "their matching lines shown first, marked [live] (not indexed until 'loupe sync').\n"
+             "Files that are not the project's own code are labelled [test], [vendored],\n"
+             "[generated], [minified], [locale], [example] or [meta] and ranked lower in the\n"
+             "runtime scope; copies of one result are folded into it (+N copies: ...).\n",
     .run = run,
 };

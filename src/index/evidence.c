@@ -95,7 +95,9 @@ lp_status lp_evidence_insert(lp_store *st, lp_hash128 hash, lp_lang lang, lp_str
     sqlite3_bind_int64(s, 3, (sqlite3_int64)content.len);
     sqlite3_bind_int64(s, 4, count_lines(content));
     sqlite3_bind_int(s, 5, (pr->partial_parse ? LP_BLOB_PARTIAL : 0) |
-                               (pr->parse_budget ? LP_BLOB_PARSE_BUDGET : 0));
+                               (pr->parse_budget ? LP_BLOB_PARSE_BUDGET : 0) |
+                               (pr->content_flags & LP_CONTENT_GENERATED ? LP_BLOB_GENERATED : 0) |
+                               (pr->content_flags & LP_CONTENT_MINIFIED ? LP_BLOB_MINIFIED : 0));
     sqlite3_bind_int64(s, 6, (sqlite3_int64)pr->nsymbols);
     sqlite3_bind_int64(s, 7, (sqlite3_int64)pr->nchunks);
     if ((rc = step_done(st, s, "storing a file's evidence", err)))

@@ -49,6 +49,8 @@ typedef struct lp_index_opts {
 /* blobs.flags */
 #define LP_BLOB_PARTIAL 1      /* the tree had syntax errors */
 #define LP_BLOB_PARSE_BUDGET 2 /* the parse went past its budget: kept as text */
+#define LP_BLOB_GENERATED 4    /* LP_CONTENT_GENERATED: a generated-file marker near the top */
+#define LP_BLOB_MINIFIED 8     /* LP_CONTENT_MINIFIED: minified (very long lines) */
 
 typedef struct lp_index_report {
     lp_index_op op;         /* what ran: a create of an indexed root is a sync */

@@ -241,6 +241,12 @@ static const char search_input[] =
     "file:start-end for a region without a symbol.\"},"                                            \
     "\"breadcrumbs\":{\"type\":\"string\",\"description\":\"Where the owner sits: module > "       \
     "enclosing symbols > owner; empty for a file region.\"},"                                      \
+    "\"roles\":{\"type\":\"array\",\"items\":{\"enum\":[\"test\",\"vendored\",\"generated\","     \
+    "\"minified\",\"locale\",\"example\",\"meta\"]},\"description\":\"The file's roles besides "    \
+    "project code (absent when none); the runtime scope ranks them lower.\"},"                    \
+    "\"duplicates\":{\"type\":\"object\",\"description\":\"Copies of this result in other files, "  \
+    "folded into it (absent when none).\",\"properties\":{\"count\":{\"type\":\"integer\"},"        \
+    "\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},"                             \
     "\"freshness\":{\"type\":\"object\",\"properties\":{"                                          \
     "\"publishedAt\":{\"type\":[\"string\",\"null\"],\"description\":\"When the publication "      \
     "this result comes from was made.\"},"                                                         \

@@ -246,6 +246,23 @@ void lp_search_group_surface_json(struct json_t *obj, const char *root, const lp
     json_object_set_new(obj, "freshness", f);
     if (g->text_reason)
         json_object_set_new(obj, "indexedAsText", json_string("parse_budget"));
+    /* File roles and folded copies (roles.c, search.c): only when there are some. */
+    const char *names[LP_ROLE_NAMES_MAX];
+    size_t nroles = lp_search_role_names(g->roles, names);
+    if (nroles) {
+        json_t *r = json_array();
+        for (size_t i = 0; i < nroles; i++)
+            json_array_append_new(r, lp_json_textz(names[i]));
+        json_object_set_new(obj, "roles", r);
+    }
+    if (g->ndups) {
+        json_t *d = json_object(), *paths = json_array();
+        json_object_set_new(d, "count", json_integer(g->ndups));
+        for (uint32_t i = 0; i < g->ndup_paths; i++)
+            json_array_append_new(paths, lp_json_textz(g->dup_paths[i]));
+        json_object_set_new(d, "paths", paths);
+        json_object_set_new(obj, "duplicates", d);
+    }
 
     const char *tool = lp_search_group_next_tool(g);
     json_t *args = json_object();

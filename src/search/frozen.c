@@ -411,6 +411,15 @@ static json_t *group_json(const lp_search_group *g)
     json_object_set_new(o, "live", json_boolean(g->live));
     if (g->text_reason)
         json_object_set_new(o, "textReason", json_string("parse_budget"));
+    if (g->roles)
+        json_object_set_new(o, "roles", json_integer(g->roles));
+    if (g->ndups) {
+        json_object_set_new(o, "ndups", json_integer(g->ndups));
+        json_t *paths = json_array();
+        for (uint32_t i = 0; i < g->ndup_paths; i++)
+            json_array_append_new(paths, lp_json_textz(g->dup_paths[i]));
+        json_object_set_new(o, "dupPaths", paths);
+    }
     if (g->nmembers) {
         json_t *members = json_array();
         for (uint32_t i = 0; i < g->nmembers; i++) {
@@ -644,6 +653,20 @@ static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
     g->live = json_is_true(json_object_get(o, "live"));
     if (json_is_string(json_object_get(o, "textReason")))
         g->text_reason = "parse_budget"; /* the one reason there is */
+    uint64_t roles = 0, ndups = 0;
+    if (json_uint(json_object_get(o, "roles"), 0xffff, &roles))
+        g->roles = (uint32_t)roles;
+    json_t *dp = json_object_get(o, "dupPaths");
+    if (json_uint(json_object_get(o, "ndups"), UINT32_MAX, &ndups) && json_is_array(dp)) {
+        g->ndups = (uint32_t)ndups;
+        size_t n = LP_MIN(json_array_size(dp), (size_t)LP_SEARCH_DUP_PATHS);
+        g->dup_paths = lp_arena_zalloc(a, (n ? n : 1) * sizeof *g->dup_paths);
+        for (size_t i = 0; i < n; i++) {
+            const char *p = arena_json_str(a, json_array_get(dp, i));
+            if (p)
+                g->dup_paths[g->ndup_paths++] = p;
+        }
+    }
     return g->owner.file && g->owner.kind && g->snippet && read_members(o, a, g);
 }
 

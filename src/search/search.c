@@ -109,58 +109,10 @@ static unsigned channel_switches(void)
 /* ------------------------------------------------------------------------------------------
  * Scope. */
 
-static bool seg_is_test(lp_str seg)
-{
-    static const char *const dirs[] = {"test", "tests", "__tests__", "testdata", "spec",
-                                       "specs", "testutil", "testutils", "fixtures"};
-    for (size_t i = 0; i < LP_ARRAY_LEN(dirs); i++)
-        if (lp_str_eq_c(seg, dirs[i]))
-            return true;
-    return false;
-}
-
-static bool base_is_test(lp_str b)
-{
-    static const char *const suffixes[] = {
-        "_test.go", "_test.py", "_test.rs", "_test.c", "_test.cc", "_test.cpp", "Test.java",
-        "Tests.java", "Test.scala", "Spec.scala", "Tests.cs", "Test.cs", "_tests.rs"};
-    static const char *const infixes[] = {".test.", ".spec."};
-    if (lp_str_starts_with(b, lp_str_c("test_")) || lp_str_starts_with(b, lp_str_c("test-")) ||
-        lp_str_eq_c(b, "conftest.py"))
-        return true;
-    for (size_t i = 0; i < LP_ARRAY_LEN(suffixes); i++)
-        if (lp_str_ends_with(b, lp_str_c(suffixes[i])))
-            return true;
-    for (size_t i = 0; i < LP_ARRAY_LEN(infixes); i++)
-        for (size_t k = 0; k + 6 <= b.len; k++)
-            if (!memcmp(b.ptr + k, infixes[i], 6))
-                return true;
-    return false;
-}
-
-/* A test file, or a symbol inside a test module (Rust `mod tests`). */
+/* A test file, or a symbol inside a test module (Rust `mod tests`): roles.c. */
 static bool is_test(const lp_cand *c)
 {
-    lp_str p = lp_str_c(c->path);
-    size_t i = 0;
-    while (i < p.len) {
-        size_t j = i;
-        while (j < p.len && p.ptr[j] != '/')
-            j++;
-        lp_str seg = lp_str_sub(p, i, j);
-        if (j < p.len ? seg_is_test(seg) : base_is_test(seg))
-            return true;
-        i = j + 1;
-    }
-    if (c->qname) {
-        lp_str q = lp_str_c(c->qname);
-        if (lp_str_starts_with(q, lp_str_c("tests.")) || lp_str_starts_with(q, lp_str_c("tests::")))
-            return true;
-        for (size_t k = 0; k + 7 <= q.len; k++)
-            if (!memcmp(q.ptr + k, ".tests.", 7) || !memcmp(q.ptr + k, "::tests", 7))
-                return true;
-    }
-    return false;
+    return (lp_search_path_roles(lp_str_c(c->path), c->qname) & LP_ROLE_TEST) != 0;
 }
 
 static bool is_doc_lang(int lang) { return lang == LP_LANG_MARKDOWN || lang == LP_LANG_RST; }
@@ -212,6 +164,9 @@ typedef struct owner {
     double fused, score;
     double lex; /* best lexical score of the owner's chunks */
     uint64_t hash;
+    uint32_t roles; /* LP_ROLE_* (roles.c) */
+    uint32_t ndups, ndup_paths; /* copies folded into this owner (fold_copies) */
+    const char **dup_paths;
 } owner;
 
 typedef struct owner_set {
@@ -419,14 +374,14 @@ static void rerank(owner *o, const lp_search_query *q, const lp_lex_query *lq,
         o->score *= 1.0 - t->container;
 }
 
-static double scope_factor(const owner *o, lp_search_scope scope, bool about_tests)
+static double scope_factor(const owner *o, lp_search_scope scope, bool about_tests,
+                           bool spare_foreign)
 {
     const lp_search_tuning *t = lp_search_tuning_get();
     if (scope != LP_SCOPE_RUNTIME)
         return 1.0;
-    double m = 1.0;
-    if (!about_tests && is_test(&o->c))
-        m *= t->demote_test;
+    double m = lp_roles_factor(o->roles, about_tests, spare_foreign && o->exact_tier <= 1,
+                               t->demote_test);
     if (o->c.lang == LP_LANG_TEXT)
         m *= t->demote_text;
     return m;
@@ -457,6 +412,63 @@ static int fused_cmp(const void *a, const void *b)
     if (x->fused != y->fused)
         return x->fused > y->fused ? -1 : 1;
     return owner_cmp(a, b);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Copies: one shown, the rest folded into it. */
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* Whether o is a copy of k (k ranks above it): the same owner in a file with the same
+ * content, or a near-duplicate: the same file name and the same owner (qualified name,
+ * kind and length), or, for foreign files (locale catalogs, minified, generated), the same
+ * file name and region. */
+static bool is_copy(const owner *k, const owner *o)
+{
+    if (!strcmp(k->c.path, o->c.path))
+        return false;
+    if (k->c.bid == o->c.bid)
+        return k->c.owner >= 0 || o->c.owner >= 0 ? k->c.owner == o->c.owner
+                                                   : k->c.cstart == o->c.cstart;
+    if (strcmp(base_name(k->c.path), base_name(o->c.path)) != 0)
+        return false;
+    if (k->c.qname && o->c.qname)
+        return !strcmp(k->c.qname, o->c.qname) && k->c.kind == o->c.kind &&
+               k->c.oend - k->c.ostart == o->c.oend - o->c.ostart;
+    return !k->c.qname && !o->c.qname && (k->roles & LP_ROLE_FOREIGN) &&
+           (o->roles & LP_ROLE_FOREIGN) && k->c.cstart == o->c.cstart;
+}
+
+/* Compacts os.v so its first n (returned, at most limit) owners are the shown ones, each
+ * with the copies found among all owners below it folded in. Order is kept. */
+static size_t fold_copies(owner_set *os, uint32_t limit, lp_arena *arena)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < os->v.len; i++) {
+        owner *o = &os->v.items[i];
+        owner *into = NULL;
+        for (size_t k = 0; k < n && !into; k++)
+            if (is_copy(&os->v.items[k], o))
+                into = &os->v.items[k];
+        if (into) {
+            if (!into->dup_paths)
+                into->dup_paths = lp_arena_zalloc(arena, LP_SEARCH_DUP_PATHS * sizeof(char *));
+            if (into->ndup_paths < LP_SEARCH_DUP_PATHS)
+                into->dup_paths[into->ndup_paths++] = o->c.path;
+            into->ndups++;
+            continue;
+        }
+        if (n >= limit)
+            continue; /* still looked at: a copy of a shown owner is counted */
+        if (i != n)
+            os->v.items[n] = *o;
+        n++;
+    }
+    return n;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -617,6 +629,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     owner_set os = {0};
     lp_text_tokenizer *tk = NULL;
     content_cache cc = {.bid = -1};
+    lp_roles *roles = NULL;
     lp_buf_init(&cc.content, 0);
     uint32_t limit = req->limit ? LP_MIN(req->limit, 200u) : 50;
     uint32_t snippet_lines = req->snippet_lines ? req->snippet_lines : 6;
@@ -719,8 +732,18 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         for (size_t i = 0; i < nre; i++)
             rerank(&os.v.items[i], &q, &lq, tk, lex_max);
     }
+    /* File roles: foreign code is spared only for an exact hit on a name that no file of
+     * the project's own defines (roles.c, decision 0013). */
+    roles = lp_roles_new(st);
+    bool own_exact = false;
+    for (size_t i = 0; i < os.v.len; i++) {
+        owner *o = &os.v.items[i];
+        o->roles = lp_roles_of(roles, o->c.bid, o->c.path, o->c.qname);
+        own_exact |= o->exact_tier <= 1 && !(o->roles & LP_ROLE_FOREIGN);
+    }
     for (size_t i = 0; i < os.v.len; i++)
-        os.v.items[i].score *= scope_factor(&os.v.items[i], req->scope, lq.about_tests);
+        os.v.items[i].score *=
+            scope_factor(&os.v.items[i], req->scope, lq.about_tests, !own_exact);
     if (os.v.len > 1)
         qsort(os.v.items, os.v.len, sizeof os.v.items[0], owner_cmp);
 
@@ -729,13 +752,17 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     uint64_t t_fused = lp_now_ns();
     /* The file view aggregates a deeper list of owners than it shows (group.c). */
     size_t depth = req->group == LP_GROUP_FILE ? LP_MAX(limit, LP_FILE_DEPTH) : limit;
-    size_t n = LP_MIN(os.v.len, depth);
+    size_t n = fold_copies(&os, (uint32_t)depth, arena);
     out->groups = lp_arena_zalloc(arena, (n ? n : 1) * sizeof *out->groups);
     for (size_t i = 0; i < n; i++) {
         const owner *o = &os.v.items[i];
         lp_search_group *g = &out->groups[i];
         g->rank = (uint32_t)i + 1;
         g->score = o->score;
+        g->roles = o->roles;
+        g->ndups = o->ndups;
+        g->dup_paths = o->dup_paths;
+        g->ndup_paths = o->ndup_paths;
         g->channels = o->channels;
         g->owner.file = o->c.path;
         g->owner.symbol = o->c.name;
@@ -768,6 +795,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
 done:
     lp_lex_query_release(&lq);
     lp_text_tokenizer_free(tk);
+    lp_roles_free(roles);
     lp_buf_release(&cc.content);
     lp_vec_free(&lex);
     lp_vec_free(&exact);

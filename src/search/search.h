@@ -34,6 +34,35 @@ size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT]);
 uint32_t lp_search_channel_bit(const char *name);
 
 /* ------------------------------------------------------------------------------------------
+ * File roles (src/search/roles.c).
+ *
+ * A result's file plays a role besides being the project's own code: a test, vendored or
+ * generated code, a minified file, a locale catalog, an example, or project meta (change
+ * logs, contributor lists, build configuration). The runtime scope demotes them (tests
+ * unless the question is about tests; see roles.c for the factors) and every result says
+ * which roles it has. Roles come from the path (lp_search_path_roles), from the blob's
+ * content (a generated marker, minified text: LP_CONTENT_* at extraction time) and from
+ * the publication's .gitattributes files (linguist-generated, linguist-vendored). */
+#define LP_ROLE_TEST 0x01u
+#define LP_ROLE_VENDORED 0x02u
+#define LP_ROLE_GENERATED 0x04u
+#define LP_ROLE_MINIFIED 0x08u
+#define LP_ROLE_LOCALE 0x10u
+#define LP_ROLE_EXAMPLE 0x20u
+#define LP_ROLE_META 0x40u
+#define LP_ROLE_NAMES_MAX 7
+/* Roles of code that is not the project's own (demoted hardest). */
+#define LP_ROLE_FOREIGN (LP_ROLE_VENDORED | LP_ROLE_GENERATED | LP_ROLE_MINIFIED | LP_ROLE_LOCALE)
+/* The names of the bits set ("test", "vendored", "generated", "minified", "locale",
+ * "example", "meta", in that order) into out; returns how many. Static strings. */
+size_t lp_search_role_names(uint32_t roles, const char *out[LP_ROLE_NAMES_MAX]);
+/* The bit of a role name, 0 when unknown. */
+uint32_t lp_search_role_bit(const char *name);
+/* Roles a repository-relative path implies by itself (qname, may be NULL: a symbol inside
+ * a Rust `mod tests` is a test). */
+uint32_t lp_search_path_roles(lp_str path, const char *qname);
+
+/* ------------------------------------------------------------------------------------------
  * Query language (src/search/query.c).
  *
  * A query is free text plus operators, separated by white space:
@@ -164,12 +193,20 @@ typedef struct lp_search_group {
     bool live;               /* read from disk at search time (channel live), not indexed */
     const char *text_reason; /* NULL, or why a code file was indexed as text ("parse_budget":
                                 its parse went past the per-file budget); static string */
+    uint32_t roles;          /* LP_ROLE_* of the group's file (set by lp_search_run) */
+    /* Copies folded into this group: the same owner in files with the same content, or a
+     * near-duplicate (same file name and owner shape). ndups counts them all; dup_paths
+     * holds the first LP_SEARCH_DUP_PATHS of them (arena). */
+    uint32_t ndups;
+    const char **dup_paths;
+    uint32_t ndup_paths;
     /* File view only (nmembers > 0): the group is a file; owner, snippet and surface are
      * those of its best owner, score and channels the file's. */
     const lp_search_member *members; /* best first, at most LP_FILE_MEMBERS_MAX */
     uint32_t nmembers;
     uint32_t nfile_owners; /* owners of this file among the candidates aggregated */
 } lp_search_group;
+#define LP_SEARCH_DUP_PATHS 5
 
 /* Summary features of an answer, the input of the confidence model (confidence.c). */
 #define LP_CONF_NFEAT 12

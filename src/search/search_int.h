@@ -167,6 +167,18 @@ const char *lp_search_fallback_warning(const lp_fallback *fb, size_t nlexical, s
  * abbrev) off; for ablations. */
 bool lp_search_fallback_on(const char *part);
 
+/* File roles of one search's candidates (roles.c): path rules, the blobs' content flags
+ * and the publication's .gitattributes, cached per (bid, path). lp_roles_new borrows st
+ * (pinned by the caller) for its lifetime; caller frees with lp_roles_free. */
+typedef struct lp_roles lp_roles;
+lp_roles *lp_roles_new(lp_store *st);
+void lp_roles_free(lp_roles *r);
+uint32_t lp_roles_of(lp_roles *r, int64_t bid, const char *path, const char *qname);
+/* The runtime scope's multiplier of an owner with these roles: tests by demote_test unless
+ * about_tests; foreign code (LP_ROLE_FOREIGN) hardest unless spare_foreign (an exact hit
+ * on a name nothing else defines); project meta and examples below code. */
+double lp_roles_factor(uint32_t roles, bool about_tests, bool spare_foreign, double demote_test);
+
 /* ------------------------------------------------------------------------------------------
  * Confidence (confidence.c): what lp_search_run hands over about an answer. */
 #define LP_CONF_TOP 5

@@ -12,10 +12,10 @@
 #define LP_CONFIDENCE_MODEL_H
 
 /* topScore, margin2, margin5, topCover, top5Cover, nameCover, docCover, channels, exact, logOwners, logLexical, logWords */
-static const double conf_mean[LP_CONF_NFEAT] = {1.59661, 0.136332, 0.299362, 0.321149, 0.539745, 0.0929154, 0.159343, 1.08008, 0.0696615, 5.24815, 2.81143, 2.4067};
-static const double conf_scale[LP_CONF_NFEAT] = {0.320288, 0.250163, 0.293803, 0.156539, 0.181304, 0.105886, 0.179469, 0.271414, 0.254576, 0.448896, 0.384904, 0.408676};
-static const double conf_coef[LP_CONF_NFEAT] = {-0.591411, 0.104872, 0.14647, 0.246229, 0.69757, 0.659549, 0.173871, 0.966013, 0.479539, -0.274157, 0.619252, 0.362665};
-static const double conf_bias = -2.41423;
-static const double conf_threshold = 0.17;
+static const double conf_mean[LP_CONF_NFEAT] = {1.5808, 0.144775, 0.315295, 0.32424, 0.547899, 0.0893466, 0.162661, 1.07878, 0.0690104, 5.26513, 2.84363, 2.45084};
+static const double conf_scale[LP_CONF_NFEAT] = {0.32703, 0.252249, 0.296231, 0.155829, 0.176325, 0.104088, 0.178809, 0.269389, 0.253472, 0.383343, 0.397522, 0.406859};
+static const double conf_coef[LP_CONF_NFEAT] = {-0.531017, 0.0999902, 0.158008, 0.166826, 0.656993, 0.666867, 0.140982, 0.925545, 0.395985, -0.302531, 0.795087, 0.142109};
+static const double conf_bias = -2.37672;
+static const double conf_threshold = 0.19;
 
 #endif

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #define FROZEN_MIN 50u
+#define STDIN_QUERY_MAX ((size_t)1 << 20) /* --stdin reads at most this */
 
 static json_t *channels_json(uint32_t ch)
 {
@@ -166,7 +167,7 @@ static int run(int argc, char **argv)
     /* Options may come anywhere; every other word is query text (query operators such as
      * -path:GLOB start with '-' too, so unknown words are never taken for options). "--"
      * makes every later word query text. */
-    bool json = false;
+    bool json = false, from_stdin = false;
     uint64_t limit = 10;
     const char *root_arg = NULL, *scope_arg = "runtime", *group_arg = "owner";
     LP_VEC(const char *) words = {0};
@@ -179,6 +180,8 @@ static int run(int argc, char **argv)
             opts_done = true;
         } else if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
             json = true;
+        } else if (!strcmp(a, "--stdin")) {
+            from_stdin = true;
         } else if (!strcmp(a, "--limit") || !strcmp(a, "-n") || !strcmp(a, "--scope") ||
                    !strcmp(a, "--path") || !strcmp(a, "--group")) {
             if (i + 1 >= argc) {
@@ -207,15 +210,34 @@ static int run(int argc, char **argv)
             lp_vec_push(&words, a);
         }
     }
-    if (words.len == 0) {
+    /* --stdin: the question is (also) the text on standard input: a pasted issue, stack
+     * trace or log longer than the command line allows. Read up to STDIN_QUERY_MAX bytes;
+     * the parser keeps the first LP_QUERY_MAX_BYTES and says so. */
+    lp_buf piped;
+    lp_buf_init(&piped, STDIN_QUERY_MAX);
+    if (from_stdin) {
+        char chunk[8192];
+        size_t got;
+        while (piped.len < STDIN_QUERY_MAX && (got = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+            lp_buf_append(&piped, chunk, LP_MIN(got, STDIN_QUERY_MAX - piped.len));
+        if (ferror(stdin)) {
+            lp_vec_free(&words);
+            lp_buf_release(&piped);
+            return lp_cli_usage_error("search", "--stdin: cannot read standard input");
+        }
+    }
+    if (words.len == 0 && lp_str_trim(lp_buf_str(&piped)).len == 0) {
         lp_vec_free(&words);
-        return lp_cli_usage_error("search", "needs a QUERY");
+        lp_buf_release(&piped);
+        return lp_cli_usage_error("search", from_stdin ? "needs a QUERY (standard input was empty)"
+                                                       : "needs a QUERY");
     }
     lp_search_grouping grouping = LP_GROUP_OWNER;
     {
         lp_error gerr = {0};
         if (lp_search_grouping_parse(lp_str_c(group_arg), &grouping, &gerr)) {
             lp_vec_free(&words);
+            lp_buf_release(&piped);
             return lp_cli_usage_error("search", "--group: %s", gerr.msg);
         }
     }
@@ -227,6 +249,12 @@ static int run(int argc, char **argv)
             lp_buf_putc(&query, ' ');
         lp_buf_puts(&query, words.items[i]);
     }
+    if (piped.len) {
+        if (query.len)
+            lp_buf_putc(&query, '\n');
+        lp_buf_append(&query, piped.ptr, strlen(piped.ptr)); /* a NUL ends the text */
+    }
+    lp_buf_release(&piped);
     lp_vec_free(&words);
     lp_error err = {0};
     lp_buf root;
@@ -312,9 +340,14 @@ static int run(int argc, char **argv)
         code = lp_cli_print_json(j);
         json_decref(j);
     } else {
-        if (res.ngroups == 0)
-            printf("no results for '%s' in %s (publication %lld)\n", query.ptr, lp_cli_q(root.ptr),
+        if (res.ngroups == 0) {
+            /* A pasted issue is not echoed whole: its first line, cut to 80 bytes. */
+            size_t n = strcspn(query.ptr, "\n");
+            size_t cut = lp_utf8_cut(query.ptr, n, 80);
+            printf("no results for '%.*s%s' in %s (publication %lld)\n", (int)cut, query.ptr,
+                   cut < query.len ? "..." : "", lp_cli_q(root.ptr),
                    (long long)res.publication_id);
+        }
         else
             printf("confidence %.2f%s%s\n", res.confidence,
                    res.confidence < lp_search_conf_threshold() ? " (no confident match)" : "",
@@ -338,7 +371,7 @@ const lp_cli_cmd lp_cmd_search = {
     .name = "search",
     .summary = "search the indexed repository for a question or identifier",
     .usage = "usage: loupe search QUERY... [--limit N] [--scope S] [--group G] [--path ROOT]\n"
-             "       [--json]\n"
+             "       [--json] [--stdin]\n"
              "Search the indexed root containing the current folder (or --path). Results are\n"
              "grouped by owning symbol, best first, each with its span and a snippet.\n"
              "The search keeps up to max(50, N) results; when there are more than shown, it\n"
@@ -347,6 +380,8 @@ const lp_cli_cmd lp_cmd_search = {
              "  --scope S     runtime (default), tests, docs or mixed\n"
              "  --group G     owner (default: one result per owning symbol) or file (one\n"
              "                per file, ranked by its owners' evidence, with its best owners)\n"
+             "  --stdin       the question is also the text on standard input (a pasted\n"
+             "                issue, stack trace or log; the first 64 KiB are read)\n"
              "The answer starts with a confidence in [0, 1] that it holds what was asked for;\n"
              "below the threshold it warns no_confident_match.\n"
              "Query operators: path:GLOB, -path:GLOB, lang:L[,L], kind:K[,K], sym:NAME,\n"

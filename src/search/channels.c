@@ -15,7 +15,9 @@
 #include <math.h>
 
 #define LONG_MIN_GROUPS 6 /* long text: always the best 6 terms, whatever they cost */
-#define LONG_COUNTED 40   /* long text: terms whose row counts are looked up */
+#define LONG_COUNTED 40    /* long text: terms whose row counts are looked up at a time */
+#define LONG_FOUND 20      /* ... until this many of them occur in the index */
+#define LONG_COUNT_MAX 160 /* ... or this many were looked up */
 
 /* Columns shared by the chunk-based channels, after the channel's own first columns:
  * c.bid, c.owner, c.start_line, c.end_line, b.lang, fl.path, s.name, s.qname, s.kind,
@@ -272,7 +274,8 @@ static int64_t capped_df(sqlite3_stmt *s, const char *text, int64_t cap)
 }
 
 /* What the text alone says of a term's promise (before any count): explicit phrases and
- * syms, identifier-looking words (snake_case, camelCase, digits), repetition, length. */
+ * syms, identifier-looking words (snake_case, camelCase; not digits, which a pasted log's
+ * generated names are full of), repetition, length. */
 static double text_prior(const lp_lex_term *t)
 {
     double p = (double)LP_MIN(t->count, 4u);
@@ -282,7 +285,7 @@ static double text_prior(const lp_lex_term *t)
     size_t len = strlen(t->text);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)t->text[i];
-        ident |= c == '_' || isdigit(c) || (i > 0 && isupper(c) && islower((unsigned char)t->text[i - 1]));
+        ident |= c == '_' || (i > 0 && isupper(c) && islower((unsigned char)t->text[i - 1]));
     }
     if (ident)
         p += 4;
@@ -324,33 +327,40 @@ static void select_terms(lp_store *st, lp_lex_query *lq, lp_arena *arena)
         if (lq->terms[r[i].i].flags & (LP_LEX_TERM_WHOLE | LP_LEX_TERM_NOISE))
             r[i].w = -1;
     qsort(r, n, sizeof *r, term_rank_cmp);
-    size_t counted = 0;
-    while (counted < n && counted < LONG_COUNTED && r[counted].w >= 0)
-        counted++;
-    for (size_t j = 0; j < counted; j++)
-        order[j] = r[j].i;
-    for (size_t j = 0; j < counted; j++) {
-        size_t i = order[j];
-        const lp_lex_term *term = &lq->terms[i];
-        int64_t df = capped_df(s, term->text, cap);
-        double w = 0;
-        if (df >= cap)
-            df = (int64_t)LP_MAX((double)cap, t->long_common * rows_total);
-        if (df > 0) {
-            double d = (double)df;
-            double idf = log(1.0 + (rows_total - d + 0.5) / (d + 0.5));
-            w = idf * 2.5 * term->count / (1.5 + term->count);
-            if (term->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_SYM))
-                w *= 2.0; /* asked for explicitly */
-            if (term->flags & LP_LEX_TERM_WHOLE)
-                w *= 0.5;
-            if (d >= (double)cap)
-                w *= 0.1; /* in much of the code: little to tell apart */
-        } else {
-            lq->nunindexed++;
+    /* Count the most promising terms first, LONG_COUNTED at a time, and go on while fewer
+     * than LONG_FOUND of them occur in the index (a pasted log's identifiers may all be
+     * foreign: then the plain words behind them decide), up to LONG_COUNT_MAX. */
+    size_t eligible = 0;
+    while (eligible < n && r[eligible].w >= 0)
+        eligible++;
+    size_t counted = 0, found = 0;
+    term_rank *sc = lp_arena_alloc(arena, (n ? n : 1) * sizeof *sc);
+    while (counted < eligible && counted < LONG_COUNT_MAX &&
+           (counted == 0 || (counted % LONG_COUNTED == 0 && found < LONG_FOUND))) {
+        size_t batch_end = LP_MIN(eligible, counted + LONG_COUNTED);
+        for (; counted < batch_end; counted++) {
+            size_t i = r[counted].i;
+            const lp_lex_term *term = &lq->terms[i];
+            int64_t df = capped_df(s, term->text, cap);
+            double w = 0;
+            if (df >= cap)
+                df = (int64_t)LP_MAX((double)cap, t->long_common * rows_total);
+            if (df > 0) {
+                double d = (double)df;
+                double idf = log(1.0 + (rows_total - d + 0.5) / (d + 0.5));
+                w = idf * 2.5 * term->count / (1.5 + term->count);
+                if (term->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_SYM))
+                    w *= 2.0; /* asked for explicitly */
+                if (d >= (double)cap)
+                    w *= 0.1; /* in much of the code: little to tell apart */
+                found++;
+            } else {
+                lq->nunindexed++;
+            }
+            sc[counted] = (term_rank){i, w, df};
         }
-        r[j] = (term_rank){i, w, df};
     }
+    r = sc;
     n = counted;
     qsort(r, n, sizeof *r, term_rank_cmp);
     size_t k = 0;

@@ -155,3 +155,26 @@ def test_a_file_name_in_the_question_matches_paths(ctx):
     doc = search(ctx, root, "what does sched.py compute for counters")
     assert doc["results"][0]["owner"]["file"] == "src/sched.py", doc
     assert "path" in doc["results"][0]["channels"], doc["results"][0]
+
+
+def test_stdin_takes_a_text_longer_than_the_command_line(ctx):
+    root = make_repo(ctx)
+    # Over the kernel's 128 KiB limit for one argument: only standard input can carry it.
+    log = "\n".join(f"2026-12-01T10:{i % 60:02d}:00Z INFO worker request served in {i % 97} ms"
+                    for i in range(3000))
+    text = issue_text(300) + "\n" + log
+    assert len(text.encode()) > 131072
+    r = ctx.ok("search", "--json", "--limit", "3", "--path", root, "--stdin", input=text)
+    doc = r.json()
+    assert names(doc)[0] == "reap_idle_connections", doc
+    assert any(w.startswith("query_shortened:") for w in doc["warnings"]), doc["warnings"]
+    # Words on the command line and the piped text are one question.
+    r = ctx.ok("search", "--json", "--path", root, "--stdin", "scheduler", input="deque-based")
+    assert names(r.json())[0] == "pick_next", r.out
+    # Nothing on standard input and no words: a usage error that says so.
+    r = ctx.run("search", "--path", root, "--stdin", input="")
+    assert r.rc == 2 and "standard input was empty" in r.err, r
+    # A long question without results is not echoed whole.
+    r = ctx.ok("search", "--path", root, "--stdin", input="zzqqxx " * 5000)
+    first = r.out.splitlines()[0]
+    assert first.startswith("no results for 'zzqqxx") and len(first) < 200, first

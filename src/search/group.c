@@ -19,6 +19,8 @@
  */
 #include "search/search_int.h"
 
+#include <stddef.h>
+
 #define FILE_DAMP 0.2
 #define FILE_DECAY 0.7
 
@@ -28,32 +30,10 @@ typedef struct agg_params {
 
 static agg_params params(void)
 {
+    static const lp_tune_field fields[] = {{"damp", offsetof(agg_params, damp)},
+                                           {"decay", offsetof(agg_params, decay)}};
     agg_params p = {FILE_DAMP, FILE_DECAY};
-    const char *v = getenv("LOUPE_SEARCH_FILE");
-    if (!v || !*v)
-        return p;
-    lp_str s = lp_str_c(v);
-    size_t i = 0;
-    while (i < s.len) {
-        size_t j = lp_str_find_char(s, ',', i);
-        if (j == SIZE_MAX)
-            j = s.len;
-        lp_str item = lp_str_trim(lp_str_sub(s, i, j));
-        size_t eq = lp_str_find_char(item, '=', 0);
-        if (eq != SIZE_MAX) {
-            char num[32];
-            size_t len = LP_MIN(item.len - eq - 1, sizeof num - 1);
-            memcpy(num, item.ptr + eq + 1, len);
-            num[len] = '\0';
-            double x = strtod(num, NULL);
-            lp_str key = lp_str_sub(item, 0, eq);
-            if (lp_str_eq_c(key, "damp") && x >= 0)
-                p.damp = x;
-            else if (lp_str_eq_c(key, "decay") && x >= 0)
-                p.decay = x;
-        }
-        i = j + 1;
-    }
+    lp_search_tune_env("LOUPE_SEARCH_FILE", fields, LP_ARRAY_LEN(fields), &p, true);
     return p;
 }
 

@@ -197,15 +197,38 @@ static lp_search_tuning tuning = {
 };
 static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
 
+void lp_search_tune_env(const char *env, const lp_tune_field *fields, size_t n, void *base,
+                        bool nonneg)
+{
+    const char *v = getenv(env);
+    if (!v || !*v)
+        return;
+    lp_str s = lp_str_c(v);
+    size_t i = 0;
+    while (i < s.len) {
+        size_t j = lp_str_find_char(s, ',', i);
+        if (j == SIZE_MAX)
+            j = s.len;
+        lp_str item = lp_str_trim(lp_str_sub(s, i, j));
+        size_t eq = lp_str_find_char(item, '=', 0);
+        if (eq != SIZE_MAX) {
+            char num[32];
+            size_t len = LP_MIN(item.len - eq - 1, sizeof num - 1);
+            memcpy(num, item.ptr + eq + 1, len);
+            num[len] = '\0';
+            double x = strtod(num, NULL);
+            lp_str key = lp_str_sub(item, 0, eq);
+            for (size_t k = 0; k < n; k++)
+                if (lp_str_eq_c(key, fields[k].name) && (!nonneg || x >= 0))
+                    *(double *)((char *)base + fields[k].off) = x;
+        }
+        i = j + 1;
+    }
+}
+
 static void tuning_load(void)
 {
-    const char *v = getenv("LOUPE_SEARCH_TUNE");
-    if (!v)
-        return;
-    static const struct {
-        const char *name;
-        size_t off;
-    } fields[] = {
+    static const lp_tune_field fields[] = {
         {"name_col", offsetof(lp_search_tuning, col[0])},
         {"crumbs_col", offsetof(lp_search_tuning, col[1])},
         {"doc_col", offsetof(lp_search_tuning, col[2])},
@@ -232,18 +255,7 @@ static void tuning_load(void)
         {"long_groups", offsetof(lp_search_tuning, long_groups)},
         {"long_common", offsetof(lp_search_tuning, long_common)},
     };
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", v);
-    char *save = NULL;
-    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(item, '=');
-        if (!eq)
-            continue;
-        *eq = 0;
-        for (size_t i = 0; i < LP_ARRAY_LEN(fields); i++)
-            if (!strcmp(item, fields[i].name))
-                *(double *)((char *)&tuning + fields[i].off) = atof(eq + 1);
-    }
+    lp_search_tune_env("LOUPE_SEARCH_TUNE", fields, LP_ARRAY_LEN(fields), &tuning, false);
 }
 
 const lp_search_tuning *lp_search_tuning_get(void)

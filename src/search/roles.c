@@ -18,6 +18,7 @@
 #include "scan/scan.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <strings.h>
 
 static const char *const role_names[] = {"test",   "vendored", "generated", "minified",
@@ -512,38 +513,21 @@ uint32_t lp_roles_of(lp_roles *r, int64_t bid, const char *path, const char *qna
  * LOUPE_ROLE_TUNE="foreign=F,generated=F,meta=F,example=F" overrides them, for tuning runs
  * only. */
 
-static struct {
+typedef struct role_factors {
     double foreign, generated, meta, example;
-} factors = {.foreign = 0.3, .generated = 0.7, .meta = 0.5, .example = 0.6};
+} role_factors;
+static role_factors factors = {.foreign = 0.3, .generated = 0.7, .meta = 0.5, .example = 0.6};
 static pthread_once_t factors_once = PTHREAD_ONCE_INIT;
 
 static void factors_load(void)
 {
-    const char *v = getenv("LOUPE_ROLE_TUNE");
-    if (!v)
-        return;
-    lp_str s = lp_str_c(v);
-    size_t i = 0;
-    while (i < s.len) {
-        size_t j = lp_str_find_char(s, ',', i);
-        if (j == SIZE_MAX)
-            j = s.len;
-        lp_str item = lp_str_trim(lp_str_sub(s, i, j));
-        size_t eq = lp_str_find_char(item, '=', 0);
-        if (eq != SIZE_MAX) {
-            lp_str k = lp_str_sub(item, 0, eq);
-            double x = atof(item.ptr + eq + 1); /* stops at the ',' */
-            if (lp_str_eq_c(k, "foreign"))
-                factors.foreign = x;
-            else if (lp_str_eq_c(k, "generated"))
-                factors.generated = x;
-            else if (lp_str_eq_c(k, "meta"))
-                factors.meta = x;
-            else if (lp_str_eq_c(k, "example"))
-                factors.example = x;
-        }
-        i = j + 1;
-    }
+    static const lp_tune_field fields[] = {
+        {"foreign", offsetof(role_factors, foreign)},
+        {"generated", offsetof(role_factors, generated)},
+        {"meta", offsetof(role_factors, meta)},
+        {"example", offsetof(role_factors, example)},
+    };
+    lp_search_tune_env("LOUPE_ROLE_TUNE", fields, LP_ARRAY_LEN(fields), &factors, false);
 }
 
 double lp_roles_factor(uint32_t roles, bool about_tests, bool spare_foreign, double demote_test)

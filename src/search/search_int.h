@@ -134,6 +134,16 @@ typedef struct lp_search_tuning {
 } lp_search_tuning;
 const lp_search_tuning *lp_search_tuning_get(void);
 
+/* Tuning overrides from the environment, for tuning runs only: env holds "name=value,...";
+ * each known name sets the double at base + off (with nonneg, only values >= 0); unknown
+ * names and malformed items are ignored. */
+typedef struct lp_tune_field {
+    const char *name;
+    size_t off;
+} lp_tune_field;
+void lp_search_tune_env(const char *env, const lp_tune_field *fields, size_t n, void *base,
+                        bool nonneg);
+
 /* The curated programming synonym table (synonyms.c): expansions of a folded word, best
  * weight first; returns how many were written (at most cap). */
 typedef struct lp_code_syn {

@@ -795,3 +795,120 @@ lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_
     }
     return rc;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * Module channel: a word of a short question that names a file or a folder ("pathlib:
+ * extract ...", "improvements to the help utility", "json: ..."), compared squashed and
+ * stemmed with every path component (the file name without its extensions, each folder).
+ * A word that names more than MODULE_MAX_FILES files says nothing (a "tests" folder). The
+ * channel lists the exact and then the lexical candidates in the named files, in their
+ * channel's order: it reorders, it adds no candidate. */
+
+#define MODULE_MAX_FILES 8
+#define MODULE_MAX_WORDS LP_LEX_SHORT_TERMS
+
+typedef struct module_word {
+    char stem[LP_TEXT_TOKEN_MAX + 1];
+    size_t len;
+    size_t nfiles;
+    size_t last_row; /* 1 + the row counted last (a file named through a folder and itself) */
+    const char *files[MODULE_MAX_FILES];
+} module_word;
+
+/* Squash and stem s into out; 0 when it is too long or empty. */
+static size_t squash_stem(lp_text_tokenizer *tk, lp_str s, lp_buf *tmp,
+                          char out[LP_TEXT_TOKEN_MAX + 1])
+{
+    lp_buf_reset(tmp);
+    lp_text_squash_with(tk, s, tmp);
+    if (tmp->len == 0 || tmp->len > LP_TEXT_TOKEN_MAX)
+        return 0;
+    return lp_text_stem((lp_str){tmp->ptr, tmp->len}, out);
+}
+
+static void module_match(module_word *w, size_t nw, size_t row, const char *path, lp_str comp,
+                         lp_text_tokenizer *tk, lp_buf *tmp, lp_arena *arena)
+{
+    char st[LP_TEXT_TOKEN_MAX + 1];
+    size_t n = squash_stem(tk, comp, tmp, st);
+    if (n == 0)
+        return;
+    for (size_t i = 0; i < nw; i++) {
+        if (w[i].len != n || memcmp(w[i].stem, st, n) != 0)
+            continue;
+        if (w[i].last_row == row)
+            continue; /* the same file through a folder and its name */
+        w[i].last_row = row;
+        if (w[i].nfiles < MODULE_MAX_FILES)
+            w[i].files[w[i].nfiles] = lp_arena_strdup(arena, path);
+        w[i].nfiles++;
+    }
+}
+
+lp_status lp_channel_module(lp_store *st, const lp_lex_query *lq, const lp_cand_vec *exact,
+                            const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                            lp_error *err)
+{
+    if (lq->long_text || lq->nterms == 0)
+        return LP_OK;
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
+    lp_buf tmp;
+    lp_buf_init(&tmp, 64);
+    module_word w[MODULE_MAX_WORDS];
+    size_t nw = 0;
+    for (size_t i = 0; i < lq->nterms && nw < MODULE_MAX_WORDS; i++) {
+        const lp_lex_term *t = &lq->terms[i];
+        if (t->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_WHOLE | LP_LEX_TERM_NOISE))
+            continue;
+        lp_str key = lp_str_c(t->key);
+        if (key.len < 3 || lp_text_is_stopword(key))
+            continue;
+        module_word *m = &w[nw];
+        m->nfiles = 0;
+        m->last_row = 0;
+        if ((m->len = squash_stem(tk, key, &tmp, m->stem)) >= 3)
+            nw++;
+    }
+    lp_status rc = LP_OK;
+    sqlite3_stmt *s = NULL;
+    if (nw && !(rc = lp_store_prepare(st, "SELECT path FROM files", &s, err))) {
+        int step;
+        size_t row = 0;
+        while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+            row++;
+            const char *path = (const char *)sqlite3_column_text(s, 0);
+            lp_str p = lp_str_c(path ? path : "");
+            size_t i = 0;
+            while (i < p.len) {
+                size_t j = lp_str_find_char(p, '/', i);
+                if (j == SIZE_MAX) { /* the file name: up to its first dot after the first byte */
+                    size_t dot = lp_str_find_char(p, '.', i + 1);
+                    j = dot == SIZE_MAX ? p.len : dot;
+                    module_match(w, nw, row, path, lp_str_sub(p, i, j), tk, &tmp, arena);
+                    break;
+                }
+                module_match(w, nw, row, path, lp_str_sub(p, i, j), tk, &tmp, arena);
+                i = j + 1;
+            }
+        }
+        if (step != SQLITE_DONE)
+            rc = lp_store_sql_error(st, "matching question words with file names", err);
+        sqlite3_reset(s);
+    }
+    const char *files[MODULE_MAX_WORDS * MODULE_MAX_FILES];
+    size_t nfiles = 0;
+    for (size_t i = 0; i < nw && !rc; i++)
+        if (w[i].nfiles && w[i].nfiles <= MODULE_MAX_FILES)
+            for (size_t k = 0; k < w[i].nfiles; k++)
+                if (!path_in(w[i].files[k], files, nfiles))
+                    files[nfiles++] = w[i].files[k];
+    for (size_t i = 0; i < exact->len && nfiles && out->len < PATH_MAX_CANDS; i++)
+        if (path_in(exact->items[i].path, files, nfiles))
+            lp_vec_push(out, exact->items[i]);
+    for (size_t i = 0; i < lex->len && nfiles && out->len < PATH_MAX_CANDS; i++)
+        if (path_in(lex->items[i].path, files, nfiles))
+            lp_vec_push(out, lex->items[i]);
+    lp_buf_release(&tmp);
+    lp_text_tokenizer_free(tk);
+    return rc;
+}

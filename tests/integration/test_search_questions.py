@@ -178,3 +178,30 @@ def test_stdin_takes_a_text_longer_than_the_command_line(ctx):
     r = ctx.ok("search", "--path", root, "--stdin", input="zzqqxx " * 5000)
     first = r.out.splitlines()[0]
     assert first.startswith("no results for 'zzqqxx") and len(first) < 200, first
+
+
+def test_a_word_that_names_a_module_prefers_its_file(ctx):
+    root = make_repo(ctx)
+    ctx.write("src/cache.py", '''def evict(table):
+    """Drop the entries past their age."""
+    return table
+''', root=root)
+    ctx.write("src/store.py", '''def purge_expired_entries(table):
+    """Drop expired entries from the table, expired meaning past their age."""
+    return table
+''', root=root)
+    ctx.ok("sync", root)
+    # Both functions drop entries; the question's first word names the cache module.
+    doc = search(ctx, root, "cache: drop expired entries")
+    top = doc["results"][0]
+    assert top["owner"]["file"] == "src/cache.py", doc
+    assert "path" in top["channels"], top
+    # Without the module word, the store's function (more of the words) comes first.
+    doc = search(ctx, root, "drop expired entries")
+    assert doc["results"][0]["owner"]["file"] == "src/store.py", doc
+    # A word naming more files than the cap says nothing: no file is preferred.
+    for i in range(9):
+        ctx.write(f"src/part{i}/cache.py", f"def f{i}():\n    return {i}\n", root=root)
+    ctx.ok("sync", root)
+    doc = search(ctx, root, "cache: drop expired entries")
+    assert doc["results"][0]["owner"]["file"] == "src/store.py", doc

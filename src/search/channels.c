@@ -797,23 +797,15 @@ lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_
 }
 
 /* ------------------------------------------------------------------------------------------
- * Module channel: a word of a short question that names a file or a folder ("pathlib:
- * extract ...", "improvements to the help utility", "json: ..."), compared squashed and
- * stemmed with every path component (the file name without its extensions, each folder).
- * A word that names more than MODULE_MAX_FILES files says nothing (a "tests" folder). The
- * channel lists the exact and then the lexical candidates in the named files, in their
- * channel's order: it reorders, it adds no candidate. */
+ * Area channel: the "area: subject" convention of commit subjects and issue titles
+ * ("pathlib: extract a function", "net/http: close idle connections"). The area's parts
+ * are compared, squashed and stemmed, with consecutive path components (folders, then the
+ * file name without its extensions); an area naming more than AREA_MAX_FILES files says
+ * little. The channel lists the exact and then the lexical candidates in the named files,
+ * in their channel's order: it reorders, it adds no candidate. */
 
-#define MODULE_MAX_FILES 8
-#define MODULE_MAX_WORDS LP_LEX_SHORT_TERMS
-
-typedef struct module_word {
-    char stem[LP_TEXT_TOKEN_MAX + 1];
-    size_t len;
-    size_t nfiles;
-    size_t last_row; /* 1 + the row counted last (a file named through a folder and itself) */
-    const char *files[MODULE_MAX_FILES];
-} module_word;
+#define AREA_MAX_FILES 64
+#define AREA_MAX_PARTS 8
 
 /* Squash and stem s into out; 0 when it is too long or empty. */
 static size_t squash_stem(lp_text_tokenizer *tk, lp_str s, lp_buf *tmp,
@@ -826,82 +818,86 @@ static size_t squash_stem(lp_text_tokenizer *tk, lp_str s, lp_buf *tmp,
     return lp_text_stem((lp_str){tmp->ptr, tmp->len}, out);
 }
 
-static void module_match(module_word *w, size_t nw, size_t row, const char *path, lp_str comp,
-                         lp_text_tokenizer *tk, lp_buf *tmp, lp_arena *arena)
+typedef struct area_key {
+    char part[AREA_MAX_PARTS][LP_TEXT_TOKEN_MAX + 1];
+    size_t len[AREA_MAX_PARTS];
+    size_t n;
+} area_key;
+
+/* Split a '/'-separated string into squashed, stemmed parts; false when a part is empty or
+ * too long, or there are too many. The file name loses its extensions when last is true. */
+static bool area_parts(lp_text_tokenizer *tk, lp_str s, bool file_last, lp_buf *tmp,
+                        area_key *k)
 {
-    char st[LP_TEXT_TOKEN_MAX + 1];
-    size_t n = squash_stem(tk, comp, tmp, st);
-    if (n == 0)
-        return;
-    for (size_t i = 0; i < nw; i++) {
-        if (w[i].len != n || memcmp(w[i].stem, st, n) != 0)
-            continue;
-        if (w[i].last_row == row)
-            continue; /* the same file through a folder and its name */
-        w[i].last_row = row;
-        if (w[i].nfiles < MODULE_MAX_FILES)
-            w[i].files[w[i].nfiles] = lp_arena_strdup(arena, path);
-        w[i].nfiles++;
+    k->n = 0;
+    size_t i = 0;
+    while (i <= s.len) {
+        size_t j = lp_str_find_char(s, '/', i);
+        bool last = j == SIZE_MAX;
+        if (last)
+            j = s.len;
+        lp_str c = lp_str_sub(s, i, j);
+        if (last && file_last) {
+            size_t dot = lp_str_find_char(c, '.', 1);
+            if (dot != SIZE_MAX)
+                c = lp_str_sub(c, 0, dot);
+        }
+        if (k->n == AREA_MAX_PARTS)
+            return false;
+        if ((k->len[k->n] = squash_stem(tk, c, tmp, k->part[k->n])) == 0)
+            return false;
+        k->n++;
+        i = j + 1;
     }
+    return k->n > 0;
 }
 
-lp_status lp_channel_module(lp_store *st, const lp_lex_query *lq, const lp_cand_vec *exact,
-                            const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
-                            lp_error *err)
+static bool area_covers(const area_key *area, const area_key *path)
 {
-    if (lq->long_text || lq->nterms == 0)
+    for (size_t at = 0; at + area->n <= path->n; at++) {
+        size_t m = 0;
+        while (m < area->n && area->len[m] == path->len[at + m] &&
+               memcmp(area->part[m], path->part[at + m], area->len[m]) == 0)
+            m++;
+        if (m == area->n)
+            return true;
+    }
+    return false;
+}
+
+lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
+                           const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                           lp_error *err)
+{
+    if (!q->area)
         return LP_OK;
     lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
     lp_buf tmp;
     lp_buf_init(&tmp, 64);
-    module_word w[MODULE_MAX_WORDS];
-    size_t nw = 0;
-    for (size_t i = 0; i < lq->nterms && nw < MODULE_MAX_WORDS; i++) {
-        const lp_lex_term *t = &lq->terms[i];
-        if (t->flags & (LP_LEX_TERM_PHRASE | LP_LEX_TERM_WHOLE | LP_LEX_TERM_NOISE))
-            continue;
-        lp_str key = lp_str_c(t->key);
-        if (key.len < 3 || lp_text_is_stopword(key))
-            continue;
-        module_word *m = &w[nw];
-        m->nfiles = 0;
-        m->last_row = 0;
-        if ((m->len = squash_stem(tk, key, &tmp, m->stem)) >= 3)
-            nw++;
-    }
+    area_key *area = lp_arena_alloc(arena, sizeof *area);
+    area_key *pk = lp_arena_alloc(arena, sizeof *pk);
+    const char **files = lp_arena_alloc(arena, sizeof *files * AREA_MAX_FILES);
+    size_t nfiles = 0;
     lp_status rc = LP_OK;
     sqlite3_stmt *s = NULL;
-    if (nw && !(rc = lp_store_prepare(st, "SELECT path FROM files", &s, err))) {
+    if (area_parts(tk, lp_str_c(q->area), false, &tmp, area) &&
+        !(rc = lp_store_prepare(st, "SELECT path FROM files", &s, err))) {
         int step;
-        size_t row = 0;
-        while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-            row++;
+        while ((step = sqlite3_step(s)) == SQLITE_ROW && nfiles <= AREA_MAX_FILES) {
             const char *path = (const char *)sqlite3_column_text(s, 0);
-            lp_str p = lp_str_c(path ? path : "");
-            size_t i = 0;
-            while (i < p.len) {
-                size_t j = lp_str_find_char(p, '/', i);
-                if (j == SIZE_MAX) { /* the file name: up to its first dot after the first byte */
-                    size_t dot = lp_str_find_char(p, '.', i + 1);
-                    j = dot == SIZE_MAX ? p.len : dot;
-                    module_match(w, nw, row, path, lp_str_sub(p, i, j), tk, &tmp, arena);
-                    break;
-                }
-                module_match(w, nw, row, path, lp_str_sub(p, i, j), tk, &tmp, arena);
-                i = j + 1;
-            }
+            if (!path || !area_parts(tk, lp_str_c(path), true, &tmp, pk) ||
+                !area_covers(area, pk))
+                continue;
+            if (nfiles < AREA_MAX_FILES)
+                files[nfiles] = lp_arena_strdup(arena, path);
+            nfiles++;
         }
-        if (step != SQLITE_DONE)
-            rc = lp_store_sql_error(st, "matching question words with file names", err);
+        if (step != SQLITE_DONE && step != SQLITE_ROW)
+            rc = lp_store_sql_error(st, "matching the question's area with file names", err);
         sqlite3_reset(s);
     }
-    const char *files[MODULE_MAX_WORDS * MODULE_MAX_FILES];
-    size_t nfiles = 0;
-    for (size_t i = 0; i < nw && !rc; i++)
-        if (w[i].nfiles && w[i].nfiles <= MODULE_MAX_FILES)
-            for (size_t k = 0; k < w[i].nfiles; k++)
-                if (!path_in(w[i].files[k], files, nfiles))
-                    files[nfiles++] = w[i].files[k];
+    if (nfiles > AREA_MAX_FILES)
+        nfiles = 0;
     for (size_t i = 0; i < exact->len && nfiles && out->len < PATH_MAX_CANDS; i++)
         if (path_in(exact->items[i].path, files, nfiles))
             lp_vec_push(out, exact->items[i]);

@@ -180,7 +180,7 @@ def test_stdin_takes_a_text_longer_than_the_command_line(ctx):
     assert first.startswith("no results for 'zzqqxx") and len(first) < 200, first
 
 
-def test_a_word_that_names_a_module_prefers_its_file(ctx):
+def test_an_area_prefix_prefers_the_files_it_names(ctx):
     root = make_repo(ctx)
     ctx.write("src/cache.py", '''def evict(table):
     """Drop the entries past their age."""
@@ -190,17 +190,26 @@ def test_a_word_that_names_a_module_prefers_its_file(ctx):
     """Drop expired entries from the table, expired meaning past their age."""
     return table
 ''', root=root)
+    ctx.write("lib/net/http/conn.py", '''def close_stale(table):
+    """Drop the old entries of the connection table."""
+    return table
+''', root=root)
     ctx.ok("sync", root)
-    # Both functions drop entries; the question's first word names the cache module.
+    # Without an area, the store's function (more of the words) comes first.
+    doc = search(ctx, root, "drop expired entries")
+    assert doc["results"][0]["owner"]["file"] == "src/store.py", doc
+    # "cache: ..." names src/cache.py; the same word later in the text does not.
     doc = search(ctx, root, "cache: drop expired entries")
     top = doc["results"][0]
     assert top["owner"]["file"] == "src/cache.py", doc
     assert "path" in top["channels"], top
-    # Without the module word, the store's function (more of the words) comes first.
-    doc = search(ctx, root, "drop expired entries")
-    assert doc["results"][0]["owner"]["file"] == "src/store.py", doc
-    # A word naming more files than the cap says nothing: no file is preferred.
-    for i in range(9):
+    doc = search(ctx, root, "drop expired entries from the cache")
+    assert doc["results"][0]["owner"]["file"] != "src/cache.py", doc
+    # A folder path as the area: its files.
+    doc = search(ctx, root, "net/http: drop expired entries")
+    assert doc["results"][0]["owner"]["file"] == "lib/net/http/conn.py", doc
+    # An area naming more files than the cap says nothing.
+    for i in range(65):
         ctx.write(f"src/part{i}/cache.py", f"def f{i}():\n    return {i}\n", root=root)
     ctx.ok("sync", root)
     doc = search(ctx, root, "cache: drop expired entries")

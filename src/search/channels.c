@@ -800,9 +800,10 @@ lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_
  * Area channel: the "area: subject" convention of commit subjects and issue titles
  * ("pathlib: extract a function", "net/http: close idle connections"). The area's parts
  * are compared, squashed and stemmed, with consecutive path components (folders, then the
- * file name without its extensions); an area naming more than AREA_MAX_FILES files says
- * little. The channel lists the exact and then the lexical candidates in the named files,
- * in their channel's order: it reorders, it adds no candidate. */
+ * file name without its extensions); an area naming more than AREA_MAX_FILES files and more
+ * than a quarter of all files says little (a "src" folder). The channel lists the exact and
+ * then the lexical candidates in the named files, in their channel's order: it reorders, it
+ * adds no candidate. */
 
 #define AREA_MAX_FILES 64
 #define AREA_MAX_PARTS 8
@@ -865,9 +866,15 @@ static bool area_covers(const area_key *area, const area_key *path)
     return false;
 }
 
+static bool cand_in_area(lp_text_tokenizer *tk, const area_key *area, const char *path,
+                         lp_buf *tmp, area_key *pk)
+{
+    return path && area_parts(tk, lp_str_c(path), true, tmp, pk) && area_covers(area, pk);
+}
+
 lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
-                           const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
-                           lp_error *err)
+                          const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                          lp_error *err)
 {
     if (!q->area)
         return LP_OK;
@@ -876,34 +883,28 @@ lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_
     lp_buf_init(&tmp, 64);
     area_key *area = lp_arena_alloc(arena, sizeof *area);
     area_key *pk = lp_arena_alloc(arena, sizeof *pk);
-    const char **files = lp_arena_alloc(arena, sizeof *files * AREA_MAX_FILES);
-    size_t nfiles = 0;
+    size_t total = 0, named = 0;
     lp_status rc = LP_OK;
     sqlite3_stmt *s = NULL;
-    if (area_parts(tk, lp_str_c(q->area), false, &tmp, area) &&
-        !(rc = lp_store_prepare(st, "SELECT path FROM files", &s, err))) {
+    bool ok = area_parts(tk, lp_str_c(q->area), false, &tmp, area);
+    if (ok && !(rc = lp_store_prepare(st, "SELECT path FROM files", &s, err))) {
         int step;
-        while ((step = sqlite3_step(s)) == SQLITE_ROW && nfiles <= AREA_MAX_FILES) {
-            const char *path = (const char *)sqlite3_column_text(s, 0);
-            if (!path || !area_parts(tk, lp_str_c(path), true, &tmp, pk) ||
-                !area_covers(area, pk))
-                continue;
-            if (nfiles < AREA_MAX_FILES)
-                files[nfiles] = lp_arena_strdup(arena, path);
-            nfiles++;
+        while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+            total++;
+            named += cand_in_area(tk, area, (const char *)sqlite3_column_text(s, 0), &tmp, pk);
         }
-        if (step != SQLITE_DONE && step != SQLITE_ROW)
+        if (step != SQLITE_DONE)
             rc = lp_store_sql_error(st, "matching the question's area with file names", err);
         sqlite3_reset(s);
     }
-    if (nfiles > AREA_MAX_FILES)
-        nfiles = 0;
-    for (size_t i = 0; i < exact->len && nfiles && out->len < PATH_MAX_CANDS; i++)
-        if (path_in(exact->items[i].path, files, nfiles))
-            lp_vec_push(out, exact->items[i]);
-    for (size_t i = 0; i < lex->len && nfiles && out->len < PATH_MAX_CANDS; i++)
-        if (path_in(lex->items[i].path, files, nfiles))
-            lp_vec_push(out, lex->items[i]);
+    if (ok && !rc && named && (named <= AREA_MAX_FILES || named <= total / 4)) {
+        for (size_t i = 0; i < exact->len && out->len < PATH_MAX_CANDS; i++)
+            if (cand_in_area(tk, area, exact->items[i].path, &tmp, pk))
+                lp_vec_push(out, exact->items[i]);
+        for (size_t i = 0; i < lex->len && out->len < PATH_MAX_CANDS; i++)
+            if (cand_in_area(tk, area, lex->items[i].path, &tmp, pk))
+                lp_vec_push(out, lex->items[i]);
+    }
     lp_buf_release(&tmp);
     lp_text_tokenizer_free(tk);
     return rc;

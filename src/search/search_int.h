@@ -112,11 +112,11 @@ lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_
                           const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
                           lp_error *err);
 /* Files the question's "area: subject" prefix names (lp_search_query.area; folders and
- * file names compared squashed and stemmed; at most 64 files): the exact, then the lexical
- * candidates in them, in their channel's order. */
+ * file names compared squashed and stemmed; at most 64 files or a quarter of all): the
+ * exact, then the lexical candidates in them, in their channel's order. */
 lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
-                           const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
-                           lp_error *err);
+                          const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                          lp_error *err);
 /* Chunk ids to candidates, in the order given. */
 lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
                             lp_arena *arena, lp_cand_vec *out, lp_error *err);

@@ -208,7 +208,7 @@ def test_an_area_prefix_prefers_the_files_it_names(ctx):
     # A folder path as the area: its files.
     doc = search(ctx, root, "net/http: drop expired entries")
     assert doc["results"][0]["owner"]["file"] == "lib/net/http/conn.py", doc
-    # An area naming more files than the cap says nothing.
+    # An area naming more than 64 files and a quarter of all says nothing.
     for i in range(65):
         ctx.write(f"src/part{i}/cache.py", f"def f{i}():\n    return {i}\n", root=root)
     ctx.ok("sync", root)

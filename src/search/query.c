@@ -641,6 +641,37 @@ static bool parse_item(parse_state *ps, const char **pp, const char *end)
             memcpy(out->field, ps.vec.items, ps.vec.len * sizeof *out->field);                 \
     } while (0)
 
+static bool area_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.' || c == '/';
+}
+
+/* The "area: subject" prefix: one word or slash path right after leading blanks, with at
+ * least one letter, then ':' and a blank. "http://x" and "path:x" (no blank) are not. */
+static const char *parse_area(const char *p, const char *end, lp_arena *arena)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    const char *s = p;
+    bool letter = false;
+    while (p < end && area_byte(*p)) {
+        letter |= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+        p++;
+    }
+    size_t n = (size_t)(p - s);
+    if (!letter || n < 2 || n > 128 || p + 1 >= end || p[0] != ':' ||
+        (p[1] != ' ' && p[1] != '\t'))
+        return NULL;
+    while (n && (s[n - 1] == '/' || s[n - 1] == '.'))
+        n--; /* "net/http/: ..." */
+    while (n && (s[0] == '/' || s[0] == '.')) {
+        s++;
+        n--;
+    }
+    return n ? lp_arena_strndup(arena, s, n) : NULL;
+}
+
 lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_query *out,
                                 lp_error *err)
 {
@@ -678,6 +709,7 @@ lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_que
         TAKE(hints, hints);
         out->shortened = shortened;
         out->dropped = ps.dropped;
+        out->area = parse_area(text, text + n, arena);
     }
     lp_vec_free(&ps.words);
     lp_vec_free(&ps.phrases);

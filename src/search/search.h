@@ -125,6 +125,8 @@ typedef struct lp_search_query {
     const char **hints; /* files named in the text ("src/app.py", a traceback's frames'
                            files): '/' separators, no line numbers; at most 16, no duplicates */
     size_t nhints;
+    const char *area; /* the "area: subject" prefix of a commit subject or issue title
+                         ("net/http" of "net/http: close idle connections"), or NULL */
     bool shortened; /* the text was cut at LP_QUERY_MAX_BYTES */
     size_t dropped; /* free words dropped for being longer than LP_QUERY_MAX_VALUE */
 } lp_search_query;

@@ -339,6 +339,29 @@ done:
     lp_arena_release(&a);
 }
 
+T_TEST(query_area_prefix)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_search_query q;
+    /* "area: subject", a word or a slash path, with leading blanks; its word stays a word. */
+    T_CHECK_OK(parse(&a, "  net/http/: close idle connections", &q, &err), &err);
+    T_CHECK_STR(q.area, "net/http");
+    T_CHECK_OK(parse(&a, "pathlib: extract a function", &q, &err), &err);
+    T_CHECK_STR(q.area, "pathlib");
+    T_CHECK_STR(q.words[0], "pathlib:");
+    /* Not an area: no blank after the colon, a URL, digits only, a colon later on. */
+    const char *none[] = {"cache:drop it", "http://x.org/a: b", "42: answer", "fix the cli: now",
+                          "a: b", "pathlib:"};
+    for (size_t i = 0; i < LP_ARRAY_LEN(none); i++) {
+        T_CHECK_OK(parse(&a, none[i], &q, &err), &err);
+        T_CHECK(q.area == NULL);
+    }
+done:
+    lp_arena_release(&a);
+}
+
 T_TEST(query_path_globs)
 {
     lp_arena a;

@@ -880,7 +880,7 @@ lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_
         return LP_OK;
     lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
     lp_buf tmp;
-    lp_buf_init(&tmp, 64);
+    lp_buf_init(&tmp, 0);
     area_key *area = lp_arena_alloc(arena, sizeof *area);
     area_key *pk = lp_arena_alloc(arena, sizeof *pk);
     size_t total = 0, named = 0;

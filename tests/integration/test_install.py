@@ -109,13 +109,16 @@ def test_install_keeps_everything_and_uninstall_restores_bytes(ctx):
     toml = get(ctx, CODEX)
     assert toml.startswith(FIXTURES[CODEX]), toml
     assert toml.endswith(f'\n\n[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n')
-    # Backups hold the original bytes.
-    for rel, text in FIXTURES.items():
+    # One backup per file, the original bytes, readable by its owner only.
+    def backups(rel):
         d = os.path.dirname(home(ctx, rel))
-        backups = [f for f in os.listdir(d) if f.startswith(os.path.basename(rel) + ".loupe-backup-")]
-        assert len(backups) == 1, (rel, backups)
-        with open(os.path.join(d, backups[0]), encoding="utf-8") as f:
+        return [f for f in os.listdir(d) if f.startswith(os.path.basename(rel) + ".loupe-backup")]
+
+    for rel, text in FIXTURES.items():
+        assert backups(rel) == [os.path.basename(rel) + ".loupe-backup"], (rel, backups(rel))
+        with open(home(ctx, rel) + ".loupe-backup", encoding="utf-8") as f:
             assert f.read() == text
+        assert os.stat(home(ctx, rel) + ".loupe-backup").st_mode & 0o077 == 0, rel
     # A second install changes nothing and says so.
     before = {rel: get(ctx, rel) for rel in FIXTURES}
     r2 = ctx.ok("install")
@@ -128,6 +131,13 @@ def test_install_keeps_everything_and_uninstall_restores_bytes(ctx):
         assert get(ctx, rel) == text, (rel, get(ctx, rel))
     r4 = ctx.ok("uninstall")
     assert "nothing to remove" in r4.out, r4
+    # Another cycle adds no copies: the original stays the one backup.
+    ctx.ok("install")
+    ctx.ok("uninstall")
+    for rel, text in FIXTURES.items():
+        assert len(backups(rel)) == 1, (rel, backups(rel))
+        with open(home(ctx, rel) + ".loupe-backup", encoding="utf-8") as f:
+            assert f.read() == text
 
 
 def test_install_updates_a_stale_entry_in_place(ctx):
@@ -150,7 +160,7 @@ def test_dry_run_writes_nothing(ctx):
     for rel, text in FIXTURES.items():
         assert get(ctx, rel) == text
         d = os.path.dirname(home(ctx, rel))
-        assert not [f for f in os.listdir(d) if ".loupe-backup-" in f]
+        assert not [f for f in os.listdir(d) if ".loupe-backup" in f]
     assert not os.path.exists(os.path.join(ctx.home, "install.json"))
 
 

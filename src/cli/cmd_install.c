@@ -156,19 +156,19 @@ json_t *lp_client_entry(const lp_client *c, const char *exe)
 }
 
 bool lp_client_configured_command(const lp_client *c, const char *config_path, lp_buf *out,
-                                  bool *present)
+                                  bool *present, lp_error *err)
 {
     *present = false;
     lp_buf text;
     lp_buf_init(&text, 0);
     bool ok = false;
-    if (lp_read_file(config_path, MAX_CONFIG_BYTES, &text, NULL) == LP_OK) {
+    if (lp_read_file(config_path, MAX_CONFIG_BYTES, &text, err) == LP_OK) {
         if (c->kind == LP_CLIENT_TOML) {
-            ok = lp_toml_get_command(text.ptr, text.len, CODEX_TABLE, out);
+            ok = lp_toml_get_command(text.ptr, text.len, CODEX_TABLE, out, err);
             *present = ok;
         } else {
             json_t *v = lp_jsonc_get_member(text.ptr, text.len, c->container, SERVER_NAME,
-                                            present, NULL);
+                                            present, err);
             json_t *cmd = json_object_get(v, "command");
             if (json_is_array(cmd))
                 cmd = json_array_get(cmd, 0);

@@ -193,6 +193,19 @@ def test_doctor_reports_and_explains(ctx):
     ctx.ok("install", "--client", "cursor")
     r = ctx.run("doctor", env={"PATH": "/nonexistent"})
     assert r.rc == 0 and "runs " + os.path.realpath(ctx.loupe) in r.out, r
+    # doctor starts the configured server and completes an MCP round trip.
+    assert "answered initialize and tools/list (" in r.out, r
+    # An executable that is not an MCP server fails the round trip, with what happened.
+    fake = ctx.write("fake-loupe", "#!/bin/sh\necho not a server\nexit 3\n")
+    os.chmod(fake, 0o755)
+    put(ctx, CURSOR, json.dumps({"mcpServers": {"loupe": {"command": fake, "args": ["mcp"]}}}))
+    r = ctx.run("doctor", env={"PATH": "/nonexistent"})
+    assert r.rc == 1 and "exited before answering initialize (exit status 3)" in r.out, r
+    # A client file that does not parse is reported as such, not as "no loupe server".
+    put(ctx, CURSOR, '{"mcpServers": {"loupe": {"command": "x"},,}}')
+    r = ctx.run("doctor", env={"PATH": "/nonexistent"})
+    assert r.rc == 1 and "FAIL  cursor" in r.out and "cannot read" in r.out, r
+    assert "line 1, column" in r.out and "no loupe server" not in r.out, r
     # A state folder that cannot be written is a problem with a fix.
     blocker = ctx.write("blocker", "a file, not a folder")
     r = ctx.run("doctor", env={"PATH": "/nonexistent", "LOUPE_HOME": blocker + "/state"})

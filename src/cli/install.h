@@ -67,7 +67,8 @@ lp_status lp_toml_remove_server(const char *text, size_t len, const char *table,
                                 const char *prefix, lp_buf *out, lp_edit_result *res,
                                 lp_error *err);
 /* command of the table into out (false when absent or not a plain string). */
-bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out);
+bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out,
+                         lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * Clients and paths. */
@@ -92,9 +93,10 @@ lp_status lp_client_paths(const lp_client *c, lp_buf *config, lp_buf *folder, lp
 bool lp_client_detected(const lp_client *c);
 /* The server entry loupe writes for this client, pointing at exe. */
 json_t *lp_client_entry(const lp_client *c, const char *exe);
-/* The command an existing loupe entry of this client runs (into out); false if none. */
+/* The command an existing loupe entry of this client runs (into out); false if none, with
+ * err set (LP_EIO, LP_EINVAL with line and column) when the file cannot be read or parsed. */
 bool lp_client_configured_command(const lp_client *c, const char *config_path, lp_buf *out,
-                                  bool *present);
+                                  bool *present, lp_error *err);
 
 /* Absolute path of the running binary (/proc/self/exe). */
 lp_status lp_self_exe(lp_buf *out, lp_error *err);

@@ -443,14 +443,14 @@ done:
     return rc;
 }
 
-bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out)
+bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out,
+                         lp_error *err)
 {
     toml_doc doc = {0};
     scan_toml(text, len, &doc);
     section sec;
-    lp_error err;
     bool ok = false;
-    if (locate(text, len, &doc, table, &sec, &err) == LP_OK && sec.found && sec.command >= 0) {
+    if (locate(text, len, &doc, table, &sec, err) == LP_OK && sec.found && sec.command >= 0) {
         const toml_line *ln = &doc.lines.items[sec.command];
         ok = decode_string(text, ln->value_start, ln->value_end, out);
     }

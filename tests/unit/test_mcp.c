@@ -289,7 +289,7 @@ static int toml_roundtrip(lp_t *t, const char *orig)
                                   args, &out, &res, &cr, &err),
                &err);
     T_CHECK(res == LP_EDIT_ADDED);
-    T_CHECK(lp_toml_get_command(out.ptr, out.len, "mcp_servers.loupe", &cmd));
+    T_CHECK(lp_toml_get_command(out.ptr, out.len, "mcp_servers.loupe", &cmd, NULL));
     T_CHECK_STR(cmd.ptr, "/a \"b\"/loupe");
     lp_buf again;
     lp_buf_init(&again, 0);

@@ -138,20 +138,40 @@ bool lp_client_detected(const lp_client *c)
     return found;
 }
 
-json_t *lp_client_entry(const lp_client *c, const char *exe)
+const char *const *lp_client_env(void)
+{
+    static const char *env[5];
+    const char *sync = getenv("LOUPE_AUTO_SYNC");
+    const char *home = getenv("LOUPE_HOME");
+    size_t n = 0;
+    env[n++] = "LOUPE_AUTO_SYNC";
+    env[n++] = sync && *sync ? sync : "1";
+    if (home && *home) {
+        env[n++] = "LOUPE_HOME";
+        env[n++] = home;
+    }
+    env[n] = NULL;
+    return env;
+}
+
+json_t *lp_client_entry(const lp_client *c, const char *exe, const char *const *env)
 {
     json_t *e = json_object();
+    json_t *vars = json_object();
+    for (size_t i = 0; env && env[i]; i += 2)
+        json_object_set_new(vars, env[i], lp_json_textz(env[i + 1]));
     if (!strcmp(c->name, "opencode")) {
         json_object_set_new(e, "type", json_string("local"));
         json_object_set_new(e, "command", lp_json_pack("[ss]", exe, "mcp"));
         json_object_set_new(e, "enabled", json_true());
+        json_object_set_new(e, "environment", vars);
         return e;
     }
     if (!strcmp(c->name, "claude"))
         json_object_set_new(e, "type", json_string("stdio"));
     json_object_set_new(e, "command", lp_json_textz(exe));
     json_object_set_new(e, "args", lp_json_pack("[s]", "mcp"));
-    json_object_set_new(e, "env", json_object());
+    json_object_set_new(e, "env", vars);
     return e;
 }
 
@@ -424,10 +444,10 @@ static int run_install(int argc, char **argv)
         lp_status rc;
         if (c->kind == LP_CLIENT_TOML) {
             static const char *const args[] = {"mcp", NULL};
-            rc = lp_toml_set_server(text.ptr, text.len, CODEX_TABLE, exe.ptr, args, &out, &res,
-                                    &created, &err);
+            rc = lp_toml_set_server(text.ptr, text.len, CODEX_TABLE, exe.ptr, args,
+                                    lp_client_env(), &out, &res, &created, &err);
         } else {
-            json_t *entry = lp_client_entry(c, exe.ptr);
+            json_t *entry = lp_client_entry(c, exe.ptr, lp_client_env());
             rc = lp_jsonc_set_member(text.ptr, text.len, c->container, SERVER_NAME, entry, &out,
                                      &res, &created, &err);
             json_decref(entry);

@@ -77,14 +77,18 @@ def test_install_fresh_home_creates_configs(ctx):
     r = ctx.ok("install")
     exe = os.path.realpath(ctx.loupe)
     assert r.out.count("added loupe in") == 4, r
+    # The chosen environment goes into each entry: auto-sync on, the state folder in effect.
+    env = {"LOUPE_AUTO_SYNC": "1", "LOUPE_HOME": ctx.home}
     claude = json.loads(get(ctx, CLAUDE))
-    assert claude["mcpServers"]["loupe"] == {"type": "stdio", "command": exe, "args": ["mcp"], "env": {}}
+    assert claude["mcpServers"]["loupe"] == {"type": "stdio", "command": exe, "args": ["mcp"], "env": env}
     oc = json.loads(get(ctx, OPENCODE))
-    assert oc["mcp"]["loupe"] == {"type": "local", "command": [exe, "mcp"], "enabled": True}
+    assert oc["mcp"]["loupe"] == {"type": "local", "command": [exe, "mcp"], "enabled": True,
+                                  "environment": env}
     cur = json.loads(get(ctx, CURSOR))
-    assert cur["mcpServers"]["loupe"] == {"command": exe, "args": ["mcp"], "env": {}}
+    assert cur["mcpServers"]["loupe"] == {"command": exe, "args": ["mcp"], "env": env}
     toml = get(ctx, CODEX)
-    assert toml == f'[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n', toml
+    assert toml == (f'[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n'
+                    f'env = {{ LOUPE_AUTO_SYNC = "1", LOUPE_HOME = "{ctx.home}" }}\n'), toml
     # Nothing existed before: uninstall deletes what install created.
     ctx.ok("uninstall")
     for rel in (CLAUDE, CODEX, OPENCODE, CURSOR):
@@ -108,7 +112,8 @@ def test_install_keeps_everything_and_uninstall_restores_bytes(ctx):
     assert json.loads(get(ctx, CURSOR))["mcpServers"]["a"] == {"command": "a"}
     toml = get(ctx, CODEX)
     assert toml.startswith(FIXTURES[CODEX]), toml
-    assert toml.endswith(f'\n\n[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n')
+    assert toml.endswith(f'\n\n[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n'
+                         f'env = {{ LOUPE_AUTO_SYNC = "1", LOUPE_HOME = "{ctx.home}" }}\n'), toml
     # One backup per file, the original bytes, readable by its owner only.
     def backups(rel):
         d = os.path.dirname(home(ctx, rel))
@@ -149,7 +154,17 @@ def test_install_updates_a_stale_entry_in_place(ctx):
     exe = os.path.realpath(ctx.loupe)
     cur = json.loads(get(ctx, CURSOR))
     assert cur["mcpServers"]["loupe"]["command"] == exe and cur["mcpServers"]["b"] == {"command": "b"}
-    assert get(ctx, CODEX) == f'[mcp_servers.loupe]\n# mine\ncommand = "{exe}"\nargs = ["mcp"]\nstartup_timeout_sec = 30\n'
+    assert get(ctx, CODEX) == (f'[mcp_servers.loupe]\nenv = {{ LOUPE_AUTO_SYNC = "1", LOUPE_HOME = '
+                               f'"{ctx.home}" }}\n# mine\ncommand = "{exe}"\nargs = ["mcp"]\n'
+                               'startup_timeout_sec = 30\n'), get(ctx, CODEX)
+    # Opting out of auto-sync at install time is written too; an env the user keeps as a
+    # [mcp_servers.loupe.env] table is left alone.
+    r = ctx.ok("install", "--client", "cursor", env={"LOUPE_AUTO_SYNC": "0"})
+    assert json.loads(get(ctx, CURSOR))["mcpServers"]["loupe"]["env"]["LOUPE_AUTO_SYNC"] == "0"
+    mine = f'[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n\n[mcp_servers.loupe.env]\nX = "1"\n'
+    put(ctx, CODEX, mine)
+    r = ctx.ok("install", "--client", "codex")
+    assert "unchanged" in r.out and get(ctx, CODEX) == mine, (r, get(ctx, CODEX))
 
 
 def test_dry_run_writes_nothing(ctx):

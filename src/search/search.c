@@ -644,10 +644,23 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     if ((rc = lp_search_query_parse(req->query, arena, &q, err)))
         goto done;
     lp_lex_query_build(&q, arena, &lq);
+    if (!lp_search_query_has_terms(&q) && (q.npaths || q.nlangs)) {
+        /* Filters only: list the files they match (listing.c). */
+        lp_publication lpub;
+        if (!(rc = lp_store_current(st, &lpub, err))) {
+            out->publication_id = lpub.id;
+            out->warnings = warnings;
+            rc = lp_search_list_files(st, &q, req, arena, out, err);
+        }
+        if (!rc)
+            rc = lp_search_decorate(st, req, arena, out, err);
+        goto done;
+    }
     if (!lp_search_query_has_terms(&q) || (lq.nterms == 0 && q.nidents == 0)) {
         rc = lp_error_set(err, LP_EINVAL,
                           "the query has no words to search for; ask with words or identifiers, "
-                          "e.g. 'where is the token refreshed'");
+                          "e.g. 'where is the token refreshed', or list files with path: "
+                          "or lang: alone");
         goto done;
     }
     lp_publication pub;

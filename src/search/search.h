@@ -207,6 +207,10 @@ typedef struct lp_search_group {
     const lp_search_member *members; /* best first, at most LP_FILE_MEMBERS_MAX */
     uint32_t nmembers;
     uint32_t nfile_owners; /* owners of this file among the candidates aggregated */
+    /* A file listing (a query of path:/lang: filters only, listing.c): the group is a file,
+     * members are its first top-level symbols, nfile_owners counts them all. */
+    bool listed;
+    uint64_t file_size; /* bytes, when listed */
 } lp_search_group;
 #define LP_SEARCH_DUP_PATHS 5
 

@@ -117,6 +117,11 @@ lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_
 lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
                           const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
                           lp_error *err);
+/* A query of filters only (path: globs, lang:, kind:; no words): the files they match in
+ * path order, each a listed file group (listing.c). */
+lp_status lp_search_list_files(lp_store *st, const lp_search_query *q,
+                               const lp_search_request *req, lp_arena *arena,
+                               lp_search_result *out, lp_error *err);
 /* Chunk ids to candidates, in the order given. */
 lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
                             lp_arena *arena, lp_cand_vec *out, lp_error *err);

@@ -406,6 +406,8 @@ const lp_cli_cmd lp_cmd_search = {
              "The answer starts with a confidence in [0, 1] that it holds what was asked for;\n"
              "below the threshold it warns no_confident_match.\n"
              "Query operators: path:GLOB, -path:GLOB, lang:L[,L], kind:K[,K], sym:NAME,\n"
+             "regex:PATTERN (PCRE2; the matching lines with their owners, a grep over the\n"
+             "index within 3 s; no words beside it),\n"
              "\"exact phrase\". Identifiers (camelCase, snake_case, a.b, a::b) are also\n"
              "looked up by name. Filters alone ('path:src/**/*.go', 'lang:rust', with\n"
              "kind:K to keep files defining such symbols) list the files they match in path\n"

@@ -203,7 +203,8 @@ static const char search_input[] =
     "access token refreshed', 'parseConfig', 'retry backoff'; or a whole issue text, stack "
     "trace or log (long text is reduced to its most telling terms). Filters alone "
     "('path:src/**/*.go', 'lang:rust') list the files they match with their sizes and "
-    "top-level symbols.\"},"
+    "top-level symbols. regex:PATTERN (PCRE2, quoted when it has spaces) greps the indexed "
+    "text and answers each matching line with its owner.\"},"
     "\"scope\":{\"type\":\"string\",\"enum\":[\"runtime\",\"tests\",\"docs\",\"mixed\"],"
     "\"default\":\"runtime\",\"description\":\"runtime: implementation code first; tests: "
     "test code; docs: documentation; mixed: everything.\"},"
@@ -238,7 +239,7 @@ static const char search_input[] =
     "\"endLine\"]},"                                                                               \
     "\"score\":{\"type\":\"number\"},"                                                             \
     "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
-    "\"live\",\"path\"]}},"                                                                          \
+    "\"live\",\"path\",\"regex\"]}},"                                                                \
     "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"},"             \
     "\"snippetStartLine\":{\"type\":\"integer\"},"                                                 \
     "\"label\":{\"type\":\"string\",\"description\":\"Qualified name of the owner, or "            \

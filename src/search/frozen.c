@@ -39,8 +39,8 @@ const char *lp_frozen_fail_code(lp_frozen_fail f)
     return (unsigned)f < LP_ARRAY_LEN(fail_codes) ? fail_codes[f] : "continuation_unknown";
 }
 
-static const char *const channel_names[LP_CH_COUNT] = {"exact", "lexical", "dense", "live",
-                                                      "path"};
+static const char *const channel_names[LP_CH_COUNT] = {"exact", "lexical", "dense",
+                                                      "live",  "path",    "regex"};
 
 size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT])
 {

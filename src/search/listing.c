@@ -48,6 +48,13 @@ static bool scope_ok(lp_search_scope scope, int lang, const char *path)
     }
 }
 
+bool lp_search_file_admitted(const lp_search_query *q, lp_search_scope scope, const char *path,
+                             int lang)
+{
+    return path && lang_ok(q, lang) && lp_search_query_path_ok(q, lp_str_c(path)) &&
+           scope_ok(scope, lang, path);
+}
+
 static const char *dup_col(lp_arena *a, sqlite3_stmt *s, int i)
 {
     const char *t = (const char *)sqlite3_column_text(s, i);
@@ -117,8 +124,7 @@ lp_status lp_search_list_files(lp_store *st, const lp_search_query *q,
         const char *path = (const char *)sqlite3_column_text(files, 0);
         int64_t bid = sqlite3_column_int64(files, 1);
         int lang = sqlite3_column_int(files, 2);
-        if (!path || !lang_ok(q, lang) || !lp_search_query_path_ok(q, lp_str_c(path)) ||
-            !scope_ok(req->scope, lang, path))
+        if (!lp_search_file_admitted(q, req->scope, path, lang))
             continue;
         if (out->ngroups == limit && q->nkinds == 0) {
             matched++; /* counted, not listed */

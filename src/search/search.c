@@ -644,13 +644,21 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     if ((rc = lp_search_query_parse(req->query, arena, &q, err)))
         goto done;
     lp_lex_query_build(&q, arena, &lq);
-    if (!lp_search_query_has_terms(&q) && (q.npaths || q.nlangs)) {
-        /* Filters only: list the files they match (listing.c). */
+    if (q.regex && lp_search_query_has_terms(&q)) {
+        rc = lp_error_set(err, LP_EINVAL,
+                          "regex: takes no words beside it (it is a grep over the index); put "
+                          "them in the pattern, narrow with path: or lang:, or search the words "
+                          "without regex:");
+        goto done;
+    }
+    if (q.regex || (!lp_search_query_has_terms(&q) && (q.npaths || q.nlangs))) {
+        /* regex: a grep with owners (regex.c); filters only: list the files (listing.c). */
         lp_publication lpub;
         if (!(rc = lp_store_current(st, &lpub, err))) {
             out->publication_id = lpub.id;
             out->warnings = warnings;
-            rc = lp_search_list_files(st, &q, req, arena, out, err);
+            rc = q.regex ? lp_search_regex(st, &q, req, arena, out, err)
+                         : lp_search_list_files(st, &q, req, arena, out, err);
         }
         if (!rc)
             rc = lp_search_decorate(st, req, arena, out, err);

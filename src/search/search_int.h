@@ -122,6 +122,16 @@ lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_
 lp_status lp_search_list_files(lp_store *st, const lp_search_query *q,
                                const lp_search_request *req, lp_arena *arena,
                                lp_search_result *out, lp_error *err);
+/* Whether a file passes q's path:/-path:/lang: filters and an explicit tests or docs scope
+ * (the rule of listings and regex scans: a path glob is explicit about what to read). */
+bool lp_search_file_admitted(const lp_search_query *q, lp_search_scope scope, const char *path,
+                             int lang);
+/* regex:PATTERN (regex.c): the lines it matches in the indexed text of the admitted files,
+ * in path and line order, each with its innermost owner; bounded by LP_REGEX_BUDGET_MS of
+ * wall time and PCRE2's match and depth limits (warnings say what was not read). */
+#define LP_REGEX_BUDGET_MS 3000u
+lp_status lp_search_regex(lp_store *st, const lp_search_query *q, const lp_search_request *req,
+                          lp_arena *arena, lp_search_result *out, lp_error *err);
 /* Chunk ids to candidates, in the order given. */
 lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
                             lp_arena *arena, lp_cand_vec *out, lp_error *err);

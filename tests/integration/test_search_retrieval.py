@@ -213,3 +213,46 @@ def test_filters_alone_list_files(ctx):
     assert [x["file"] for x in a["results"]] == ["src/session.go"], a
     assert a["results"][0]["fileSize"] == len(FILES["src/session.go"].encode()), a
     s.close()
+
+
+def test_regex_operator_greps_with_owners(ctx):
+    """regex:PATTERN: the matching lines of the indexed text, each with its owner (issue 20
+    item 5); bounded, and errors say how to fix the pattern."""
+    from mcp_client import Session
+    root = make_repo(ctx)
+    doc = search(ctx, root, r'regex:"def \w+_user\("')
+    got = [(r["owner"]["file"], r["owner"]["symbol"], r["snippetStartLine"]) for r in doc["results"]]
+    assert got == [("src/users.py", "load_user", 3), ("src/users.py", "delete_user", 7)], doc
+    assert all(r["channels"] == ["regex"] for r in doc["results"]), doc
+    assert "4| def load_user(self, user_id):" in doc["results"][0]["snippet"].replace("    def", "def"), doc
+    assert doc["confidence"] == 1.0 and doc["warnings"] == [], doc
+    # Filters narrow it.
+    doc = search(ctx, root, "regex:^package", "lang:go")
+    assert [(r["owner"]["file"], r["owner"]["kind"]) for r in doc["results"]] == \
+        [("src/session.go", "package")], doc
+    doc = search(ctx, root, "regex:token", "path:docs/**")
+    assert doc["results"] == [], doc
+    # More lines than the limit: the first ones and a warning.
+    r = ctx.ok("search", "--json", "--limit", "1", "--path", root, "--", "regex:return")
+    page = r.json()
+    assert len(page["results"]) == 1 and page["pagination"]["continuation"], page
+    # A pattern with catastrophic backtracking is stopped per file, and said.
+    ctx.write("src/slow.txt", "a" * 4000 + "!\n", root=root)
+    ctx.ok("sync", root)
+    doc = search(ctx, root, 'regex:"^(a|aa)+$"')
+    assert any(w.startswith("regex_too_costly:") for w in doc["warnings"]), doc
+    # A line outside any symbol is a file region.
+    doc = search(ctx, root, "regex:^a{10}", "path:src/slow.txt", scope="mixed")
+    assert [(r["owner"]["file"], r["owner"]["kind"], r["owner"]["startLine"])
+            for r in doc["results"]] == [("src/slow.txt", "file", 1)], doc
+    # Errors: a pattern that does not compile, words beside regex:, two regexes.
+    for words, needle in (([r"regex:[unclosed"], "does not compile at offset"),
+                          (["regex:x", "token"], "takes no words"),
+                          (["regex:x", "regex:y"], "one regex: per query")):
+        r = ctx.run("search", "--json", "--path", root, "--", *words)
+        assert r.rc != 0 and needle in r.out + r.err, (words, r)
+    # Over MCP.
+    s = Session(ctx)
+    a = s.call("search_codebase", {"path": root, "query": 'regex:"func (Login|RefreshToken)"'})
+    assert [x["owner"]["symbol"] for x in a["results"]] == ["RefreshToken", "Login"], a
+    s.close()

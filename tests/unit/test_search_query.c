@@ -362,6 +362,26 @@ done:
     lp_arena_release(&a);
 }
 
+T_TEST(query_regex_operator)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_search_query q;
+    T_CHECK_OK(parse(&a, "regex:\"func \\w+ \\(\" path:src/**", &q, &err), &err);
+    T_CHECK_STR(q.regex, "func \\w+ \\(");
+    T_CHECK_INT(q.npaths, 1);
+    T_CHECK(!lp_search_query_has_terms(&q));
+    T_CHECK_OK(parse(&a, "regex:^import", &q, &err), &err);
+    T_CHECK_STR(q.regex, "^import");
+    T_CHECK(parse(&a, "regex:a regex:b", &q, &err) == LP_EINVAL);
+    T_CHECK(strstr(err.msg, "one regex: per query") != NULL);
+    T_CHECK(parse(&a, "regex:", &q, &err) == LP_EINVAL);
+    T_CHECK(strstr(err.msg, "needs a value") != NULL);
+done:
+    lp_arena_release(&a);
+}
+
 T_TEST(query_path_globs)
 {
     lp_arena a;

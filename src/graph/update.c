@@ -120,18 +120,9 @@ lp_status lp_graph_evidence_insert(lp_store *st, int64_t bid, lp_lang lang,
     return LP_OK;
 }
 
-/* The secondary indexes of refs, as the schema defines them (store/schema.c). */
-static const char SQL_REFS_INDEXES[] =
-    "CREATE INDEX IF NOT EXISTS refs_name ON refs(name);"
-    " CREATE INDEX IF NOT EXISTS refs_key2 ON refs(key2) WHERE key2 <> '';"
-    " CREATE INDEX IF NOT EXISTS refs_mkey ON refs(mkey) WHERE mkey <> '';";
-
 lp_status lp_graph_evidence_bulk_begin(lp_store *st, lp_error *err)
 {
-    return lp_store_exec(st,
-                         "DROP INDEX IF EXISTS refs_name; DROP INDEX IF EXISTS refs_key2;"
-                         " DROP INDEX IF EXISTS refs_mkey;",
-                         err);
+    return lp_store_bulk_indexes_drop(st, LP_STORE_IX_REFS, err);
 }
 
 lp_status lp_graph_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
@@ -287,10 +278,9 @@ static lp_status full_rebuild(writer *w)
 {
     /* the secondary indexes are built once at the end (a sorted bulk build) rather than
      * kept up to date row by row; the definitions are those of the schema (store/schema.c) */
-    lp_status rc = lp_store_exec(w->st,
-                                 "DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src;"
-                                 " DELETE FROM edges; DELETE FROM notes;",
-                                 w->err);
+    lp_status rc = lp_store_bulk_indexes_drop(w->st, LP_STORE_IX_EDGES, w->err);
+    if (!rc)
+        rc = lp_store_exec(w->st, "DELETE FROM edges; DELETE FROM notes;", w->err);
     if (rc)
         return rc;
     for (size_t i = 0; i < w->v->nfiles && !w->rc; i++) {
@@ -302,10 +292,7 @@ static lp_status full_rebuild(writer *w)
     }
     if (w->rc)
         return w->rc;
-    return lp_store_exec(w->st,
-                         "CREATE INDEX edges_dst ON edges(dst_fid, dst_ord, kind);"
-                         " CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);",
-                         w->err);
+    return lp_store_bulk_indexes_build(w->st, LP_STORE_IX_EDGES, w->err);
 }
 
 static void add_name(gmap *set, lp_arena *a, const char *s, size_t n)
@@ -985,7 +972,7 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
     memset(stats, 0, sizeof *stats);
     uint64_t t0 = lp_now_ns();
     /* after lp_graph_evidence_bulk_begin: one sorted build (a no-op when they exist) */
-    lp_status irc = lp_store_exec(st, SQL_REFS_INDEXES, err);
+    lp_status irc = lp_store_bulk_indexes_build(st, LP_STORE_IX_REFS, err);
     if (irc)
         return irc;
     const char *nog = getenv("LOUPE_TEST_NO_GRAPH");

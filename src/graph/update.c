@@ -59,8 +59,10 @@ static lp_str module_key(lp_lang lang, const lp_ref *r)
     bool dots = true;
     for (size_t i = 0; i < q.len && dots; i++)
         dots = q.ptr[i] == '.' || q.ptr[i] == '/';
-    if (dots && (r->kind == LP_REF_IMPORT || r->kind == LP_REF_EXPORT))
-        return lang == LP_LANG_PYTHON ? LP_STR("__init__") : LP_STR("index");
+    if (dots && (r->kind == LP_REF_IMPORT || r->kind == LP_REF_EXPORT)) {
+        const char *stem = lp_lang_ops_for(lang)->package_stem;
+        return stem ? lp_str_c(stem) : LP_STR("index");
+    }
     if (strchr(r->qual, '/')) {
         lp_str b = last_seg(q, '/');
         lp_str e = lp_path_ext(b);
@@ -284,8 +286,7 @@ static lp_status full_rebuild(writer *w)
     if (rc)
         return rc;
     for (size_t i = 0; i < w->v->nfiles && !w->rc; i++) {
-        if (!lp_lang_has_symbols(w->v->files[i].lang) || w->v->files[i].lang == LP_LANG_MARKDOWN ||
-            w->v->files[i].lang == LP_LANG_RST)
+        if (!lp_lang_has_graph(w->v->files[i].lang))
             continue;
         resolve_file(w, (uint32_t)i, NULL, 0, true);
         w->stats->files_affected++;
@@ -585,6 +586,17 @@ static void mark_ref(sel *sels, uint32_t file, int32_t ord)
     x->bits.items[ord] = 1;
 }
 
+/* The languages with an implicit `this` (LP_LANGG_IMPLICIT_THIS), as a bit mask over
+ * lp_lang values for the statements below. */
+static int64_t implicit_this_mask(void)
+{
+    int64_t m = 0;
+    for (int l = 0; l < LP_LANG_COUNT; l++)
+        if (gl_implicit_this((lp_lang)l))
+            m |= (int64_t)1 << l;
+    return m;
+}
+
 /* Mark the references whose name (column 0), key2 (1) or mkey (2) is in the set. A name
  * that is only a member's (not in tops; NULL: every name counts) reaches references only in
  * languages with an implicit `this` (Java, C++, C#, Scala): elsewhere a member is reached
@@ -598,13 +610,14 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, 
      * use the partial indexes refs_key2 / refs_mkey */
     static const char *const sqls[] = {
         ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
-         " b.bid = r.bid WHERE r.name = ?1 AND (r.flags & 63) = 0 AND (?2 OR b.lang IN"
-         " (7, 9, 10, 11))"),
+         " b.bid = r.bid WHERE r.name = ?1 AND (r.flags & 63) = 0 AND (?2 OR"
+         " (?3 >> b.lang) & 1)"),
         ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
-         " b.bid = r.bid WHERE r.key2 = ?1 AND r.key2 <> '' AND (?2 OR b.lang IN"
-         " (7, 9, 10, 11))"),
+         " b.bid = r.bid WHERE r.key2 = ?1 AND r.key2 <> '' AND (?2 OR"
+         " (?3 >> b.lang) & 1)"),
         ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"
          " AND r.mkey <> '' AND ?2")};
+    int64_t mask = implicit_this_mask();
     for (size_t i = 0; i < set->cap; i++) {
         if (!set->keys[i])
             continue;
@@ -614,6 +627,8 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, 
             return rc;
         sqlite3_bind_text(s, 1, set->keys[i], (int)set->klen[i], SQLITE_STATIC);
         sqlite3_bind_int(s, 2, !tops || gmap_get(tops, set->keys[i], set->klen[i]) ? 1 : 0);
+        if (column < 2)
+            sqlite3_bind_int64(s, 3, mask);
         while (sqlite3_step(s) == SQLITE_ROW) {
             int32_t fi = gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
             if (fi >= 0)
@@ -632,12 +647,9 @@ static lp_str bound_name(lp_lang lang, const gref *r)
         return LP_STR("*");
     if (r->alias[0])
         return lp_str_c(r->alias);
-    lp_str q = lp_str_c(r->qual);
-    if (lang == LP_LANG_PYTHON && !r->name[0])
-        return first_seg(q);
-    if (lang == LP_LANG_GO)
-        return last_seg(q, '/');
-    return lp_str_c(r->name);
+    const lp_lang_ops *ops = lp_lang_ops_for(lang);
+    return ops->import_binds ? ops->import_binds(lp_str_c(r->name), lp_str_c(r->qual))
+                             : lp_str_c(r->name);
 }
 
 /* A re-resolved import changes what its bound name means in its file: resolve the file's
@@ -758,7 +770,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         if (c->old_fid && (deleted || fi < 0 || v->files[fi].fid != c->old_fid))
             lp_vec_push(&gone, c->old_fid);
         lp_lang lo = blob_lang(st, c->old_bid), ln = blob_lang(st, c->new_bid);
-        bool c_old = lo == LP_LANG_C || lo == LP_LANG_CPP, c_new = ln == LP_LANG_C || ln == LP_LANG_CPP;
+        bool c_old = gl_lang_is_c(lo), c_new = gl_lang_is_c(ln);
         if (c_old || c_new) {
             if ((rc = include_sig(st, c->old_bid, &s1, w->err)) ||
                 (rc = include_sig(st, c->new_bid, &s2, w->err)))
@@ -853,7 +865,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     if (keys.len) {
         for (size_t i = 0; i < v->nfiles; i++) {
             if (sels[i].all || !sels[i].bits.len ||
-                (v->files[i].lang != LP_LANG_C && v->files[i].lang != LP_LANG_CPP))
+                !gl_lang_is_c(v->files[i].lang))
                 continue;
             const gblob *b = gv_blob(v, (uint32_t)i, w->err);
             for (uint32_t k = 0; b && k < b->nsrefs; k++)

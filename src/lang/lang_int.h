@@ -167,10 +167,6 @@ typedef struct lp_lang_spec {
 
 const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
 
-/* Every language's spec (lp_lang_ops.spec points at it). */
-extern const lp_lang_spec lp_spec_python, lp_spec_javascript, lp_spec_typescript, lp_spec_tsx,
-    lp_spec_go, lp_spec_rust, lp_spec_java, lp_spec_c, lp_spec_cpp, lp_spec_csharp,
-    lp_spec_scala;
 /* Test-file conventions several languages share (lp_lang_ops.test_stem): test_x, x_test,
  * x_unittest (C, C++, Rust); FooTest, FooTests, FooSpec, FooSuite (Java, C#, Scala). */
 bool lx_test_stem_snake(lp_str stem);

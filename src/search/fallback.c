@@ -105,9 +105,8 @@ static const char SQL_VOCAB_EQ[] = "SELECT doc FROM temp.loupe_vocab WHERE term 
 static const char SQL_VOCAB_RANGE[] =
     "SELECT term, doc FROM temp.loupe_vocab WHERE term >= ?1 AND term < ?2";
 
-/* The TEMP fts5vocab table over chunk_fts (channels.c makes the same one). Read connections
- * are query_only, which also refuses temp DDL, so lift it for this one statement; nothing
- * is written to the database. */
+/* The TEMP fts5vocab table over chunk_fts (lp_store_vocab_attach; channels.c uses the same
+ * one): made on the first use on a connection, nothing is written to the database. */
 static lp_status vocab_open(lp_store *st, vocab *v, lp_error *err)
 {
     memset(v, 0, sizeof *v);

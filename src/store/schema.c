@@ -5,6 +5,11 @@
  * migrated forward in one write transaction by the steps below; each step says whether the
  * evidence it leaves behind is still valid (otherwise the publication requires reindex, via
  * the fingerprint). A database from a newer loupe is refused with an actionable message.
+ *
+ * This file is the only place with DDL (CREATE/DROP/ALTER): the pieces other modules need
+ * (bulk index rebuilds, the vectors table of old databases, the connection's vocabulary
+ * table) are functions at the end. Which module writes which table is in
+ * docs/ARCHITECTURE.md ("Who owns which table"), checked by tools/check_schema.py.
  */
 #include "store/store_int.h"
 

@@ -33,7 +33,7 @@ static const lp_lang_ops ops_text = {
 };
 
 /* In lp_lang order: detection tries extensions and #! words in this order. */
-static const lp_lang_ops *const registry[LP_LANG_COUNT] = {
+const lp_lang_ops *const lp_lang_registry[LP_LANG_COUNT] = {
     [LP_LANG_TEXT] = &ops_text,           [LP_LANG_PYTHON] = &lp_ops_python,
     [LP_LANG_JAVASCRIPT] = &lp_ops_javascript, [LP_LANG_TYPESCRIPT] = &lp_ops_typescript,
     [LP_LANG_TSX] = &lp_ops_tsx,          [LP_LANG_GO] = &lp_ops_go,
@@ -43,17 +43,13 @@ static const lp_lang_ops *const registry[LP_LANG_COUNT] = {
     [LP_LANG_MARKDOWN] = &lp_ops_markdown, [LP_LANG_RST] = &lp_ops_rst,
 };
 
-const lp_lang_ops *lp_lang_ops_for(lp_lang l)
-{
-    return (unsigned)l < LP_LANG_COUNT && registry[l] ? registry[l] : &ops_text;
-}
 
 /* ------------------------------------------------------------------------------------------
  * Names. */
 
 const char *lp_lang_name(lp_lang l)
 {
-    return (unsigned)l < LP_LANG_COUNT ? registry[l]->name : "unknown";
+    return (unsigned)l < LP_LANG_COUNT ? lp_lang_registry[l]->name : "unknown";
 }
 
 static bool str_in(lp_str s, const char *const *list)
@@ -67,10 +63,10 @@ static bool str_in(lp_str s, const char *const *list)
 lp_lang lp_lang_from_name(lp_str name)
 {
     for (int l = 0; l < LP_LANG_COUNT; l++)
-        if (lp_str_eq_c(name, registry[l]->name))
+        if (lp_str_eq_c(name, lp_lang_registry[l]->name))
             return (lp_lang)l;
     for (int l = 0; l < LP_LANG_COUNT; l++)
-        if (str_in(name, registry[l]->aliases))
+        if (str_in(name, lp_lang_registry[l]->aliases))
             return (lp_lang)l;
     return LP_LANG_COUNT;
 }
@@ -214,7 +210,7 @@ static lp_lang from_shebang(lp_str head)
     size_t eol = lp_str_find_char(head, '\n', 0);
     lp_str line = lp_str_sub(head, 2, eol == SIZE_MAX ? head.len : eol);
     for (int l = 0; l < LP_LANG_COUNT; l++) {
-        for (const char *const *w = registry[l]->interpreters; w && *w; w++) {
+        for (const char *const *w = lp_lang_registry[l]->interpreters; w && *w; w++) {
             size_t wl = strlen(*w);
             for (size_t j = 0; j + wl <= line.len; j++)
                 if (memcmp(line.ptr + j, *w, wl) == 0 &&
@@ -230,7 +226,7 @@ lp_lang lp_lang_detect(lp_str relpath, lp_str head)
     lp_str ext = lp_path_ext(relpath);
     if (ext.len) {
         for (int l = 0; l < LP_LANG_COUNT; l++) {
-            const lp_lang_ops *o = registry[l];
+            const lp_lang_ops *o = lp_lang_registry[l];
             if (str_in(ext, o->extensions))
                 return o->detect_head ? o->detect_head(ext, head) : (lp_lang)l;
         }

@@ -402,8 +402,14 @@ typedef struct lp_lang_ops {
     bool graph_exports;
 } lp_lang_ops;
 
-/* The operations of a language: never NULL (text's for an unknown value). */
-const lp_lang_ops *lp_lang_ops_for(lp_lang l);
+/* The registry (lang.c): every entry set, in lp_lang order. */
+extern const lp_lang_ops *const lp_lang_registry[LP_LANG_COUNT];
+/* The operations of a language: never NULL (text's for an unknown value). Inline: the
+ * graph asks per reference. */
+static inline const lp_lang_ops *lp_lang_ops_for(lp_lang l)
+{
+    return lp_lang_registry[(unsigned)l < LP_LANG_COUNT ? l : LP_LANG_TEXT];
+}
 /* True for the languages with a code graph (a module system: the ten code languages). */
 static inline bool lp_lang_has_graph(lp_lang l)
 {

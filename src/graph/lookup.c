@@ -273,8 +273,7 @@ static lp_str import_binds(const rctx *rc, const gref *r)
     if (r->alias[0])
         return lp_str_c(r->alias);
     const lp_lang_ops *ops = lp_lang_ops_for(rc->lang);
-    return ops->import_binds ? ops->import_binds(lp_str_c(r->name), lp_str_c(r->qual))
-                             : lp_str_c(r->name);
+    return ops->import_binds ? ops->import_binds(r->name, r->qual) : lp_str_c(r->name);
 }
 
 void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out)

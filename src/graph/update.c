@@ -648,8 +648,7 @@ static lp_str bound_name(lp_lang lang, const gref *r)
     if (r->alias[0])
         return lp_str_c(r->alias);
     const lp_lang_ops *ops = lp_lang_ops_for(lang);
-    return ops->import_binds ? ops->import_binds(lp_str_c(r->name), lp_str_c(r->qual))
-                             : lp_str_c(r->name);
+    return ops->import_binds ? ops->import_binds(r->name, r->qual) : lp_str_c(r->name);
 }
 
 /* A re-resolved import changes what its bound name means in its file: resolve the file's

@@ -387,8 +387,9 @@ typedef struct lp_lang_ops {
      * language.) NULL: no convention. */
     bool (*test_stem)(lp_str stem);
     /* The name an import binds in its file when it has no alias (name: the imported member,
-     * "" for the module itself; qual: the module as written). NULL: the name. */
-    lp_str (*import_binds)(lp_str name, lp_str qual);
+     * "" for the module itself; qual: the module as written; both NUL-terminated, the
+     * result points into one of them). NULL: the name. */
+    lp_str (*import_binds)(const char *name, const char *qual);
     /* The module path of a file from its path (relative to the root, or for LP_MODSYS_RUST
      * to its crate's folder): Python a/b/__init__.py -> a.b, Rust src/a/mod.rs ->
      * crate.a. NULL: no module path. Appends to out. */

@@ -150,13 +150,11 @@ const lp_lang_spec lp_spec_go = {
 static bool test_stem(lp_str stem) { return lp_str_ends_with(stem, LP_STR("_test")); }
 
 /* An import binds the package name: the last segment of its path. */
-static lp_str import_binds(lp_str name, lp_str qual)
+static lp_str import_binds(const char *name, const char *qual)
 {
     (void)name;
-    for (size_t i = qual.len; i > 0; i--)
-        if (qual.ptr[i - 1] == '/')
-            return lp_str_sub(qual, i, qual.len);
-    return qual;
+    const char *slash = strrchr(qual, '/');
+    return lp_str_c(slash ? slash + 1 : qual);
 }
 
 static const char *const aliases[] = {"golang", NULL};

@@ -227,12 +227,12 @@ static bool test_stem(lp_str stem)
 }
 
 /* `import a.b` binds a; `from m import x` binds x. */
-static lp_str import_binds(lp_str name, lp_str qual)
+static lp_str import_binds(const char *name, const char *qual)
 {
-    if (name.len)
-        return name;
-    size_t dot = lp_str_find_char(qual, '.', 0);
-    return dot == SIZE_MAX ? qual : lp_str_sub(qual, 0, dot);
+    if (name[0])
+        return lp_str_c(name);
+    const char *dot = strchr(qual, '.');
+    return dot ? lp_str_n(qual, (size_t)(dot - qual)) : lp_str_c(qual);
 }
 
 /* a/b/c.py -> a.b.c, a/b/__init__.py -> a.b */

@@ -6,6 +6,7 @@ Groups (each prints TAP-like `ok - name` / `not ok - name` lines, which are coun
   integration[rel|asan]          tests/integration/test_*.py against the real binary
   node                           tests/node/*.test.mjs (real MCP clients), when present
   fuzz-replay                    committed fuzz corpora replayed through the asan binary
+  checks                         source checks (tests/checks/test_*.py: schema ownership)
 
 Usage: tests/run.py [--build DIR] [--only GROUP] [-k SUBSTRING]
 """
@@ -78,6 +79,9 @@ def main():
     if os.path.exists(os.path.join(ROOT, "tests/fuzz/replay.py")):
         groups.append(("fuzz-replay", [sys.executable, "tests/fuzz/replay.py", "--build", build],
                        asan_env))
+    for t in sorted(os.listdir(os.path.join(ROOT, "tests/checks"))):
+        if t.startswith("test_") and t.endswith(".py"):
+            groups.append((f"checks[{t[5:-3]}]", [sys.executable, f"tests/checks/{t}"], {}))
     total_p = total_f = 0
     t0 = time.time()
     for name, cmd, env in groups:

@@ -224,7 +224,8 @@ int32_t lp_embed_dot_i8(lp_simd_level level, const int8_t *a, const int8_t *b, u
  *   vectors(bid INTEGER, ord INTEGER, v BLOB, PRIMARY KEY(bid, ord)) WITHOUT ROWID
  * holds one stored vector (LP_EMBED_VEC_BYTES(dim) bytes) per chunk (bid, ord) that has one.
  * The index pipeline embeds chunks in its worker threads (lp_embed_chunks) and the writer
- * inserts the bytes (lp_embed_store_insert); collecting a blob deletes its vectors. Which
+ * inserts the bytes (lp_embed_store_insert); collecting a blob deletes its vectors
+ * (lp_embed_store_delete), a reset all of them (lp_embed_store_clear). Which
  * model made them is in the publication fingerprint, so a reader never mixes models. */
 
 /* The text embedded for chunk i of a parse result: the owner's qualified name, its doc
@@ -236,9 +237,10 @@ void lp_embed_chunk_text(const lp_parse_result *pr, lp_str content, size_t i, lp
 void lp_embed_chunks(lp_embedder *e, const lp_parse_result *pr, lp_str content, lp_buf *scratch,
                      lp_buf *out);
 
-/* Create the vectors table when an older database lacks it (inside the writer's
- * transaction; a no-op when present). */
-lp_status lp_embed_store_ensure(lp_store *st, lp_error *err);
+/* The table is defined in src/store/schema.c (databases older than it get it from
+ * lp_store_schema_complete); src/embed owns its rows: nothing else writes them. */
+/* Delete every stored vector (a reset before a rebuild; inside the writer's transaction). */
+lp_status lp_embed_store_clear(lp_store *st, lp_error *err);
 /* Store the vectors of blob bid: n vectors of LP_EMBED_VEC_BYTES(dim) bytes, ord 0..n-1.
  * Vectors whose scale is 0 (chunks with no known token) are not stored. */
 lp_status lp_embed_store_insert(lp_store *st, int64_t bid, const uint8_t *vecs, size_t n,

@@ -11,9 +11,6 @@
 #include <pthread.h>
 #include <strings.h>
 
-static const char SQL_VEC_CREATE[] =
-    "CREATE TABLE IF NOT EXISTS vectors(bid INTEGER NOT NULL, ord INTEGER NOT NULL,"
-    " v BLOB NOT NULL, PRIMARY KEY(bid, ord)) WITHOUT ROWID";
 static const char SQL_VEC_INSERT[] =
     "INSERT OR REPLACE INTO vectors(bid, ord, v) VALUES(?1, ?2, ?3)";
 static const char SQL_VEC_DELETE[] = "DELETE FROM vectors WHERE bid = ?1";
@@ -102,9 +99,9 @@ void lp_embed_chunks(lp_embedder *e, const lp_parse_result *pr, lp_str content, 
 /* ------------------------------------------------------------------------------------------
  * The vectors table. */
 
-lp_status lp_embed_store_ensure(lp_store *st, lp_error *err)
+lp_status lp_embed_store_clear(lp_store *st, lp_error *err)
 {
-    return lp_store_exec(st, SQL_VEC_CREATE, err);
+    return lp_store_exec(st, "DELETE FROM vectors;", err);
 }
 
 static lp_status step_done(lp_store *st, sqlite3_stmt *s, const char *what, lp_error *err)

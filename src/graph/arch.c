@@ -153,7 +153,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
         int64_t fid = sqlite3_column_int64(s, 0);
         const char *path = (const char *)sqlite3_column_text(s, 1);
         lp_lang lang = (lp_lang)sqlite3_column_int(s, 2);
-        if (!lp_lang_has_symbols(lang) || lang == LP_LANG_MARKDOWN || lang == LP_LANG_RST)
+        if (!lp_lang_has_graph(lang))
             continue;
         if (subtree && *subtree) {
             lp_str rel;
@@ -166,7 +166,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
         const char *ns = (const char *)sqlite3_column_text(s, 4);
         char name[LP_PATH_MAX + 8];
         bool by_ns = ns && *ns &&
-                     (lang == LP_LANG_JAVA || lang == LP_LANG_SCALA || lang == LP_LANG_CSHARP);
+                     gl_modsys(lang) == LP_MODSYS_PACKAGES;
         if (by_ns) {
             snprintf(name, sizeof name, "%s", ns);
         } else {

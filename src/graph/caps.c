@@ -4,6 +4,8 @@
  */
 #include "graph/graph_int.h"
 
+#include <pthread.h>
+
 const char *lp_edge_kind_name(lp_edge_kind k)
 {
     static const char *const names[LP_EDGE_KIND_COUNT] = {"calls", "imports", "exports", "tests",
@@ -83,94 +85,41 @@ const char *gr_reason_text(gr_reason r)
     return (unsigned)r < GR_REASON_COUNT && reasons[r].text ? reasons[r].text : "";
 }
 
-/* calls, imports, exports, tests, contains */
-static const lp_graph_caps caps[] = {
-    {LP_LANG_PYTHON,
-     {true, true, false, true, true},
-     "enclosing scopes, same module, import / from-import (relative too), self/cls methods and "
-     "bases named in the class, super(), module.attr calls, Foo() constructors, x = Foo(); "
-     "x.m() and annotated parameters",
-     "untyped parameters and attributes (self.x.m()), dynamic dispatch through overrides, "
-     "getattr, decorators that replace functions, imports of packages outside the index"},
-    {LP_LANG_JAVASCRIPT,
-     {true, true, true, true, true},
-     "enclosing scopes, same module, ES imports and require() of relative paths, re-exports, "
-     "this/super methods, new Foo(), x = new Foo(); x.m()",
-     "untyped receivers, prototype tricks, bare package imports (node_modules), dynamic "
-     "property access, callbacks passed as values"},
-    {LP_LANG_TYPESCRIPT,
-     {true, true, true, true, true},
-     "as JavaScript, plus parameter and variable type annotations type their receivers",
-     "untyped receivers, interface dispatch to implementations, path aliases (tsconfig paths), "
-     "bare package imports"},
-    {LP_LANG_TSX,
-     {true, true, true, true, true},
-     "as TypeScript",
-     "as TypeScript; JSX elements are not calls"},
-    {LP_LANG_GO,
-     {true, true, false, true, true},
-     "same package (all files of the directory), package-qualified calls through imports "
-     "(go.mod paths), methods on the receiver and on typed locals (x := T{}, &T{}, new(T), "
-     "typed parameters), embedded fields",
-     "interface method calls (dynamic dispatch), function values, results of calls as "
-     "receivers, build-tag variants (reported ambiguous)"},
-    {LP_LANG_RUST,
-     {true, true, false, true, true},
-     "use paths and the mod tree (crate/self/super), same module, Self:: and self. methods in "
-     "impl blocks of the crate, annotated lets and struct literals, macro_rules! of the same "
-     "file",
-     "trait method dispatch, method calls on call results (x.iter().map()), generic bounds, "
-     "macros from other files, other crates outside the index"},
-    {LP_LANG_JAVA,
-     {true, true, false, true, true},
-     "implicit this (class and outer classes, bases named in extends/implements), same package, "
-     "single-type, static and on-demand imports, fully qualified names, declared local and "
-     "parameter types, new Foo()",
-     "overload choice between same-name methods (reported ambiguous), interface dispatch to "
-     "implementations, lambdas and method references, reflection"},
-    {LP_LANG_C,
-     {true, true, false, true, true},
-     "same file, declarations visible through #include (transitively) with their unique "
-     "external definition, function-like macros",
-     "function pointers (p->fn()), calls through macros that expand to other names, "
-     "conditional compilation variants (reported ambiguous), headers outside the index"},
-    {LP_LANG_CPP,
-     {true, true, false, true, true},
-     "as C, plus namespaces (ns::f, using), implicit this and base classes, Foo::bar "
-     "definitions, typed locals and parameters (Foo x; Foo *p = new Foo), new Foo / Foo x(1)",
-     "virtual dispatch to overrides, overload choice (reported ambiguous), templates and ADL, "
-     "auto receivers from calls"},
-    {LP_LANG_CSHARP,
-     {true, true, false, true, true},
-     "implicit this and bases, enclosing namespaces, using directives (aliases, static), "
-     "declared and var = new T() local types, new T()",
-     "overload choice (reported ambiguous), interface dispatch, extension methods, partial "
-     "classes split across files only by qualified name, LINQ and delegates"},
-    {LP_LANG_SCALA,
-     {true, true, false, true, true},
-     "implicit this and bases in extends/with, same package, imports with selectors and "
-     "wildcards, Foo(x) apply/case-class constructors, typed vals and parameters, new Foo",
-     "implicits and extension methods, infix and operator calls, overloads (reported "
-     "ambiguous), dispatch to overrides"},
-};
+/* The table, from each language's operations (lp_lang_ops: graph_covers, graph_blind,
+ * graph_exports), built once: calls, imports, tests and contains for every language with a
+ * code graph, exports where its rules prove them; text and documents have none. */
+static lp_graph_caps caps[LP_LANG_COUNT];
+static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
 
-static const lp_graph_caps none = {LP_LANG_TEXT, {false, false, false, false, false},
-                                   "no relationships: this file type has no code graph",
-                                   "everything: text and documents have no symbols to relate"};
+static void caps_build(void)
+{
+    for (int l = 0; l < LP_LANG_COUNT; l++) {
+        const lp_lang_ops *o = lp_lang_ops_for((lp_lang)l);
+        lp_graph_caps *c = &caps[l];
+        bool graph = lp_lang_has_graph((lp_lang)l);
+        c->lang = graph ? (lp_lang)l : LP_LANG_TEXT;
+        c->edges[LP_EDGE_CALLS] = c->edges[LP_EDGE_IMPORTS] = c->edges[LP_EDGE_TESTS] =
+            c->edges[LP_EDGE_CONTAINS] = graph;
+        c->edges[LP_EDGE_EXPORTS] = graph && o->graph_exports;
+        const lp_lang_ops *from = graph ? o : lp_lang_ops_for(LP_LANG_TEXT);
+        c->rules = from->graph_covers;
+        c->blind = from->graph_blind;
+    }
+}
 
 const lp_graph_caps *lp_graph_caps_for(lp_lang l)
 {
-    for (size_t i = 0; i < LP_ARRAY_LEN(caps); i++)
-        if (caps[i].lang == l)
-            return &caps[i];
-    return &none;
+    pthread_once(&caps_once, caps_build);
+    return &caps[(unsigned)l < LP_LANG_COUNT ? l : LP_LANG_TEXT];
 }
 
 json_t *lp_graph_caps_json(void)
 {
     json_t *arr = json_array();
-    for (size_t i = 0; i < LP_ARRAY_LEN(caps); i++) {
-        const lp_graph_caps *c = &caps[i];
+    for (int l = 0; l < LP_LANG_COUNT; l++) {
+        if (!lp_lang_has_graph((lp_lang)l))
+            continue;
+        const lp_graph_caps *c = lp_graph_caps_for((lp_lang)l);
         json_t *o = json_object();
         json_object_set_new(o, "language", lp_json_textz(lp_lang_name(c->lang)));
         for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)

@@ -290,6 +290,13 @@ typedef struct lookup {
     binding module; /* ...to a module (or external) */
 } lookup;
 
+/* Language decisions come from the language's operations (lang.h, lp_lang_ops): its
+ * module system and its resolution traits (LP_LANGG_*). */
+static inline lp_lang_modsys gl_modsys(lp_lang l) { return lp_lang_ops_for(l)->modules; }
+static inline bool gl_has(lp_lang l, uint32_t trait)
+{
+    return (lp_lang_ops_for(l)->graph & trait) != 0;
+}
 bool gl_lang_is_js(lp_lang l);
 bool gl_lang_is_c(lp_lang l);
 bool gl_implicit_this(lp_lang l);

@@ -21,29 +21,17 @@
 #include <stdlib.h>
 
 
-bool gl_lang_is_js(lp_lang l)
-{
-    return l == LP_LANG_JAVASCRIPT || l == LP_LANG_TYPESCRIPT || l == LP_LANG_TSX;
-}
+bool gl_lang_is_js(lp_lang l) { return gl_modsys(l) == LP_MODSYS_ES; }
 
-bool gl_lang_is_c(lp_lang l) { return l == LP_LANG_C || l == LP_LANG_CPP; }
+bool gl_lang_is_c(lp_lang l) { return gl_modsys(l) == LP_MODSYS_INCLUDE; }
 
 /* Languages where a method's bare name is visible in its class (implicit this). */
-bool gl_implicit_this(lp_lang l)
-{
-    return l == LP_LANG_JAVA || l == LP_LANG_CSHARP || l == LP_LANG_CPP || l == LP_LANG_SCALA;
-}
+bool gl_implicit_this(lp_lang l) { return gl_has(l, LP_LANGG_IMPLICIT_THIS); }
 
 /* Same family: a file of one may define what a file of the other calls. */
 bool gl_same_family(lp_lang a, lp_lang b)
 {
-    if (a == b)
-        return true;
-    if (gl_lang_is_js(a) && gl_lang_is_js(b))
-        return true;
-    if (gl_lang_is_c(a) && gl_lang_is_c(b))
-        return true;
-    return false;
+    return a == b || lp_lang_ops_for(a)->family == lp_lang_ops_for(b)->family;
 }
 
 const gsym *gl_sym_of(rctx *rc, gpair p) { return gv_sym(rc->v, p); }
@@ -284,19 +272,8 @@ static lp_str import_binds(const rctx *rc, const gref *r)
 {
     if (r->alias[0])
         return lp_str_c(r->alias);
-    if (rc->lang == LP_LANG_PYTHON && !r->name[0]) {
-        lp_str q = lp_str_c(r->qual);
-        size_t dot = lp_str_find_char(q, '.', 0);
-        return dot == SIZE_MAX ? q : lp_str_sub(q, 0, dot);
-    }
-    if (rc->lang == LP_LANG_GO) {
-        lp_str q = lp_str_c(r->qual);
-        for (size_t i = q.len; i > 0; i--)
-            if (q.ptr[i - 1] == '/')
-                return lp_str_sub(q, i, q.len);
-        return q;
-    }
-    return lp_str_c(r->name);
+    const lp_lang_ops *ops = lp_lang_ops_for(rc->lang);
+    return ops->import_binds ? ops->import_binds(r->name, r->qual) : lp_str_c(r->name);
 }
 
 void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out)
@@ -355,7 +332,8 @@ void gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cs
             const gref *x = &b->srefs[k];
             bool exp = x->kind == LP_REF_EXPORT && x->qual[0] &&
                        (!strcmp(x->alias, name) || (!strcmp(x->name, "*") && !x->alias[0]));
-            bool imp = x->kind == LP_REF_IMPORT && x->owner < 0 && rc->lang == LP_LANG_PYTHON &&
+            bool imp = x->kind == LP_REF_IMPORT && x->owner < 0 &&
+                       gl_has(rc->lang, LP_LANGG_IMPORTS_ARE_MEMBERS) &&
                        (!strcmp(x->alias, name) || !strcmp(x->name, "*"));
             if (!exp && !imp)
                 continue;
@@ -403,8 +381,8 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
     gview *v = rc->v;
     bool ext = false;
     const char *name = r->name;
-    switch (rc->lang) {
-    case LP_LANG_PYTHON: {
+    switch (gl_modsys(rc->lang)) {
+    case LP_MODSYS_PYTHON: {
         gm_import_files(v, rc->file, r, &out->files, &ext);
         if (!name[0] || !strcmp(name, "*")) { /* import a.b / the module of a wildcard */
             out->kind = out->files.len ? B_MODULE : ext ? B_EXTERNAL : B_MISSING;
@@ -434,9 +412,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
         out->kind = mf.len ? B_MODULE : B_MISSING;
         return;
     }
-    case LP_LANG_JAVASCRIPT:
-    case LP_LANG_TYPESCRIPT:
-    case LP_LANG_TSX:
+    case LP_MODSYS_ES:
         gm_import_files(v, rc->file, r, &out->files, &ext);
         if (!out->files.len) {
             out->kind = ext ? B_EXTERNAL : B_MISSING;
@@ -472,12 +448,11 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
         if (!out->syms.len && (r->flags & LP_REFF_NAMESPACE)) /* const {a} = require(...) */
             out->kind = B_MISSING;
         return;
-    case LP_LANG_GO:
+    case LP_MODSYS_GO:
         gm_import_files(v, rc->file, r, &out->files, &ext);
         out->kind = out->files.len ? B_MODULE : B_EXTERNAL;
         return;
-    case LP_LANG_C:
-    case LP_LANG_CPP:
+    case LP_MODSYS_INCLUDE:
         if (!name[0]) {
             gm_import_files(v, rc->file, r, &out->files, &ext);
             out->kind = out->files.len ? B_MODULE : ext ? B_EXTERNAL : B_MISSING;
@@ -496,9 +471,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
             out->kind = out->syms.len ? B_SYMBOLS : B_EXTERNAL;
         }
         return;
-    case LP_LANG_JAVA:
-    case LP_LANG_SCALA:
-    case LP_LANG_CSHARP: {
+    case LP_MODSYS_PACKAGES: {
         if (!strcmp(name, "*"))
             return; /* wildcards: see wildcard_lookup */
         lp_buf q;
@@ -510,7 +483,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
         out->kind = out->syms.len ? B_SYMBOLS : B_EXTERNAL;
         return;
     }
-    case LP_LANG_RUST: {
+    case LP_MODSYS_RUST: {
         if (r->flags & LP_REFF_MODDECL) {
             gm_import_files(v, rc->file, r, &out->files, &ext);
             out->kind = out->files.len ? B_MODULE : B_MISSING;
@@ -670,7 +643,7 @@ static void package_members_only(rctx *rc, cset *c)
 
 static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out)
 {
-    if (rc->lang != LP_LANG_JAVA && rc->lang != LP_LANG_SCALA && rc->lang != LP_LANG_CSHARP)
+    if (gl_modsys(rc->lang) != LP_MODSYS_PACKAGES)
         return;
     const char *ns[16];
     int n = 0;
@@ -685,7 +658,7 @@ static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, 
             gl_by_qname(rc, full.ptr, want, out);
             lp_buf_release(&full);
             package_members_only(rc, out);
-            if (rc->lang != LP_LANG_CSHARP)
+            if (!gl_has(rc->lang, LP_LANGG_NAMESPACE_PARENTS))
                 break;
             size_t d = SIZE_MAX;
             for (size_t k = q.len; k > 0; k--)
@@ -707,15 +680,15 @@ static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want,
             continue;
         if (!(r->flags & LP_REFF_WILDCARD) && !(!strcmp(r->name, "*") && !r->alias[0]))
             continue;
-        switch (rc->lang) {
-        case LP_LANG_PYTHON:
-        case LP_LANG_GO: {
+        switch (gl_modsys(rc->lang)) {
+        case LP_MODSYS_PYTHON:
+        case LP_MODSYS_GO: {
             gfiles mf = {0};
             bool ext = false;
             gm_import_files(rc->v, rc->file, r, &mf, &ext);
             cset c = {0};
             gl_top_level_named(rc, &mf, name, want, &c);
-            if (rc->lang == LP_LANG_PYTHON && !c.len)
+            if (gl_has(rc->lang, LP_LANGG_MODULE_REEXPORTS) && !c.len)
                 gl_reexported(rc, &mf, name, want, &c);
             for (size_t k = 0; k < c.len; k++)
                 gl_add_unique(out, c.items[k]);
@@ -723,7 +696,7 @@ static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want,
             lp_vec_free(&mf);
             break;
         }
-        case LP_LANG_RUST: {
+        case LP_MODSYS_RUST: {
             gref as_mod = *r;
             lp_str q = lp_str_c(r->qual);
             lp_str last = lp_str_c(r->qual);
@@ -915,7 +888,7 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
             for (size_t i = 0; i < n; i++) {
                 /* Go: a member is declared in the type's file or, outline, in its package
                  * directory; other files are skipped before their symbols are read */
-                if (tl == LP_LANG_GO && l[i].file != ty.file &&
+                if (gl_modsys(tl) == LP_MODSYS_GO && l[i].file != ty.file &&
                     strcmp(rc->v->files[l[i].file].dir, rc->v->files[ty.file].dir) != 0)
                     continue;
                 const gsym *m = gl_sym_of(rc, l[i]);
@@ -925,7 +898,7 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
                 bool outline = false;
                 if (!child && gl_same_family(rc->v->files[l[i].file].lang, tl)) {
                     lp_str mq = lp_str_c(m->qname);
-                    if (tl == LP_LANG_RUST) {
+                    if (gl_modsys(tl) == LP_MODSYS_RUST) {
                         /* impl blocks anywhere in the crate: qname ends with Type.name */
                         lp_buf suf;
                         lp_buf_init(&suf, 0);
@@ -939,7 +912,7 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
                     } else {
                         outline = mq.len == qlen + 1 + strlen(name) &&
                                   !memcmp(mq.ptr, ts->qname, qlen) && mq.ptr[qlen] == '.';
-                        if (outline && tl == LP_LANG_GO) {
+                        if (outline && gl_modsys(tl) == LP_MODSYS_GO) {
                             gv_derive(rc->v, l[i].file);
                             gv_derive(rc->v, ty.file);
                             outline = !strcmp(rc->v->files[l[i].file].dir, rc->v->files[ty.file].dir);
@@ -1002,7 +975,7 @@ static void go_package_named(rctx *rc, const char *name, int want, cset *out)
     if (n <= 64) {
         for (size_t i = 0; i < n; i++) {
             uint32_t fi = l[i].file;
-            if (fi == rc->file || v->files[fi].lang != LP_LANG_GO ||
+            if (fi == rc->file || gl_modsys(v->files[fi].lang) != LP_MODSYS_GO ||
                 strcmp(v->files[fi].dir, f->dir) != 0)
                 continue;
             gv_derive(v, fi);
@@ -1031,7 +1004,7 @@ void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup 
     scope_lookup(rc, owner, name, want, &lk->cands, &lk->rule);
     if (lk->cands.len)
         goto found;
-    if (rc->lang == LP_LANG_GO) {
+    if (gl_modsys(rc->lang) == LP_MODSYS_GO) {
         go_package_named(rc, name, want, &lk->cands);
         if (lk->cands.len) {
             lk->rule = GR_SAME_PACKAGE;
@@ -1110,7 +1083,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
     lp_str first = dot == SIZE_MAX ? q : lp_str_sub(q, 0, dot);
     char *first_c = lp_xstrndup(first.ptr, first.len);
     /* Rust paths starting at the crate, self or super */
-    if (rc->lang == LP_LANG_RUST &&
+    if (gl_modsys(rc->lang) == LP_MODSYS_RUST &&
         (lp_str_eq_c(first, "crate") || lp_str_eq_c(first, "self") || lp_str_eq_c(first, "super"))) {
         gref fake;
         memset(&fake, 0, sizeof fake);
@@ -1170,7 +1143,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
     free(first_c);
     binding cur = {0};
     const gsym *only = lk.cands.len == 1 ? gl_sym_of(rc, lk.cands.items[0]) : NULL;
-    if (rc->lang == LP_LANG_RUST && only && only->kind == LP_SYM_MODULE &&
+    if (gl_modsys(rc->lang) == LP_MODSYS_RUST && only && only->kind == LP_SYM_MODULE &&
         (only->flags & LP_SYMF_DECLARATION)) {
         /* `mod x;` declared here: the child module's file */
         gv_derive(v, rc->file);
@@ -1188,7 +1161,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
         cur = lk.module;
         memset(&lk.module, 0, sizeof lk.module);
         /* Python `import a.b.c` binds a: the qualifier a.b.c is the module itself */
-        if (rc->lang == LP_LANG_PYTHON && cur.kind != B_NONE && dot != SIZE_MAX) {
+        if (gl_modsys(rc->lang) == LP_MODSYS_PYTHON && cur.kind != B_NONE && dot != SIZE_MAX) {
             const gblob *b = rc->b;
             for (uint32_t i = 0; i < b->nsrefs; i++) {
                 const gref *r = &b->srefs[i];
@@ -1208,7 +1181,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
                 }
             }
         }
-    } else if (rc->lang == LP_LANG_RUST) {
+    } else if (gl_modsys(rc->lang) == LP_MODSYS_RUST) {
         /* a child module of this module, or a crate of the publication */
         gv_derive(v, rc->file);
         lp_buf p;
@@ -1219,8 +1192,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
         cur.kind = cur.files.len ? B_MODULE : B_NONE;
     }
     gl_lookup_free(&lk);
-    if (cur.kind == B_NONE && (rc->lang == LP_LANG_JAVA || rc->lang == LP_LANG_CSHARP ||
-                               rc->lang == LP_LANG_SCALA || rc->lang == LP_LANG_CPP)) {
+    if (cur.kind == B_NONE && gl_has(rc->lang, LP_LANGG_QUALIFIED_TYPES)) {
         /* a fully qualified type: a.b.Foo */
         gl_by_qname(rc, qual, K_TYPE | K_ANY, &cur.syms);
         gl_filter_kind(rc, &cur.syms, K_TYPE);
@@ -1229,7 +1201,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
             *out = cur;
             return;
         }
-        if (rc->lang == LP_LANG_CPP) {
+        if (gl_has(rc->lang, LP_LANGG_NAMESPACE_PATHS)) {
             /* a namespace: its members are found by qualified name by the caller */
             cur.kind = B_NONE;
         }
@@ -1246,7 +1218,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
             gl_top_level_named(rc, &cur.files, seg, K_ANY, &next.syms);
             if (next.syms.len) {
                 next.kind = B_SYMBOLS;
-            } else if (rc->lang == LP_LANG_PYTHON && cur.files.len == 1) {
+            } else if (gl_modsys(rc->lang) == LP_MODSYS_PYTHON && cur.files.len == 1) {
                 gv_derive(v, cur.files.items[0]);
                 lp_buf m;
                 lp_buf_init(&m, 0);
@@ -1254,7 +1226,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
                 gm_python_module(v, rc->file, m.ptr, &next.files);
                 lp_buf_release(&m);
                 next.kind = next.files.len ? B_MODULE : B_MISSING;
-            } else if (rc->lang == LP_LANG_RUST && cur.files.len) {
+            } else if (gl_modsys(rc->lang) == LP_MODSYS_RUST && cur.files.len) {
                 gv_derive(v, cur.files.items[0]);
                 lp_buf m;
                 lp_buf_init(&m, 0);

@@ -152,7 +152,7 @@ void gm_python_module(gview *v, uint32_t file, const char *module, gfiles *out)
         const u32_vec *l = gv_stem_files(v, stems[k], strlen(stems[k]));
         for (size_t i = 0; l && i < l->len; i++) {
             uint32_t fi = l->items[i];
-            if (v->files[fi].lang != LP_LANG_PYTHON)
+            if (gl_modsys(v->files[fi].lang) != LP_MODSYS_PYTHON)
                 continue;
             gv_derive(v, fi);
             if (!module_matches(v->files[fi].module, m))
@@ -219,9 +219,7 @@ int32_t gm_js_resolve(gview *v, uint32_t file, const char *spec)
             if (pass == 2 && i == 0)
                 continue;
             found = file_at(v, &p);
-            if (found >= 0 && !(v->files[found].lang == LP_LANG_JAVASCRIPT ||
-                                v->files[found].lang == LP_LANG_TYPESCRIPT ||
-                                v->files[found].lang == LP_LANG_TSX))
+            if (found >= 0 && gl_modsys(v->files[found].lang) != LP_MODSYS_ES)
                 found = -1;
         }
     }
@@ -240,7 +238,7 @@ static void go_dir_files(gview *v, lp_str dir, gfiles *out)
     for (size_t i = 0; l && i < l->len; i++) {
         uint32_t fi = l->items[i];
         const gfile *f = &v->files[fi];
-        if (f->lang != LP_LANG_GO || lp_str_ends_with(lp_str_c(f->path), LP_STR("_test.go")))
+        if (gl_modsys(f->lang) != LP_MODSYS_GO || lp_str_ends_with(lp_str_c(f->path), LP_STR("_test.go")))
             continue;
         lp_vec_push(out, fi);
     }
@@ -325,7 +323,7 @@ void gm_go_same_package(gview *v, uint32_t file, gfiles *out)
     const u32_vec *l = gv_dir_files(v, f->dir, strlen(f->dir));
     for (size_t i = 0; l && i < l->len; i++) {
         uint32_t fi = l->items[i];
-        if (v->files[fi].lang != LP_LANG_GO)
+        if (gl_modsys(v->files[fi].lang) != LP_MODSYS_GO)
             continue;
         gv_derive(v, fi);
         if (!strcmp(v->files[fi].pkg, f->pkg))
@@ -428,7 +426,7 @@ static void rust_index(gview *v)
         return;
     v->rust_indexed = true;
     for (size_t i = 0; i < v->nfiles; i++) {
-        if (v->files[i].lang != LP_LANG_RUST)
+        if (gl_modsys(v->files[i].lang) != LP_MODSYS_RUST)
             continue;
         gv_derive(v, (uint32_t)i);
         lp_buf key;
@@ -482,33 +480,30 @@ void gm_import_files(gview *v, uint32_t file, const gref *r, gfiles *out, bool *
 {
     *external = false;
     const gfile *f = &v->files[file];
-    switch (f->lang) {
-    case LP_LANG_PYTHON:
+    switch (gl_modsys(f->lang)) {
+    case LP_MODSYS_PYTHON:
         gm_python_module(v, file, r->qual, out);
         *external = !out->len && !(r->flags & LP_REFF_RELATIVE);
         break;
-    case LP_LANG_JAVASCRIPT:
-    case LP_LANG_TYPESCRIPT:
-    case LP_LANG_TSX: {
+    case LP_MODSYS_ES: {
         int32_t fi = gm_js_resolve(v, file, r->qual);
         if (fi >= 0)
             lp_vec_push(out, (uint32_t)fi);
         *external = fi < 0 && !(r->flags & LP_REFF_RELATIVE);
         break;
     }
-    case LP_LANG_GO:
+    case LP_MODSYS_GO:
         gm_go_package(v, r->qual, out);
         *external = !out->len;
         break;
-    case LP_LANG_C:
-    case LP_LANG_CPP:
+    case LP_MODSYS_INCLUDE:
         /* #include has no name; `using` declarations name what they bring in */
         if (r->qual[0] && !r->name[0]) {
             c_include(v, file, r->qual, (r->flags & LP_REFF_SYSTEM) != 0, out);
             *external = !out->len;
         }
         break;
-    case LP_LANG_RUST:
+    case LP_MODSYS_RUST:
         if (r->flags & LP_REFF_MODDECL) {
             gv_derive(v, file);
             lp_buf p;

@@ -10,10 +10,7 @@
 /* ------------------------------------------------------------------------------------------
  * Decisions. */
 
-static bool constructs_by_call(lp_lang l)
-{
-    return l == LP_LANG_PYTHON || l == LP_LANG_SCALA || l == LP_LANG_CPP || l == LP_LANG_RUST;
-}
+static bool constructs_by_call(lp_lang l) { return gl_has(l, LP_LANGG_CALL_CONSTRUCTS); }
 
 /* Turn candidates for a call into a result. */
 /* `new X`: interfaces, traits and type aliases declare types only, never constructors (in
@@ -82,19 +79,20 @@ static void decide_call(rctx *rc, const gref *r, cset *c, gr_rule rule, gres *ou
                 gl_set_targets(out, c, GR_CONSTRUCTOR);
                 return;
             }
-            gl_set_unresolved(out, rc->lang == LP_LANG_GO ? GR_R_CONVERSION : GR_R_NOT_CALLABLE);
+            gl_set_unresolved(out, gl_has(rc->lang, LP_LANGG_CALL_CONVERTS) ? GR_R_CONVERSION
+                                                                            : GR_R_NOT_CALLABLE);
             return;
         }
         if (s->kind == LP_SYM_TYPE_ALIAS) {
-            gl_set_unresolved(out, rc->lang == LP_LANG_GO ? GR_R_CONVERSION : GR_R_TYPE_NOT_FOUND);
+            gl_set_unresolved(out, gl_has(rc->lang, LP_LANGG_CALL_CONVERTS) ? GR_R_CONVERSION
+                                                                            : GR_R_TYPE_NOT_FOUND);
             return;
         }
         if (!gv_is_callable_kind(s->kind)) {
             gl_set_unresolved(out, GR_R_NOT_CALLABLE);
             return;
         }
-        if (r->kind == LP_REF_NEW && rc->lang != LP_LANG_JAVASCRIPT && rc->lang != LP_LANG_TYPESCRIPT &&
-            rc->lang != LP_LANG_TSX) {
+        if (r->kind == LP_REF_NEW && !gl_has(rc->lang, LP_LANGG_NEW_ANY_VALUE)) {
             gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
             return;
         }
@@ -137,9 +135,9 @@ static void self_types(rctx *rc, const gref *r, cset *out)
     for (size_t i = 0; i < c.len; i++) {
         gpair p = c.items[i];
         const gfile *tf = &rc->v->files[p.file];
-        if (rc->lang == LP_LANG_GO && strcmp(tf->dir, rc->v->files[rc->file].dir) != 0)
+        if (gl_modsys(rc->lang) == LP_MODSYS_GO && strcmp(tf->dir, rc->v->files[rc->file].dir) != 0)
             continue;
-        if (rc->lang == LP_LANG_RUST) {
+        if (gl_modsys(rc->lang) == LP_MODSYS_RUST) {
             gv_derive(rc->v, p.file);
             gv_derive(rc->v, rc->file);
             if (tf->crate != rc->v->files[rc->file].crate)
@@ -155,7 +153,7 @@ static void self_types(rctx *rc, const gref *r, cset *out)
         }
         lp_vec_push(out, p);
     }
-    if (!out->len && rc->lang == LP_LANG_RUST) {
+    if (!out->len && gl_modsys(rc->lang) == LP_MODSYS_RUST) {
         /* impl Foo in another module than struct Foo: by simple name within the crate */
         lookup lk;
         gl_name_lookup(rc, r->owner, r->rtype, K_TYPE, &lk);
@@ -172,7 +170,7 @@ static void self_types(rctx *rc, const gref *r, cset *out)
  * fields are looked up apart. */
 static int member_want(const rctx *rc)
 {
-    return rc->lang == LP_LANG_PYTHON || gl_lang_is_js(rc->lang) ? K_ANY : K_CALLABLE;
+    return gl_has(rc->lang, LP_LANGG_SHARED_MEMBERS) ? K_ANY : K_CALLABLE;
 }
 
 static void resolve_member_call(rctx *rc, const gref *r, const cset *types, bool skip_self,
@@ -225,7 +223,7 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         gl_set_unresolved(out, GR_R_RECEIVER_EXPR);
         return;
     }
-    if ((r->flags & LP_REFF_MACRO) && rc->lang == LP_LANG_RUST) {
+    if ((r->flags & LP_REFF_MACRO) && gl_has(rc->lang, LP_LANGG_MACRO_TEXTUAL)) {
         /* macro_rules! textual scope: defined earlier in this file, in the caller's module
          * or one enclosing it; the last such definition wins (shadowing) */
         lookup lk;
@@ -276,7 +274,7 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         lp_vec_free(&types);
         return;
     }
-    if (rc->lang == LP_LANG_SCALA && !r->qual[0] && !strcmp(r->name, "this")) {
+    if (gl_has(rc->lang, LP_LANGG_THIS_CONSTRUCTOR) && !r->qual[0] && !strcmp(r->name, "this")) {
         /* `def this(...) = this(...)`: an auxiliary constructor calls another constructor
          * of its own class; like every constructor call, the edge goes to the class.
          * Anywhere else `this(i)` is `this.apply(i)`, which these rules do not follow. */
@@ -295,7 +293,7 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         lookup lk;
         /* JS/TS `new X`: X is a value (class, function or constant), looked up as one */
         int want = r->kind != LP_REF_NEW        ? K_CALLABLE | K_ANY
-                   : gl_lang_is_js(rc->lang) ? K_ANY
+                   : gl_has(rc->lang, LP_LANGG_NEW_ANY_VALUE) ? K_ANY
                                              : K_TYPE;
         gl_name_lookup(rc, r->owner, r->name, want,
                     &lk);
@@ -320,7 +318,7 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
     gr_rule rule = GR_MODULE_MEMBER;
     if (q.kind == B_MODULE) {
         gl_top_level_named(rc, &q.files, r->name, K_CALLABLE | K_ANY, &c);
-        if (!c.len && (rc->lang == LP_LANG_PYTHON || gl_lang_is_js(rc->lang)))
+        if (!c.len && gl_has(rc->lang, LP_LANGG_MODULE_REEXPORTS))
             gl_reexported(rc, &q.files, r->name, K_CALLABLE | K_ANY, &c);
         if (r->flags & LP_REFF_PATH)
             rule = GR_QUALIFIED_PATH;
@@ -359,7 +357,7 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         lp_vec_free(&tys);
     } else if (q.kind == B_EXTERNAL) {
         gl_set_unresolved(out, GR_R_MODULE_NOT_FOUND);
-    } else if (rc->lang == LP_LANG_CPP && (r->flags & LP_REFF_PATH)) {
+    } else if (gl_has(rc->lang, LP_LANGG_NAMESPACE_PATHS) && (r->flags & LP_REFF_PATH)) {
         /* ns::f: the qualified name among visible declarations */
         lp_buf full;
         lp_buf_init(&full, 0);
@@ -392,18 +390,13 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
 static void resolve_import_ref(rctx *rc, const gref *r, gres *out)
 {
     out->edge = LP_EDGE_IMPORTS;
-    if (gl_lang_is_c(rc->lang) && r->name[0] && !strcmp(r->name, "*")) {
-        out->status = GR_NONE; /* using namespace X: no file to point at */
-        return;
-    }
-    if ((rc->lang == LP_LANG_JAVA || rc->lang == LP_LANG_SCALA || rc->lang == LP_LANG_CSHARP ||
-         rc->lang == LP_LANG_RUST) &&
-        !strcmp(r->name, "*")) {
-        out->status = GR_NONE; /* a package / namespace: no single target */
+    if (gl_has(rc->lang, LP_LANGG_WILDCARD_NO_TARGET) && !strcmp(r->name, "*")) {
+        /* a package / namespace (using namespace X in C++): no single file to point at */
+        out->status = GR_NONE;
         return;
     }
     binding b;
-    if (rc->lang == LP_LANG_PYTHON && !strcmp(r->name, "*")) {
+    if (gl_modsys(rc->lang) == LP_MODSYS_PYTHON && !strcmp(r->name, "*")) {
         gref m = *r;
         m.name = "";
         gl_resolve_import(rc, &m, &b);
@@ -428,7 +421,7 @@ static void resolve_import_ref(rctx *rc, const gref *r, gres *out)
             lp_vec_push(&files, ((gpair){b.files.items[i], -1}));
         gl_set_targets(out, &files, GR_IMPORT_FILE);
         /* a module made of several files (a Go package) is one target */
-        if (files.len > 1 && rc->lang == LP_LANG_GO) {
+        if (files.len > 1 && gl_modsys(rc->lang) == LP_MODSYS_GO) {
             out->status = GR_PROVED;
             out->rule = GR_IMPORT_FILE;
         }

@@ -59,8 +59,10 @@ static lp_str module_key(lp_lang lang, const lp_ref *r)
     bool dots = true;
     for (size_t i = 0; i < q.len && dots; i++)
         dots = q.ptr[i] == '.' || q.ptr[i] == '/';
-    if (dots && (r->kind == LP_REF_IMPORT || r->kind == LP_REF_EXPORT))
-        return lang == LP_LANG_PYTHON ? LP_STR("__init__") : LP_STR("index");
+    if (dots && (r->kind == LP_REF_IMPORT || r->kind == LP_REF_EXPORT)) {
+        const char *stem = lp_lang_ops_for(lang)->package_stem;
+        return stem ? lp_str_c(stem) : LP_STR("index");
+    }
     if (strchr(r->qual, '/')) {
         lp_str b = last_seg(q, '/');
         lp_str e = lp_path_ext(b);
@@ -120,18 +122,9 @@ lp_status lp_graph_evidence_insert(lp_store *st, int64_t bid, lp_lang lang,
     return LP_OK;
 }
 
-/* The secondary indexes of refs, as the schema defines them (store/schema.c). */
-static const char SQL_REFS_INDEXES[] =
-    "CREATE INDEX IF NOT EXISTS refs_name ON refs(name);"
-    " CREATE INDEX IF NOT EXISTS refs_key2 ON refs(key2) WHERE key2 <> '';"
-    " CREATE INDEX IF NOT EXISTS refs_mkey ON refs(mkey) WHERE mkey <> '';";
-
 lp_status lp_graph_evidence_bulk_begin(lp_store *st, lp_error *err)
 {
-    return lp_store_exec(st,
-                         "DROP INDEX IF EXISTS refs_name; DROP INDEX IF EXISTS refs_key2;"
-                         " DROP INDEX IF EXISTS refs_mkey;",
-                         err);
+    return lp_store_bulk_indexes_drop(st, LP_STORE_IX_REFS, err);
 }
 
 lp_status lp_graph_evidence_collect(lp_store *st, int64_t bid, lp_error *err)
@@ -287,25 +280,20 @@ static lp_status full_rebuild(writer *w)
 {
     /* the secondary indexes are built once at the end (a sorted bulk build) rather than
      * kept up to date row by row; the definitions are those of the schema (store/schema.c) */
-    lp_status rc = lp_store_exec(w->st,
-                                 "DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src;"
-                                 " DELETE FROM edges; DELETE FROM notes;",
-                                 w->err);
+    lp_status rc = lp_store_bulk_indexes_drop(w->st, LP_STORE_IX_EDGES, w->err);
+    if (!rc)
+        rc = lp_store_exec(w->st, "DELETE FROM edges; DELETE FROM notes;", w->err);
     if (rc)
         return rc;
     for (size_t i = 0; i < w->v->nfiles && !w->rc; i++) {
-        if (!lp_lang_has_symbols(w->v->files[i].lang) || w->v->files[i].lang == LP_LANG_MARKDOWN ||
-            w->v->files[i].lang == LP_LANG_RST)
+        if (!lp_lang_has_graph(w->v->files[i].lang))
             continue;
         resolve_file(w, (uint32_t)i, NULL, 0, true);
         w->stats->files_affected++;
     }
     if (w->rc)
         return w->rc;
-    return lp_store_exec(w->st,
-                         "CREATE INDEX edges_dst ON edges(dst_fid, dst_ord, kind);"
-                         " CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);",
-                         w->err);
+    return lp_store_bulk_indexes_build(w->st, LP_STORE_IX_EDGES, w->err);
 }
 
 static void add_name(gmap *set, lp_arena *a, const char *s, size_t n)
@@ -598,6 +586,17 @@ static void mark_ref(sel *sels, uint32_t file, int32_t ord)
     x->bits.items[ord] = 1;
 }
 
+/* The languages with an implicit `this` (LP_LANGG_IMPLICIT_THIS), as a bit mask over
+ * lp_lang values for the statements below. */
+static int64_t implicit_this_mask(void)
+{
+    int64_t m = 0;
+    for (int l = 0; l < LP_LANG_COUNT; l++)
+        if (gl_implicit_this((lp_lang)l))
+            m |= (int64_t)1 << l;
+    return m;
+}
+
 /* Mark the references whose name (column 0), key2 (1) or mkey (2) is in the set. A name
  * that is only a member's (not in tops; NULL: every name counts) reaches references only in
  * languages with an implicit `this` (Java, C++, C#, Scala): elsewhere a member is reached
@@ -611,13 +610,14 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, 
      * use the partial indexes refs_key2 / refs_mkey */
     static const char *const sqls[] = {
         ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
-         " b.bid = r.bid WHERE r.name = ?1 AND (r.flags & 63) = 0 AND (?2 OR b.lang IN"
-         " (7, 9, 10, 11))"),
+         " b.bid = r.bid WHERE r.name = ?1 AND (r.flags & 63) = 0 AND (?2 OR"
+         " (?3 >> b.lang) & 1)"),
         ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid JOIN blobs b ON"
-         " b.bid = r.bid WHERE r.key2 = ?1 AND r.key2 <> '' AND (?2 OR b.lang IN"
-         " (7, 9, 10, 11))"),
+         " b.bid = r.bid WHERE r.key2 = ?1 AND r.key2 <> '' AND (?2 OR"
+         " (?3 >> b.lang) & 1)"),
         ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"
          " AND r.mkey <> '' AND ?2")};
+    int64_t mask = implicit_this_mask();
     for (size_t i = 0; i < set->cap; i++) {
         if (!set->keys[i])
             continue;
@@ -627,6 +627,8 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, 
             return rc;
         sqlite3_bind_text(s, 1, set->keys[i], (int)set->klen[i], SQLITE_STATIC);
         sqlite3_bind_int(s, 2, !tops || gmap_get(tops, set->keys[i], set->klen[i]) ? 1 : 0);
+        if (column < 2)
+            sqlite3_bind_int64(s, 3, mask);
         while (sqlite3_step(s) == SQLITE_ROW) {
             int32_t fi = gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
             if (fi >= 0)
@@ -645,12 +647,8 @@ static lp_str bound_name(lp_lang lang, const gref *r)
         return LP_STR("*");
     if (r->alias[0])
         return lp_str_c(r->alias);
-    lp_str q = lp_str_c(r->qual);
-    if (lang == LP_LANG_PYTHON && !r->name[0])
-        return first_seg(q);
-    if (lang == LP_LANG_GO)
-        return last_seg(q, '/');
-    return lp_str_c(r->name);
+    const lp_lang_ops *ops = lp_lang_ops_for(lang);
+    return ops->import_binds ? ops->import_binds(r->name, r->qual) : lp_str_c(r->name);
 }
 
 /* A re-resolved import changes what its bound name means in its file: resolve the file's
@@ -771,7 +769,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         if (c->old_fid && (deleted || fi < 0 || v->files[fi].fid != c->old_fid))
             lp_vec_push(&gone, c->old_fid);
         lp_lang lo = blob_lang(st, c->old_bid), ln = blob_lang(st, c->new_bid);
-        bool c_old = lo == LP_LANG_C || lo == LP_LANG_CPP, c_new = ln == LP_LANG_C || ln == LP_LANG_CPP;
+        bool c_old = gl_lang_is_c(lo), c_new = gl_lang_is_c(ln);
         if (c_old || c_new) {
             if ((rc = include_sig(st, c->old_bid, &s1, w->err)) ||
                 (rc = include_sig(st, c->new_bid, &s2, w->err)))
@@ -866,7 +864,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     if (keys.len) {
         for (size_t i = 0; i < v->nfiles; i++) {
             if (sels[i].all || !sels[i].bits.len ||
-                (v->files[i].lang != LP_LANG_C && v->files[i].lang != LP_LANG_CPP))
+                !gl_lang_is_c(v->files[i].lang))
                 continue;
             const gblob *b = gv_blob(v, (uint32_t)i, w->err);
             for (uint32_t k = 0; b && k < b->nsrefs; k++)
@@ -985,7 +983,7 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
     memset(stats, 0, sizeof *stats);
     uint64_t t0 = lp_now_ns();
     /* after lp_graph_evidence_bulk_begin: one sorted build (a no-op when they exist) */
-    lp_status irc = lp_store_exec(st, SQL_REFS_INDEXES, err);
+    lp_status irc = lp_store_bulk_indexes_build(st, LP_STORE_IX_REFS, err);
     if (irc)
         return irc;
     const char *nog = getenv("LOUPE_TEST_NO_GRAPH");

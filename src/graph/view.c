@@ -592,49 +592,13 @@ static bool path_is_test(const gfile *f)
                                        "testdata", NULL};
     if (has_component(f->path, dirs))
         return true;
+    /* by name: the language's convention (lp_lang_ops.test_stem) */
+    const lp_lang_ops *ops = lp_lang_ops_for(f->lang);
+    if (!ops->test_stem)
+        return false;
     lp_str base = lp_path_basename(lp_str_c(f->path));
     lp_str ext = lp_path_ext(base);
-    lp_str stem = lp_str_sub(base, 0, base.len - ext.len);
-    switch (f->lang) {
-    case LP_LANG_PYTHON:
-        return lp_str_starts_with(stem, LP_STR("test_")) || lp_str_ends_with(stem, LP_STR("_test")) ||
-               lp_str_eq_c(stem, "conftest");
-    case LP_LANG_GO:
-        return lp_str_ends_with(stem, LP_STR("_test"));
-    case LP_LANG_JAVASCRIPT:
-    case LP_LANG_TYPESCRIPT:
-    case LP_LANG_TSX:
-        return lp_str_ends_with(stem, LP_STR(".test")) || lp_str_ends_with(stem, LP_STR(".spec"));
-    case LP_LANG_JAVA:
-    case LP_LANG_CSHARP:
-    case LP_LANG_SCALA:
-        return lp_str_ends_with(stem, LP_STR("Test")) || lp_str_ends_with(stem, LP_STR("Tests")) ||
-               lp_str_ends_with(stem, LP_STR("Spec")) || lp_str_ends_with(stem, LP_STR("Suite"));
-    case LP_LANG_C:
-    case LP_LANG_CPP:
-    case LP_LANG_RUST:
-        return lp_str_starts_with(stem, LP_STR("test_")) || lp_str_ends_with(stem, LP_STR("_test")) ||
-               lp_str_ends_with(stem, LP_STR("_unittest"));
-    default:
-        return false;
-    }
-}
-
-/* Python dotted module of a path: a/b/c.py -> a.b.c, a/b/__init__.py -> a.b. */
-static const char *python_module(gview *v, const char *path)
-{
-    lp_str p = lp_str_c(path);
-    lp_str ext = lp_path_ext(p);
-    p = lp_str_sub(p, 0, p.len - ext.len);
-    if (lp_str_ends_with(p, LP_STR("/__init__")))
-        p = lp_str_sub(p, 0, p.len - 9);
-    else if (lp_str_eq_c(p, "__init__"))
-        p = LP_STR("");
-    char *m = lp_arena_strndup(&v->arena, p.ptr, p.len);
-    for (char *c = m; *c; c++)
-        if (*c == '/')
-            *c = '.';
-    return m;
+    return ops->test_stem(lp_str_sub(base, 0, base.len - ext.len));
 }
 
 void gv_derive(gview *v, uint32_t file)
@@ -653,18 +617,25 @@ void gv_derive(gview *v, uint32_t file)
             if (s->parent >= 0)
                 continue;
             if (s->kind == LP_SYM_PACKAGE) {
-                f->pkg = f->lang == LP_LANG_GO ? s->name : s->qname;
+                f->pkg = gl_has(f->lang, LP_LANGG_PACKAGE_BY_NAME) ? s->name : s->qname;
                 break;
             }
-            if (s->kind == LP_SYM_NAMESPACE && f->lang == LP_LANG_CSHARP) {
+            if (s->kind == LP_SYM_NAMESPACE && gl_has(f->lang, LP_LANGG_NAMESPACE_IS_PACKAGE)) {
                 f->pkg = s->qname;
                 break;
             }
         }
     }
-    if (f->lang == LP_LANG_PYTHON)
-        f->module = python_module(v, f->path);
-    else if (f->lang == LP_LANG_RUST) {
+    const lp_lang_ops *ops = lp_lang_ops_for(f->lang);
+    if (!ops->module_path)
+        return;
+    if (ops->modules != LP_MODSYS_RUST) { /* the module path is the file's */
+        lp_buf m;
+        lp_buf_init(&m, 0);
+        ops->module_path(lp_str_c(f->path), &m);
+        f->module = lp_arena_strndup(&v->arena, m.ptr ? m.ptr : "", m.len);
+        lp_buf_release(&m);
+    } else {
         gv_load_modules(v);
         /* crate: the longest crate directory containing the file */
         size_t best = 0;
@@ -682,23 +653,10 @@ void gv_derive(gview *v, uint32_t file)
         lp_str rel = lp_str_c(f->path);
         if (root.len)
             rel = lp_str_sub(rel, root.len + 1, rel.len);
-        /* modules live under src/; other files (tests/, examples/, benches/) are crate roots */
+        /* the module path within the crate (lang_rust.c) */
         lp_buf m;
         lp_buf_init(&m, 0);
-        lp_buf_puts(&m, "crate");
-        if (lp_str_starts_with(rel, LP_STR("src/"))) {
-            lp_str sub = lp_str_sub(rel, 4, rel.len);
-            lp_str ext = lp_path_ext(sub);
-            sub = lp_str_sub(sub, 0, sub.len - ext.len);
-            if (lp_str_ends_with(sub, LP_STR("/mod")))
-                sub = lp_str_sub(sub, 0, sub.len - 4);
-            if (!lp_str_eq_c(sub, "lib") && !lp_str_eq_c(sub, "main") && !lp_str_eq_c(sub, "mod") &&
-                !lp_str_starts_with(sub, LP_STR("bin/"))) {
-                lp_buf_putc(&m, '.');
-                for (size_t i = 0; i < sub.len; i++)
-                    lp_buf_putc(&m, sub.ptr[i] == '/' ? '.' : sub.ptr[i]);
-            }
-        }
+        ops->module_path(rel, &m);
         f->module = lp_arena_strndup(&v->arena, m.ptr, m.len);
         lp_buf_release(&m);
     }

@@ -752,33 +752,22 @@ static uint64_t default_limit(void)
 static lp_status total_limit(lp_store *st, const lp_index_opts *opts, uint64_t *out,
                              lp_error *err)
 {
-    sqlite3_stmt *s;
-    lp_status rc;
     if (opts->max_total_bytes) {
         *out = opts->max_total_bytes;
-        if ((rc = lp_store_prepare(st,
-                                   "INSERT OR REPLACE INTO meta(key, value)"
-                                   " VALUES('max_total_bytes', ?1)",
-                                   &s, err)))
-            return rc;
         char v[24];
         snprintf(v, sizeof v, "%llu", (unsigned long long)opts->max_total_bytes);
-        sqlite3_bind_text(s, 1, v, -1, SQLITE_TRANSIENT);
-        int step = sqlite3_step(s);
-        sqlite3_reset(s);
-        return step == SQLITE_DONE ? LP_OK
-                                   : lp_store_sql_error(st, "remembering the byte limit", err);
+        return lp_store_meta_set(st, "max_total_bytes", v, "remembering the byte limit", err);
     }
-    if ((rc = lp_store_prepare(st, "SELECT value FROM meta WHERE key = 'max_total_bytes'", &s,
-                               err)))
-        return rc;
+    lp_buf t;
+    lp_buf_init(&t, 0);
+    bool found = false;
+    lp_status rc = lp_store_meta_get(st, "max_total_bytes", &t, &found, err);
     uint64_t kept = 0;
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        const char *t = (const char *)sqlite3_column_text(s, 0);
-        if (!t || !lp_parse_u64(lp_str_c(t), &kept))
-            kept = 0;
-    }
-    sqlite3_reset(s);
+    if (!rc && found && !lp_parse_u64(lp_buf_str(&t), &kept))
+        kept = 0;
+    lp_buf_release(&t);
+    if (rc)
+        return rc;
     *out = kept ? kept : default_limit();
     return LP_OK;
 }
@@ -988,7 +977,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         goto done;
     in_txn = true;
     /* Databases made before the vectors table existed get it here (same transaction). */
-    if ((rc = lp_embed_store_ensure(st, err)))
+    if ((rc = lp_store_schema_complete(st, err)))
         goto done;
     w = (writer){.st = st, .opts = opts, .rep = rep, .lease = lease, .start_ns = t0,
                  .id_floor = id_floor};

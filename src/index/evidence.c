@@ -277,10 +277,14 @@ lp_status lp_evidence_collect(lp_store *st, int64_t bid, const lp_fts_rows *rows
         goto done;
     if ((rc = lp_graph_evidence_collect(st, bid, err)))
         goto done;
-    static const char *const deletes[] = {
-        "DELETE FROM chunks WHERE bid = ?1", "DELETE FROM symbols WHERE bid = ?1",
-        "DELETE FROM contents WHERE bid = ?1", "DELETE FROM blobs WHERE bid = ?1"};
+    static const char *const deletes[] = {"DELETE FROM chunks WHERE bid = ?1",
+                                          "DELETE FROM symbols WHERE bid = ?1", NULL,
+                                          "DELETE FROM blobs WHERE bid = ?1"};
     for (size_t i = 0; i < LP_ARRAY_LEN(deletes) && !rc; i++) {
+        if (!deletes[i]) { /* the content: src/store's table */
+            rc = lp_store_content_delete(st, bid, err);
+            continue;
+        }
         if ((rc = lp_store_prepare(st, deletes[i], &s, err)))
             break;
         sqlite3_bind_int64(s, 1, bid);
@@ -293,13 +297,20 @@ done:
 
 lp_status lp_evidence_reset_all(lp_store *st, lp_error *err)
 {
+    /* each owner empties its own tables (docs/ARCHITECTURE.md, "Who owns which table") */
     lp_status rc = lp_graph_reset_all(st, err);
-    if (rc)
-        return rc;
-    return lp_store_exec(st,
-                         "DELETE FROM files; DELETE FROM skipped; DELETE FROM chunks;"
-                         "DELETE FROM symbols; DELETE FROM contents; DELETE FROM blobs;"
-                         "DELETE FROM vectors;"
-                         "INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all');",
-                         err);
+    if (!rc)
+        rc = lp_store_exec(st,
+                           "DELETE FROM files; DELETE FROM skipped; DELETE FROM chunks;"
+                           "DELETE FROM symbols;",
+                           err);
+    if (!rc)
+        rc = lp_store_content_clear(st, err);
+    if (!rc)
+        rc = lp_store_exec(st, "DELETE FROM blobs;", err);
+    if (!rc)
+        rc = lp_embed_store_clear(st, err);
+    if (!rc)
+        rc = lp_store_exec(st, "INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all');", err);
+    return rc;
 }

@@ -380,3 +380,28 @@ void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lt, lp_arena 
     *own_end_out = own_end;
     *nsyms = n;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h): documents have symbols (their headings) and no code graph. */
+
+static const char *const md_aliases[] = {"md", NULL};
+static const char *const md_extensions[] = {".md", ".markdown", ".mdown", ".mkd", NULL};
+
+const lp_lang_ops lp_ops_markdown = {
+    .lang = LP_LANG_MARKDOWN,
+    .name = "markdown",
+    .aliases = md_aliases,
+    .extensions = md_extensions,
+    .family = LP_LANG_MARKDOWN,
+};
+
+static const char *const rst_aliases[] = {"restructuredtext", NULL};
+static const char *const rst_extensions[] = {".rst", NULL};
+
+const lp_lang_ops lp_ops_rst = {
+    .lang = LP_LANG_RST,
+    .name = "rst",
+    .aliases = rst_aliases,
+    .extensions = rst_extensions,
+    .family = LP_LANG_RST,
+};

@@ -15,40 +15,72 @@
 #include <stdatomic.h>
 
 /* ------------------------------------------------------------------------------------------
- * Names. */
+ * The registry: each language's operations, defined in its own file (lang.h, lp_lang_ops). */
 
-static const char *const lang_names[LP_LANG_COUNT] = {
-    [LP_LANG_TEXT] = "text",       [LP_LANG_PYTHON] = "python",   [LP_LANG_JAVASCRIPT] = "javascript",
-    [LP_LANG_TYPESCRIPT] = "typescript", [LP_LANG_TSX] = "tsx",   [LP_LANG_GO] = "go",
-    [LP_LANG_RUST] = "rust",       [LP_LANG_JAVA] = "java",       [LP_LANG_C] = "c",
-    [LP_LANG_CPP] = "cpp",         [LP_LANG_CSHARP] = "c-sharp",  [LP_LANG_SCALA] = "scala",
-    [LP_LANG_MARKDOWN] = "markdown", [LP_LANG_RST] = "rst",
+extern const lp_lang_ops lp_ops_python, lp_ops_javascript, lp_ops_typescript, lp_ops_tsx,
+    lp_ops_go, lp_ops_rust, lp_ops_java, lp_ops_c, lp_ops_cpp, lp_ops_csharp, lp_ops_scala,
+    lp_ops_markdown, lp_ops_rst;
+
+static const char *const text_aliases[] = {"txt", NULL};
+
+static const lp_lang_ops ops_text = {
+    .lang = LP_LANG_TEXT,
+    .name = "text",
+    .aliases = text_aliases,
+    .family = LP_LANG_TEXT,
+    .graph_covers = "no relationships: this file type has no code graph",
+    .graph_blind = "everything: text and documents have no symbols to relate",
 };
+
+/* In lp_lang order: detection tries extensions and #! words in this order. */
+const lp_lang_ops *const lp_lang_registry[LP_LANG_COUNT] = {
+    [LP_LANG_TEXT] = &ops_text,           [LP_LANG_PYTHON] = &lp_ops_python,
+    [LP_LANG_JAVASCRIPT] = &lp_ops_javascript, [LP_LANG_TYPESCRIPT] = &lp_ops_typescript,
+    [LP_LANG_TSX] = &lp_ops_tsx,          [LP_LANG_GO] = &lp_ops_go,
+    [LP_LANG_RUST] = &lp_ops_rust,        [LP_LANG_JAVA] = &lp_ops_java,
+    [LP_LANG_C] = &lp_ops_c,              [LP_LANG_CPP] = &lp_ops_cpp,
+    [LP_LANG_CSHARP] = &lp_ops_csharp,    [LP_LANG_SCALA] = &lp_ops_scala,
+    [LP_LANG_MARKDOWN] = &lp_ops_markdown, [LP_LANG_RST] = &lp_ops_rst,
+};
+
+
+/* ------------------------------------------------------------------------------------------
+ * Names. */
 
 const char *lp_lang_name(lp_lang l)
 {
-    return (unsigned)l < LP_LANG_COUNT ? lang_names[l] : "unknown";
+    return (unsigned)l < LP_LANG_COUNT ? lp_lang_registry[l]->name : "unknown";
+}
+
+static bool str_in(lp_str s, const char *const *list)
+{
+    for (; list && *list; list++)
+        if (lp_str_eq_c(s, *list))
+            return true;
+    return false;
 }
 
 lp_lang lp_lang_from_name(lp_str name)
 {
-    static const struct {
-        const char *alias;
-        lp_lang lang;
-    } aliases[] = {
-        {"py", LP_LANG_PYTHON},     {"js", LP_LANG_JAVASCRIPT}, {"jsx", LP_LANG_JAVASCRIPT},
-        {"ts", LP_LANG_TYPESCRIPT}, {"golang", LP_LANG_GO},     {"rs", LP_LANG_RUST},
-        {"c++", LP_LANG_CPP},       {"cxx", LP_LANG_CPP},       {"cs", LP_LANG_CSHARP},
-        {"csharp", LP_LANG_CSHARP}, {"c#", LP_LANG_CSHARP},     {"md", LP_LANG_MARKDOWN},
-        {"txt", LP_LANG_TEXT},      {"restructuredtext", LP_LANG_RST},
-    };
     for (int l = 0; l < LP_LANG_COUNT; l++)
-        if (lp_str_eq_c(name, lang_names[l]))
+        if (lp_str_eq_c(name, lp_lang_registry[l]->name))
             return (lp_lang)l;
-    for (size_t i = 0; i < LP_ARRAY_LEN(aliases); i++)
-        if (lp_str_eq_c(name, aliases[i].alias))
-            return aliases[i].lang;
+    for (int l = 0; l < LP_LANG_COUNT; l++)
+        if (str_in(name, lp_lang_registry[l]->aliases))
+            return (lp_lang)l;
     return LP_LANG_COUNT;
+}
+
+bool lx_test_stem_snake(lp_str stem)
+{
+    return lp_str_starts_with(stem, LP_STR("test_")) || lp_str_ends_with(stem, LP_STR("_test")) ||
+           lp_str_ends_with(stem, LP_STR("_unittest"));
+}
+
+bool lx_test_stem_xunit(lp_str stem)
+{
+    return lp_str_ends_with(stem, LP_STR("Test")) || lp_str_ends_with(stem, LP_STR("Tests")) ||
+           lp_str_ends_with(stem, LP_STR("Spec")) || lp_str_ends_with(stem, LP_STR("Suite"));
 }
 
 bool lp_lang_has_symbols(lp_lang l) { return l > LP_LANG_TEXT && l < LP_LANG_COUNT; }
@@ -83,14 +115,6 @@ lp_symkind lp_symkind_from_name(lp_str name)
 /* ------------------------------------------------------------------------------------------
  * Detection. */
 
-static bool ext_in(lp_str ext, const char *const *list)
-{
-    for (; *list; list++)
-        if (lp_str_eq_c(ext, *list))
-            return true;
-    return false;
-}
-
 static bool is_ident_char(unsigned char c)
 {
     return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
@@ -98,7 +122,7 @@ static bool is_ident_char(unsigned char c)
 
 /* Does a .h file's head hold C++ constructs? Comments, strings and preprocessor lines
  * are skipped; a few tokens that C never has decide. */
-static bool head_looks_cpp(lp_str h)
+bool lx_head_looks_cpp(lp_str h)
 {
     const unsigned char *p = (const unsigned char *)h.ptr, *e = p + h.len;
     bool line_start = true;
@@ -185,59 +209,28 @@ static lp_lang from_shebang(lp_str head)
         return LP_LANG_COUNT;
     size_t eol = lp_str_find_char(head, '\n', 0);
     lp_str line = lp_str_sub(head, 2, eol == SIZE_MAX ? head.len : eol);
-    static const struct {
-        const char *word;
-        lp_lang lang;
-    } interp[] = {{"python", LP_LANG_PYTHON}, {"node", LP_LANG_JAVASCRIPT},
-                  {"deno", LP_LANG_TYPESCRIPT}, {"scala", LP_LANG_SCALA}};
-    for (size_t i = 0; i < LP_ARRAY_LEN(interp); i++) {
-        size_t wl = strlen(interp[i].word);
-        for (size_t j = 0; j + wl <= line.len; j++)
-            if (memcmp(line.ptr + j, interp[i].word, wl) == 0 &&
-                (j == 0 || line.ptr[j - 1] == '/' || line.ptr[j - 1] == ' '))
-                return interp[i].lang;
+    for (int l = 0; l < LP_LANG_COUNT; l++) {
+        for (const char *const *w = lp_lang_registry[l]->interpreters; w && *w; w++) {
+            size_t wl = strlen(*w);
+            for (size_t j = 0; j + wl <= line.len; j++)
+                if (memcmp(line.ptr + j, *w, wl) == 0 &&
+                    (j == 0 || line.ptr[j - 1] == '/' || line.ptr[j - 1] == ' '))
+                    return (lp_lang)l;
+        }
     }
     return LP_LANG_COUNT;
 }
 
 lp_lang lp_lang_detect(lp_str relpath, lp_str head)
 {
-    static const char *const py[] = {".py", ".pyi", ".pyw", NULL};
-    static const char *const js[] = {".js", ".mjs", ".cjs", ".jsx", NULL};
-    static const char *const ts[] = {".ts", ".mts", ".cts", NULL};
-    static const char *const cpp[] = {".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx",
-                                      ".h++", ".ipp", ".tpp", ".C", ".H", NULL};
-    static const char *const scala[] = {".scala", ".sc", NULL};
-    static const char *const md[] = {".md", ".markdown", ".mdown", ".mkd", NULL};
     lp_str ext = lp_path_ext(relpath);
-    if (ext_in(ext, py))
-        return LP_LANG_PYTHON;
-    if (ext_in(ext, js))
-        return LP_LANG_JAVASCRIPT;
-    if (ext_in(ext, ts))
-        return LP_LANG_TYPESCRIPT;
-    if (lp_str_eq_c(ext, ".tsx"))
-        return LP_LANG_TSX;
-    if (lp_str_eq_c(ext, ".go"))
-        return LP_LANG_GO;
-    if (lp_str_eq_c(ext, ".rs"))
-        return LP_LANG_RUST;
-    if (lp_str_eq_c(ext, ".java"))
-        return LP_LANG_JAVA;
-    if (lp_str_eq_c(ext, ".c"))
-        return LP_LANG_C;
-    if (lp_str_eq_c(ext, ".h"))
-        return head_looks_cpp(head) ? LP_LANG_CPP : LP_LANG_C;
-    if (ext_in(ext, cpp))
-        return LP_LANG_CPP;
-    if (lp_str_eq_c(ext, ".cs"))
-        return LP_LANG_CSHARP;
-    if (ext_in(ext, scala))
-        return LP_LANG_SCALA;
-    if (ext_in(ext, md))
-        return LP_LANG_MARKDOWN;
-    if (lp_str_eq_c(ext, ".rst"))
-        return LP_LANG_RST;
+    if (ext.len) {
+        for (int l = 0; l < LP_LANG_COUNT; l++) {
+            const lp_lang_ops *o = lp_lang_registry[l];
+            if (str_in(ext, o->extensions))
+                return o->detect_head ? o->detect_head(ext, head) : (lp_lang)l;
+        }
+    }
     if (ext.len == 0) {
         lp_lang l = from_shebang(head);
         if (l != LP_LANG_COUNT)
@@ -249,26 +242,9 @@ lp_lang lp_lang_detect(lp_str relpath, lp_str head)
 /* ------------------------------------------------------------------------------------------
  * Runtime: compiled queries and node-type tables. */
 
-extern const lp_lang_spec lp_spec_python, lp_spec_javascript, lp_spec_typescript, lp_spec_tsx,
-    lp_spec_go, lp_spec_rust, lp_spec_java, lp_spec_c, lp_spec_cpp, lp_spec_csharp,
-    lp_spec_scala;
-
 const lp_lang_spec *lp_lang_spec_for(lp_lang l)
 {
-    switch (l) {
-    case LP_LANG_PYTHON: return &lp_spec_python;
-    case LP_LANG_JAVASCRIPT: return &lp_spec_javascript;
-    case LP_LANG_TYPESCRIPT: return &lp_spec_typescript;
-    case LP_LANG_TSX: return &lp_spec_tsx;
-    case LP_LANG_GO: return &lp_spec_go;
-    case LP_LANG_RUST: return &lp_spec_rust;
-    case LP_LANG_JAVA: return &lp_spec_java;
-    case LP_LANG_C: return &lp_spec_c;
-    case LP_LANG_CPP: return &lp_spec_cpp;
-    case LP_LANG_CSHARP: return &lp_spec_csharp;
-    case LP_LANG_SCALA: return &lp_spec_scala;
-    default: return NULL;
-    }
+    return lp_lang_ops_for(l)->spec;
 }
 
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;

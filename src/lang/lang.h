@@ -310,6 +310,113 @@ lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_a
  * baseline: tree-sitter's own cost). LP_EUNSUPPORTED for text and docs. */
 lp_status lp_parse_tree_dump(lp_lang lang, lp_str content, lp_buf *out, lp_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * Per-language operations. Everything loupe decides by language outside the extractor is
+ * a field of the language's lp_lang_ops, filled in by the language's own file
+ * (src/lang/lang_<name>.c; text in lang.c, Markdown and reST in docs.c) and registered in
+ * lang.c's table: names, file detection, the test-file convention, and what the code graph
+ * (src/graph) needs to resolve the language's references. src/graph holds the resolution
+ * strategies (scopes, module systems, receivers); a language picks them here, so a new
+ * language that fits existing strategies is one file plus its queries (docs/ARCHITECTURE.md,
+ * "Adding a language"). Static data: borrowed, immutable, thread-safe. */
+
+/* How imports name files and modules (graph/modules.c and graph/lookup.c implement each). */
+typedef enum lp_lang_modsys {
+    LP_MODSYS_NONE = 0, /* no code graph (text, documents) */
+    LP_MODSYS_PYTHON,   /* dotted modules over folders, packages are __init__ files, relative
+                           dots; `import a.b` binds a */
+    LP_MODSYS_ES,       /* ES modules and require(): relative paths, extension and index
+                           probing, export lists and re-exports */
+    LP_MODSYS_GO,       /* a package is a folder; go.mod maps import paths to folders; the
+                           package's files share one scope */
+    LP_MODSYS_INCLUDE,  /* #include: textual inclusion, declarations visible through the
+                           transitive include closure, definitions matched to declarations */
+    LP_MODSYS_PACKAGES, /* declared packages / namespaces; imports name qualified symbols
+                           (Java, Scala, C#) */
+    LP_MODSYS_RUST,     /* the mod tree of a crate (Cargo.toml), use paths from crate, self,
+                           super */
+} lp_lang_modsys;
+
+/* Resolution traits (lp_lang_ops.graph): each says how the language's rules read one
+ * construct; docs/graph-rules.md states the rules. */
+#define LP_LANGG_IMPLICIT_THIS 0x1u     /* a bare name inside a class may be a member */
+#define LP_LANGG_CALL_CONSTRUCTS 0x2u   /* Foo(...) on a type constructs it */
+#define LP_LANGG_CALL_CONVERTS 0x4u     /* T(x) on a type is a conversion, not a call */
+#define LP_LANGG_NEW_ANY_VALUE 0x8u     /* `new X` takes any value (class, function,
+                                           constant), not only types */
+#define LP_LANGG_SHARED_MEMBERS 0x10u   /* fields and methods share one namespace: a field
+                                           hides a base's method of that name */
+#define LP_LANGG_MODULE_REEXPORTS 0x20u /* a module's member may be a re-export of another's */
+#define LP_LANGG_IMPORTS_ARE_MEMBERS 0x40u /* a module's own top-level imports are members
+                                              others can import from it (Python) */
+#define LP_LANGG_WILDCARD_NO_TARGET 0x80u /* an import of everything (`*`) names a package
+                                             or namespace: no single file to point at */
+#define LP_LANGG_QUALIFIED_TYPES 0x100u /* a qualifier may be a fully qualified type name */
+#define LP_LANGG_NAMESPACE_PATHS 0x200u /* ns::f paths: qualified names among the caller's
+                                           visible declarations (C++) */
+#define LP_LANGG_NAMESPACE_PARENTS 0x400u /* code in namespace A.B.C also sees A.B and A */
+#define LP_LANGG_PACKAGE_BY_NAME 0x800u /* a file's package is the package clause's name,
+                                           not its qualified name (Go) */
+#define LP_LANGG_NAMESPACE_IS_PACKAGE 0x1000u /* the first top-level namespace is the file's
+                                                 package (C#) */
+#define LP_LANGG_MACRO_TEXTUAL 0x2000u /* macros are visible textually: defined earlier in
+                                          the file, in an enclosing module (macro_rules!) */
+#define LP_LANGG_THIS_CONSTRUCTOR 0x4000u /* `this(...)` in an auxiliary constructor calls
+                                             another constructor (Scala) */
+
+struct lp_lang_spec; /* the extractor's hooks (lang_int.h) */
+
+typedef struct lp_lang_ops {
+    lp_lang lang;
+    const char *name;                   /* "python", "c-sharp" (lp_lang_name) */
+    const char *const *aliases;         /* other names lp_lang_from_name accepts; NULL ends */
+    const char *const *extensions;      /* ".py", ... (case-sensitive); NULL ends */
+    const char *const *interpreters;    /* #! words of a file without extension ("python") */
+    /* A file with one of the extensions may still be another language: given the
+     * extension and the file's head, the language it is (C's .h may be C++). NULL: this
+     * language. */
+    lp_lang (*detect_head)(lp_str ext, lp_str head);
+    const struct lp_lang_spec *spec;    /* the extractor (NULL: no grammar) */
+    /* Files of one family may call each other's symbols (JavaScript/TypeScript/TSX, C/C++):
+     * the family's first language; a language alone is its own family. */
+    lp_lang family;
+    lp_lang_modsys modules;
+    uint32_t graph;                     /* LP_LANGG_* */
+    /* Test files by name: is a file with this base name (extension removed) a test?
+     * (Folders named test, tests, __tests__, spec, specs, testdata hold tests for every
+     * language.) NULL: no convention. */
+    bool (*test_stem)(lp_str stem);
+    /* The name an import binds in its file when it has no alias (name: the imported member,
+     * "" for the module itself; qual: the module as written; both NUL-terminated, the
+     * result points into one of them). NULL: the name. */
+    lp_str (*import_binds)(const char *name, const char *qual);
+    /* The module path of a file from its path (relative to the root, or for LP_MODSYS_RUST
+     * to its crate's folder): Python a/b/__init__.py -> a.b, Rust src/a/mod.rs ->
+     * crate.a. NULL: no module path. Appends to out. */
+    void (*module_path)(lp_str rel, lp_buf *out);
+    /* The file an import of a package itself names (Python `from . import x`: "__init__");
+     * NULL: "index" (JS '.'). */
+    const char *package_stem;
+    /* What the graph's rules cover and cannot see (call_graph and status say it; an absent
+     * edge proves nothing); exports: whether EXPORTS edges are proved. */
+    const char *graph_covers, *graph_blind;
+    bool graph_exports;
+} lp_lang_ops;
+
+/* The registry (lang.c): every entry set, in lp_lang order. */
+extern const lp_lang_ops *const lp_lang_registry[LP_LANG_COUNT];
+/* The operations of a language: never NULL (text's for an unknown value). Inline: the
+ * graph asks per reference. */
+static inline const lp_lang_ops *lp_lang_ops_for(lp_lang l)
+{
+    return lp_lang_registry[(unsigned)l < LP_LANG_COUNT ? l : LP_LANG_TEXT];
+}
+/* True for the languages with a code graph (a module system: the ten code languages). */
+static inline bool lp_lang_has_graph(lp_lang l)
+{
+    return lp_lang_ops_for(l)->modules != LP_MODSYS_NONE;
+}
+
 /* LP_PARSER_VERSION and LP_EXTRACTOR_VERSION (core/versions.h) enter the publication
  * fingerprint: bump them when this module's output changes. */
 

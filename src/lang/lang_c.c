@@ -23,6 +23,7 @@
  *   followed by `{`; `class EXPORT_MACRO Name {` is re-parsed without the macro.
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 #include <ctype.h>
 
@@ -859,4 +860,34 @@ const lp_lang_spec lp_spec_c = {
     .excise_types = excise_types,
     .excise = lx_c_excise,
     .local_types = local_types,
+    .refs = &lxr_c,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h). C and C++ are one family: a C++ file calls what a C header
+ * declares and the other way round. A .h file is C unless its head holds C++ constructs. */
+
+static lp_lang detect_head(lp_str ext, lp_str head)
+{
+    return lp_str_eq_c(ext, ".h") && lx_head_looks_cpp(head) ? LP_LANG_CPP : LP_LANG_C;
+}
+
+static const char *const extensions[] = {".c", ".h", NULL};
+
+const lp_lang_ops lp_ops_c = {
+    .lang = LP_LANG_C,
+    .name = "c",
+    .extensions = extensions,
+    .detect_head = detect_head,
+    .spec = &lp_spec_c,
+    .family = LP_LANG_C,
+    .modules = LP_MODSYS_INCLUDE,
+    .graph = LP_LANGG_WILDCARD_NO_TARGET,
+    .test_stem = lx_test_stem_snake,
+    .graph_covers =
+        "same file, declarations visible through #include (transitively) with their unique "
+        "external definition, function-like macros",
+    .graph_blind =
+        "function pointers (p->fn()), calls through macros that expand to other names, "
+        "conditional compilation variants (reported ambiguous), headers outside the index",
 };

@@ -19,6 +19,7 @@
  *   (the recovery of lang_c.c applies to C++ too).
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 #include <ctype.h>
 
@@ -260,4 +261,31 @@ const lp_lang_spec lp_spec_cpp = {
     .excise_types = excise_types,
     .excise = lx_c_excise,
     .local_types = local_types,
+    .refs = &lxr_cpp,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h); .h files are detected by C's (lang_c.c). */
+
+static const char *const aliases[] = {"c++", "cxx", NULL};
+static const char *const extensions[] = {".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx",
+                                         ".h++", ".ipp", ".tpp", ".C", ".H", NULL};
+
+const lp_lang_ops lp_ops_cpp = {
+    .lang = LP_LANG_CPP,
+    .name = "cpp",
+    .aliases = aliases,
+    .extensions = extensions,
+    .spec = &lp_spec_cpp,
+    .family = LP_LANG_C,
+    .modules = LP_MODSYS_INCLUDE,
+    .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_CALL_CONSTRUCTS | LP_LANGG_WILDCARD_NO_TARGET |
+             LP_LANGG_QUALIFIED_TYPES | LP_LANGG_NAMESPACE_PATHS,
+    .test_stem = lx_test_stem_snake,
+    .graph_covers =
+        "as C, plus namespaces (ns::f, using), implicit this and base classes, Foo::bar "
+        "definitions, typed locals and parameters (Foo x; Foo *p = new Foo), new Foo / Foo x(1)",
+    .graph_blind =
+        "virtual dispatch to overrides, overload choice (reported ambiguous), templates and ADL, "
+        "auto receivers from calls",
 };

@@ -15,6 +15,7 @@
  *   [TestCase]).
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 const TSLanguage *tree_sitter_c_sharp(void);
 
@@ -180,4 +181,30 @@ const lp_lang_spec lp_spec_csharp = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
+    .refs = &lxr_csharp,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h). */
+
+static const char *const aliases[] = {"cs", "csharp", "c#", NULL};
+static const char *const extensions[] = {".cs", NULL};
+
+const lp_lang_ops lp_ops_csharp = {
+    .lang = LP_LANG_CSHARP,
+    .name = "c-sharp",
+    .aliases = aliases,
+    .extensions = extensions,
+    .spec = &lp_spec_csharp,
+    .family = LP_LANG_CSHARP,
+    .modules = LP_MODSYS_PACKAGES,
+    .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_WILDCARD_NO_TARGET | LP_LANGG_QUALIFIED_TYPES |
+             LP_LANGG_NAMESPACE_PARENTS | LP_LANGG_NAMESPACE_IS_PACKAGE,
+    .test_stem = lx_test_stem_xunit,
+    .graph_covers =
+        "implicit this and bases, enclosing namespaces, using directives (aliases, static), "
+        "declared and var = new T() local types, new T()",
+    .graph_blind =
+        "overload choice (reported ambiguous), interface dispatch, extension methods, partial "
+        "classes split across files only by qualified name, LINQ and delegates",
 };

@@ -13,6 +13,7 @@
  *   Example and Fuzz functions are tests.
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 const TSLanguage *tree_sitter_go(void);
 
@@ -140,4 +141,41 @@ const lp_lang_spec lp_spec_go = {
     .ts_language = tree_sitter_go,
     .comment_types = comments,
     .refine = refine,
+    .refs = &lxr_go,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h). */
+
+static bool test_stem(lp_str stem) { return lp_str_ends_with(stem, LP_STR("_test")); }
+
+/* An import binds the package name: the last segment of its path. */
+static lp_str import_binds(const char *name, const char *qual)
+{
+    (void)name;
+    const char *slash = strrchr(qual, '/');
+    return lp_str_c(slash ? slash + 1 : qual);
+}
+
+static const char *const aliases[] = {"golang", NULL};
+static const char *const extensions[] = {".go", NULL};
+
+const lp_lang_ops lp_ops_go = {
+    .lang = LP_LANG_GO,
+    .name = "go",
+    .aliases = aliases,
+    .extensions = extensions,
+    .spec = &lp_spec_go,
+    .family = LP_LANG_GO,
+    .modules = LP_MODSYS_GO,
+    .graph = LP_LANGG_CALL_CONVERTS | LP_LANGG_PACKAGE_BY_NAME,
+    .test_stem = test_stem,
+    .import_binds = import_binds,
+    .graph_covers =
+        "same package (all files of the directory), package-qualified calls through imports "
+        "(go.mod paths), methods on the receiver and on typed locals (x := T{}, &T{}, new(T), "
+        "typed parameters), embedded fields",
+    .graph_blind =
+        "interface method calls (dynamic dispatch), function values, results of calls as "
+        "receivers, build-tag variants (reported ambiguous)",
 };

@@ -158,9 +158,22 @@ typedef struct lp_lang_spec {
     /* Node types whose definitions the hook drops inside functions (C locals): the walk
      * does not run the query on them there. May be NULL. */
     const char *const *local_types;
+    /* Reference extraction hooks (refs_int.h: lxr_python, lxr_js...). May be NULL. */
+    const struct lxr_lang *refs;
+    /* The grammar's external scanner tracks columns, so its cost grows with the square of
+     * a line's length: very long lines are not parsed (parse.c). */
+    bool scanner_tracks_columns;
 } lp_lang_spec;
 
 const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
+
+/* Test-file conventions several languages share (lp_lang_ops.test_stem): test_x, x_test,
+ * x_unittest (C, C++, Rust); FooTest, FooTests, FooSpec, FooSuite (Java, C#, Scala). */
+bool lx_test_stem_snake(lp_str stem);
+bool lx_test_stem_xunit(lp_str stem);
+/* Does a .h file's head hold C++ constructs (class X {, namespace, template<, ::, public:,
+ * outside comments, strings and preprocessor lines)? */
+bool lx_head_looks_cpp(lp_str head);
 
 /* Per-language runtime: compiled query and node-type tables (built once, immutable). */
 typedef struct lx_capture_role lx_capture_role;

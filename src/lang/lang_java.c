@@ -14,6 +14,7 @@
  *   @RepeatedTest, @TestFactory, @TestTemplate, qualified or not).
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 const TSLanguage *tree_sitter_java(void);
 
@@ -139,4 +140,28 @@ const lp_lang_spec lp_spec_java = {
     .decoration_types = decorations,
     .decoration_containers = deco_containers,
     .refine = refine,
+    .refs = &lxr_java,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h). */
+
+static const char *const extensions[] = {".java", NULL};
+
+const lp_lang_ops lp_ops_java = {
+    .lang = LP_LANG_JAVA,
+    .name = "java",
+    .extensions = extensions,
+    .spec = &lp_spec_java,
+    .family = LP_LANG_JAVA,
+    .modules = LP_MODSYS_PACKAGES,
+    .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_WILDCARD_NO_TARGET | LP_LANGG_QUALIFIED_TYPES,
+    .test_stem = lx_test_stem_xunit,
+    .graph_covers =
+        "implicit this (class and outer classes, bases named in extends/implements), same package, "
+        "single-type, static and on-demand imports, fully qualified names, declared local and "
+        "parameter types, new Foo()",
+    .graph_blind =
+        "overload choice between same-name methods (reported ambiguous), interface dispatch to "
+        "implementations, lambdas and method references, reflection",
 };

@@ -21,6 +21,7 @@
  *   () {} }` at the top level is the public variable x holding the method x.m.
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 #include <ctype.h>
 
@@ -306,6 +307,7 @@ const lp_lang_spec lp_spec_javascript = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
+    .refs = &lxr_js,
 };
 
 const lp_lang_spec lp_spec_typescript = {
@@ -315,6 +317,7 @@ const lp_lang_spec lp_spec_typescript = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
+    .refs = &lxr_js,
 };
 
 const lp_lang_spec lp_spec_tsx = {
@@ -324,4 +327,79 @@ const lp_lang_spec lp_spec_tsx = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
+    .refs = &lxr_js,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h). JavaScript, TypeScript and TSX are one family: their files import
+ * and call each other. */
+
+static bool test_stem(lp_str stem)
+{
+    return lp_str_ends_with(stem, LP_STR(".test")) || lp_str_ends_with(stem, LP_STR(".spec"));
+}
+
+#define JS_GRAPH                                                                               \
+    (LP_LANGG_NEW_ANY_VALUE | LP_LANGG_SHARED_MEMBERS | LP_LANGG_MODULE_REEXPORTS)
+
+static const char *const js_aliases[] = {"js", "jsx", NULL};
+static const char *const js_extensions[] = {".js", ".mjs", ".cjs", ".jsx", NULL};
+static const char *const js_interpreters[] = {"node", NULL};
+
+const lp_lang_ops lp_ops_javascript = {
+    .lang = LP_LANG_JAVASCRIPT,
+    .name = "javascript",
+    .aliases = js_aliases,
+    .extensions = js_extensions,
+    .interpreters = js_interpreters,
+    .spec = &lp_spec_javascript,
+    .family = LP_LANG_JAVASCRIPT,
+    .modules = LP_MODSYS_ES,
+    .graph = JS_GRAPH,
+    .test_stem = test_stem,
+    .graph_covers =
+        "enclosing scopes, same module, ES imports and require() of relative paths, re-exports, "
+        "this/super methods, new Foo(), x = new Foo(); x.m()",
+    .graph_blind =
+        "untyped receivers, prototype tricks, bare package imports (node_modules), dynamic "
+        "property access, callbacks passed as values",
+    .graph_exports = true,
+};
+
+static const char *const ts_aliases[] = {"ts", NULL};
+static const char *const ts_extensions[] = {".ts", ".mts", ".cts", NULL};
+static const char *const ts_interpreters[] = {"deno", NULL};
+
+const lp_lang_ops lp_ops_typescript = {
+    .lang = LP_LANG_TYPESCRIPT,
+    .name = "typescript",
+    .aliases = ts_aliases,
+    .extensions = ts_extensions,
+    .interpreters = ts_interpreters,
+    .spec = &lp_spec_typescript,
+    .family = LP_LANG_JAVASCRIPT,
+    .modules = LP_MODSYS_ES,
+    .graph = JS_GRAPH,
+    .test_stem = test_stem,
+    .graph_covers = "as JavaScript, plus parameter and variable type annotations type their "
+                    "receivers",
+    .graph_blind = "untyped receivers, interface dispatch to implementations, path aliases "
+                   "(tsconfig paths), bare package imports",
+    .graph_exports = true,
+};
+
+static const char *const tsx_extensions[] = {".tsx", NULL};
+
+const lp_lang_ops lp_ops_tsx = {
+    .lang = LP_LANG_TSX,
+    .name = "tsx",
+    .extensions = tsx_extensions,
+    .spec = &lp_spec_tsx,
+    .family = LP_LANG_JAVASCRIPT,
+    .modules = LP_MODSYS_ES,
+    .graph = JS_GRAPH,
+    .test_stem = test_stem,
+    .graph_covers = "as TypeScript",
+    .graph_blind = "as TypeScript; JSX elements are not calls",
+    .graph_exports = true,
 };

@@ -13,6 +13,7 @@
  *   and methods, Test* classes, TestCase subclasses).
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 const TSLanguage *tree_sitter_python(void);
 
@@ -213,4 +214,64 @@ const lp_lang_spec lp_spec_python = {
     .comment_types = NULL, /* Python documents with docstrings */
     .decoration_types = decorations,
     .refine = refine,
+    .refs = &lxr_python,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h): names, detection, tests, and what the code graph needs. */
+
+static bool test_stem(lp_str stem)
+{
+    return lp_str_starts_with(stem, LP_STR("test_")) || lp_str_ends_with(stem, LP_STR("_test")) ||
+           lp_str_eq_c(stem, "conftest");
+}
+
+/* `import a.b` binds a; `from m import x` binds x. */
+static lp_str import_binds(const char *name, const char *qual)
+{
+    if (name[0])
+        return lp_str_c(name);
+    const char *dot = strchr(qual, '.');
+    return dot ? lp_str_n(qual, (size_t)(dot - qual)) : lp_str_c(qual);
+}
+
+/* a/b/c.py -> a.b.c, a/b/__init__.py -> a.b */
+static void module_path(lp_str p, lp_buf *out)
+{
+    lp_str ext = lp_path_ext(p);
+    p = lp_str_sub(p, 0, p.len - ext.len);
+    if (lp_str_ends_with(p, LP_STR("/__init__")))
+        p = lp_str_sub(p, 0, p.len - 9);
+    else if (lp_str_eq_c(p, "__init__"))
+        p = LP_STR("");
+    for (size_t i = 0; i < p.len; i++)
+        lp_buf_putc(out, p.ptr[i] == '/' ? '.' : p.ptr[i]);
+}
+
+static const char *const aliases[] = {"py", NULL};
+static const char *const extensions[] = {".py", ".pyi", ".pyw", NULL};
+static const char *const interpreters[] = {"python", NULL};
+
+const lp_lang_ops lp_ops_python = {
+    .lang = LP_LANG_PYTHON,
+    .name = "python",
+    .aliases = aliases,
+    .extensions = extensions,
+    .interpreters = interpreters,
+    .spec = &lp_spec_python,
+    .family = LP_LANG_PYTHON,
+    .modules = LP_MODSYS_PYTHON,
+    .graph = LP_LANGG_CALL_CONSTRUCTS | LP_LANGG_SHARED_MEMBERS | LP_LANGG_MODULE_REEXPORTS |
+             LP_LANGG_IMPORTS_ARE_MEMBERS,
+    .test_stem = test_stem,
+    .import_binds = import_binds,
+    .module_path = module_path,
+    .package_stem = "__init__",
+    .graph_covers =
+        "enclosing scopes, same module, import / from-import (relative too), self/cls methods and "
+        "bases named in the class, super(), module.attr calls, Foo() constructors, x = Foo(); "
+        "x.m() and annotated parameters",
+    .graph_blind =
+        "untyped parameters and attributes (self.x.m()), dynamic dispatch through overrides, "
+        "getattr, decorators that replace functions, imports of packages outside the index",
 };

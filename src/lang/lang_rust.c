@@ -15,6 +15,7 @@
  *   #[cfg(test)]), declaration (signatures, extern blocks, `mod x;`).
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 const TSLanguage *tree_sitter_rust(void);
 
@@ -136,4 +137,52 @@ const lp_lang_spec lp_spec_rust = {
     .attribute_types = attributes,
     .refine = refine,
     .finish = finish,
+    .refs = &lxr_rust,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h). */
+
+/* The module path of a file relative to its crate's folder: modules live under src/
+ * (src/a/b.rs and src/a/b/mod.rs are crate.a.b; lib.rs, main.rs and bin/ are the crate
+ * root); other files (tests/, examples/, benches/) are crate roots. */
+static void module_path(lp_str rel, lp_buf *out)
+{
+    lp_buf_puts(out, "crate");
+    if (!lp_str_starts_with(rel, LP_STR("src/")))
+        return;
+    lp_str sub = lp_str_sub(rel, 4, rel.len);
+    lp_str ext = lp_path_ext(sub);
+    sub = lp_str_sub(sub, 0, sub.len - ext.len);
+    if (lp_str_ends_with(sub, LP_STR("/mod")))
+        sub = lp_str_sub(sub, 0, sub.len - 4);
+    if (lp_str_eq_c(sub, "lib") || lp_str_eq_c(sub, "main") || lp_str_eq_c(sub, "mod") ||
+        lp_str_starts_with(sub, LP_STR("bin/")))
+        return;
+    lp_buf_putc(out, '.');
+    for (size_t i = 0; i < sub.len; i++)
+        lp_buf_putc(out, sub.ptr[i] == '/' ? '.' : sub.ptr[i]);
+}
+
+static const char *const aliases[] = {"rs", NULL};
+static const char *const extensions[] = {".rs", NULL};
+
+const lp_lang_ops lp_ops_rust = {
+    .lang = LP_LANG_RUST,
+    .name = "rust",
+    .aliases = aliases,
+    .extensions = extensions,
+    .spec = &lp_spec_rust,
+    .family = LP_LANG_RUST,
+    .modules = LP_MODSYS_RUST,
+    .graph = LP_LANGG_CALL_CONSTRUCTS | LP_LANGG_WILDCARD_NO_TARGET | LP_LANGG_MACRO_TEXTUAL,
+    .test_stem = lx_test_stem_snake,
+    .module_path = module_path,
+    .graph_covers =
+        "use paths and the mod tree (crate/self/super), same module, Self:: and self. methods in "
+        "impl blocks of the crate, annotated lets and struct literals, macro_rules! of the same "
+        "file",
+    .graph_blind =
+        "trait method dispatch, method calls on call results (x.iter().map()), generic bounds, "
+        "macros from other files, other crates outside the index",
 };

@@ -14,6 +14,7 @@
  *   body), test (classes named *Spec, *Test, *Tests, *Suite; defs annotated @Test).
  */
 #include "lang/lang_int.h"
+#include "lang/refs_int.h"
 
 const TSLanguage *tree_sitter_scala(void);
 
@@ -139,4 +140,31 @@ const lp_lang_spec lp_spec_scala = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
+    .refs = &lxr_scala,
+    .scanner_tracks_columns = true,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Operations (lang.h). */
+
+static const char *const extensions[] = {".scala", ".sc", NULL};
+static const char *const interpreters[] = {"scala", NULL};
+
+const lp_lang_ops lp_ops_scala = {
+    .lang = LP_LANG_SCALA,
+    .name = "scala",
+    .extensions = extensions,
+    .interpreters = interpreters,
+    .spec = &lp_spec_scala,
+    .family = LP_LANG_SCALA,
+    .modules = LP_MODSYS_PACKAGES,
+    .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_CALL_CONSTRUCTS | LP_LANGG_WILDCARD_NO_TARGET |
+             LP_LANGG_QUALIFIED_TYPES | LP_LANGG_THIS_CONSTRUCTOR,
+    .test_stem = lx_test_stem_xunit,
+    .graph_covers =
+        "implicit this and bases in extends/with, same package, imports with selectors and "
+        "wildcards, Foo(x) apply/case-class constructors, typed vals and parameters, new Foo",
+    .graph_blind =
+        "implicits and extension methods, infix and operator calls, overloads (reported "
+        "ambiguous), dispatch to overrides",
 };

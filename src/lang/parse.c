@@ -42,7 +42,11 @@ static void opts_resolve(const lp_parse_opts *in, lx_chunk_opts *o)
 #define LONG_LINE ((size_t)4096)
 #define LONG_LINE_BUDGET ((uint64_t)16384 * 16384)
 
-static bool scanner_tracks_columns(lp_lang lang) { return lang == LP_LANG_SCALA; }
+static bool scanner_tracks_columns(lp_lang lang)
+{
+    const lp_lang_spec *spec = lp_lang_spec_for(lang);
+    return spec && spec->scanner_tracks_columns;
+}
 
 static bool too_costly_lines(lp_lang lang, lp_str content)
 {

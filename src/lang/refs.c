@@ -82,20 +82,8 @@ void lx_refs_query_source(const char *query_name, const char **src, size_t *len,
 
 const lxr_lang *lxr_lang_for(lp_lang l)
 {
-    switch (l) {
-    case LP_LANG_PYTHON: return &lxr_python;
-    case LP_LANG_JAVASCRIPT:
-    case LP_LANG_TYPESCRIPT:
-    case LP_LANG_TSX: return &lxr_js;
-    case LP_LANG_GO: return &lxr_go;
-    case LP_LANG_JAVA: return &lxr_java;
-    case LP_LANG_CSHARP: return &lxr_csharp;
-    case LP_LANG_SCALA: return &lxr_scala;
-    case LP_LANG_RUST: return &lxr_rust;
-    case LP_LANG_C: return &lxr_c;
-    case LP_LANG_CPP: return &lxr_cpp;
-    default: return NULL;
-    }
+    const lp_lang_spec *spec = lp_lang_spec_for(l);
+    return spec ? spec->refs : NULL;
 }
 
 void lx_refs_init(lx_refs *r, lp_lang lang)

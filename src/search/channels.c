@@ -129,24 +129,8 @@ static sqlite3_stmt *vocab_stmt(lp_store *st)
     lp_error e = {0};
     if (!lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e))
         return s;
-    /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own
-     * vocabulary; read connections are query_only, which also refuses temp DDL, so lift it
-     * for this one statement. Nothing is written to the database. */
-    int was = 1;
-    sqlite3_stmt *qo;
-    if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
-        if (sqlite3_step(qo) == SQLITE_ROW)
-            was = sqlite3_column_int(qo, 0);
-        sqlite3_finalize(qo);
-    }
-    lp_status vrc = lp_store_exec(st, "PRAGMA query_only=0", &e);
-    if (!vrc)
-        vrc = lp_store_exec(st,
-                            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
-                            " USING fts5vocab(main, 'chunk_fts', 'row')",
-                            &e);
-    if (was)
-        lp_store_exec(st, "PRAGMA query_only=1", NULL);
+    /* a TEMP table over the index's own vocabulary, made by src/store */
+    lp_status vrc = lp_store_vocab_attach(st, &e);
     if (vrc || lp_store_prepare(st, "SELECT doc FROM temp.loupe_vocab WHERE term = ?1", &s, &e)) {
         lp_log(LP_LOG_DEBUG, "search.vocab_off", "reason=%s", e.msg);
         return NULL;

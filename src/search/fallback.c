@@ -105,29 +105,14 @@ static const char SQL_VOCAB_EQ[] = "SELECT doc FROM temp.loupe_vocab WHERE term 
 static const char SQL_VOCAB_RANGE[] =
     "SELECT term, doc FROM temp.loupe_vocab WHERE term >= ?1 AND term < ?2";
 
-/* The TEMP fts5vocab table over chunk_fts (channels.c makes the same one). Read connections
- * are query_only, which also refuses temp DDL, so lift it for this one statement; nothing
- * is written to the database. */
+/* The TEMP fts5vocab table over chunk_fts (lp_store_vocab_attach; channels.c uses the same
+ * one): made on the first use on a connection, nothing is written to the database. */
 static lp_status vocab_open(lp_store *st, vocab *v, lp_error *err)
 {
     memset(v, 0, sizeof *v);
     lp_error e = {0};
     if (lp_store_prepare(st, SQL_VOCAB_EQ, &v->eq, &e)) {
-        int was = 1;
-        sqlite3_stmt *qo;
-        if (sqlite3_prepare_v2(lp_store_db(st), "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
-            if (sqlite3_step(qo) == SQLITE_ROW)
-                was = sqlite3_column_int(qo, 0);
-            sqlite3_finalize(qo);
-        }
-        lp_status rc = lp_store_exec(st, "PRAGMA query_only=0", err);
-        if (!rc)
-            rc = lp_store_exec(st,
-                               "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
-                               " USING fts5vocab(main, 'chunk_fts', 'row')",
-                               err);
-        if (was)
-            lp_store_exec(st, "PRAGMA query_only=1", NULL);
+        lp_status rc = lp_store_vocab_attach(st, err); /* temp.loupe_vocab (src/store) */
         if (rc)
             return rc;
         if ((rc = lp_store_prepare(st, SQL_VOCAB_EQ, &v->eq, err)))

@@ -97,3 +97,59 @@ lp_status lp_store_content_get(lp_store *st, int64_t bid, lp_buf *out, lp_error 
     sqlite3_reset(s);
     return rc;
 }
+
+lp_status lp_store_content_delete(lp_store *st, int64_t bid, lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st, "DELETE FROM contents WHERE bid = ?1", &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, bid);
+    rc = sqlite3_step(s) == SQLITE_DONE ? LP_OK
+                                        : lp_store_sql_error(st, "removing unreferenced evidence", err);
+    sqlite3_reset(s);
+    return rc;
+}
+
+lp_status lp_store_content_clear(lp_store *st, lp_error *err)
+{
+    return lp_store_exec(st, "DELETE FROM contents;", err);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * meta: small settings remembered per root (the schema version, the byte limit). */
+
+lp_status lp_store_meta_set(lp_store *st, const char *key, const char *value, const char *what,
+                            lp_error *err)
+{
+    sqlite3_stmt *s;
+    lp_status rc = lp_store_prepare(st, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
+                                    &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, value, -1, SQLITE_TRANSIENT);
+    int step = sqlite3_step(s);
+    sqlite3_reset(s);
+    return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, what, err);
+}
+
+lp_status lp_store_meta_get(lp_store *st, const char *key, lp_buf *out, bool *found, lp_error *err)
+{
+    sqlite3_stmt *s;
+    *found = false;
+    lp_status rc = lp_store_prepare(st, "SELECT value FROM meta WHERE key = ?1", &s, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        if (t) {
+            lp_buf_reset(out);
+            lp_buf_puts(out, t);
+            *found = true;
+        }
+    }
+    sqlite3_reset(s);
+    return LP_OK;
+}

@@ -5,8 +5,19 @@
  * migrated forward in one write transaction by the steps below; each step says whether the
  * evidence it leaves behind is still valid (otherwise the publication requires reindex, via
  * the fingerprint). A database from a newer loupe is refused with an actionable message.
+ *
+ * This file is the only place with DDL (CREATE/DROP/ALTER): the pieces other modules need
+ * (bulk index rebuilds, the vectors table of old databases, the connection's vocabulary
+ * table) are functions at the end. Which module writes which table is in
+ * docs/ARCHITECTURE.md ("Who owns which table"), checked by tools/check_schema.py.
  */
 #include "store/store_int.h"
+
+/* The vectors table (written by src/embed). Databases made before it existed get it from
+ * lp_store_schema_complete (CREATE TABLE IF NOT EXISTS with this definition). */
+#define SCHEMA_VECTORS                                                                         \
+    "vectors(bid INTEGER NOT NULL, ord INTEGER NOT NULL, v BLOB NOT NULL,"                     \
+    "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"
 
 /* The full schema at LP_SCHEMA_VERSION (for new databases). */
 static const char *const schema_v1 =
@@ -40,8 +51,7 @@ static const char *const schema_v1 =
     "CREATE INDEX chunks_bid ON chunks(bid, ord);"
     /* Dense vectors of chunks (src/embed), keyed like chunks; LP_EMBED_VEC_BYTES(dim) bytes
      * each. Which model made them is in the publication fingerprint. */
-    "CREATE TABLE vectors(bid INTEGER NOT NULL, ord INTEGER NOT NULL, v BLOB NOT NULL,"
-    "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"
+    "CREATE TABLE " SCHEMA_VECTORS
     "CREATE VIRTUAL TABLE chunk_fts USING fts5(name, crumbs, doc, body, content='',"
     "  tokenize='loupe stem');"
     /* The current generation: path -> blob, with the stat data for stat-first sync. */
@@ -62,6 +72,15 @@ static const char *const schema_v1 =
  * endpoints (ord -1: the file itself); rule 0 marks an ambiguous candidate, not an edge.
  * notes: derived with the edges, the outcome of a call reference that proved nothing
  * (kind 0 unresolved, value = reason; kind 1 ambiguous, value = candidates found). */
+/* The secondary indexes of refs and edges. A bulk writer (src/graph) drops them and
+ * builds them once at the end, sorted (lp_store_bulk_indexes_*): the definitions are
+ * these, in one place, whichever path creates them. */
+#define SCHEMA_REFS_NAME_IX "CREATE INDEX refs_name ON refs(name);"
+#define SCHEMA_REFS_KEY2_IX "CREATE INDEX refs_key2 ON refs(key2) WHERE key2 <> '';"
+#define SCHEMA_REFS_MKEY_IX "CREATE INDEX refs_mkey ON refs(mkey) WHERE mkey <> '';"
+#define SCHEMA_EDGES_DST_IX "CREATE INDEX edges_dst ON edges(dst_fid, dst_ord, kind);"
+#define SCHEMA_EDGES_SRC_IX "CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);"
+
 #define SCHEMA_V2_GRAPH                                                                        \
     "CREATE TABLE refs(bid INTEGER NOT NULL, ord INTEGER NOT NULL, kind INTEGER NOT NULL,"     \
     "  owner INTEGER NOT NULL, name TEXT NOT NULL, qual TEXT NOT NULL, alias TEXT NOT NULL,"   \
@@ -69,15 +88,12 @@ static const char *const schema_v1 =
     "  key2 TEXT NOT NULL, mkey TEXT NOT NULL, start_byte INTEGER NOT NULL,"                   \
     "  end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,"     \
     "  PRIMARY KEY(bid, ord)) WITHOUT ROWID;"                                                 \
-    "CREATE INDEX refs_name ON refs(name);"                                                   \
-    "CREATE INDEX refs_key2 ON refs(key2) WHERE key2 <> '';"                                  \
-    "CREATE INDEX refs_mkey ON refs(mkey) WHERE mkey <> '';"                                  \
+    SCHEMA_REFS_NAME_IX SCHEMA_REFS_KEY2_IX SCHEMA_REFS_MKEY_IX                                \
     "CREATE TABLE edges(src_fid INTEGER NOT NULL, ref_ord INTEGER NOT NULL,"                  \
     "  kind INTEGER NOT NULL, dst_fid INTEGER NOT NULL, dst_ord INTEGER NOT NULL,"            \
     "  src_ord INTEGER NOT NULL, rule INTEGER NOT NULL,"                                      \
     "  PRIMARY KEY(src_fid, ref_ord, kind, dst_fid, dst_ord)) WITHOUT ROWID;"                 \
-    "CREATE INDEX edges_dst ON edges(dst_fid, dst_ord, kind);"                                \
-    "CREATE INDEX edges_src ON edges(src_fid, src_ord, kind);"                                \
+    SCHEMA_EDGES_DST_IX SCHEMA_EDGES_SRC_IX                                                    \
     "CREATE TABLE notes(src_fid INTEGER NOT NULL, ref_ord INTEGER NOT NULL,"                  \
     "  src_ord INTEGER NOT NULL, kind INTEGER NOT NULL, value INTEGER NOT NULL,"              \
     "  PRIMARY KEY(src_fid, ref_ord)) WITHOUT ROWID;"
@@ -188,4 +204,66 @@ lp_status lp_store_schema_ensure(lp_store *st, bool writable, lp_error *err)
         return rc;
     }
     return lp_store_exec(st, "COMMIT", err);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * DDL other modules need, kept here so every definition has one place. */
+
+lp_status lp_store_schema_complete(lp_store *st, lp_error *err)
+{
+    return lp_store_exec(st, "CREATE TABLE IF NOT EXISTS " SCHEMA_VECTORS, err);
+}
+
+lp_status lp_store_bulk_indexes_drop(lp_store *st, lp_store_ixset set, lp_error *err)
+{
+    return lp_store_exec(st,
+                         set == LP_STORE_IX_REFS
+                             ? "DROP INDEX IF EXISTS refs_name; DROP INDEX IF EXISTS refs_key2;"
+                               " DROP INDEX IF EXISTS refs_mkey;"
+                             : "DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src;",
+                         err);
+}
+
+/* SQLite stores the same text with and without IF NOT EXISTS (it drops the clause from
+ * sqlite_master), so a rebuilt index is defined exactly as a new database defines it. */
+lp_status lp_store_bulk_indexes_build(lp_store *st, lp_store_ixset set, lp_error *err)
+{
+    static const char *const refs[] = {SCHEMA_REFS_NAME_IX, SCHEMA_REFS_KEY2_IX,
+                                       SCHEMA_REFS_MKEY_IX};
+    static const char *const edges[] = {SCHEMA_EDGES_DST_IX, SCHEMA_EDGES_SRC_IX};
+    const char *const *list = set == LP_STORE_IX_REFS ? refs : edges;
+    size_t n = set == LP_STORE_IX_REFS ? LP_ARRAY_LEN(refs) : LP_ARRAY_LEN(edges);
+    /* a no-op for an index that exists (the refs indexes survive a build that did not
+     * drop them); the text after "CREATE INDEX " is the schema's definition */
+    char sql[256];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(sql, sizeof sql, "CREATE INDEX IF NOT EXISTS %s", list[i] + 13);
+        lp_status rc = lp_store_exec(st, sql, err);
+        if (rc)
+            return rc;
+    }
+    return LP_OK;
+}
+
+lp_status lp_store_vocab_attach(lp_store *st, lp_error *err)
+{
+    /* A TEMP virtual table (in memory: temp_store=MEMORY) over the index's own vocabulary;
+     * read connections are query_only, which also refuses temp DDL, so lift it for this
+     * one statement. Nothing is written to the database. */
+    int was = 1;
+    sqlite3_stmt *qo;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA query_only", -1, &qo, NULL) == SQLITE_OK) {
+        if (sqlite3_step(qo) == SQLITE_ROW)
+            was = sqlite3_column_int(qo, 0);
+        sqlite3_finalize(qo);
+    }
+    lp_status rc = lp_store_exec(st, "PRAGMA query_only=0", err);
+    if (!rc)
+        rc = lp_store_exec(st,
+                           "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loupe_vocab"
+                           " USING fts5vocab(main, 'chunk_fts', 'row')",
+                           err);
+    if (was)
+        lp_store_exec(st, "PRAGMA query_only=1", NULL);
+    return rc;
 }

@@ -140,6 +140,36 @@ lp_status lp_store_content_put(lp_store *st, int64_t bid, lp_str encoded, lp_err
 lp_status lp_store_content_get(lp_store *st, int64_t bid, lp_buf *out, lp_error *err);
 /* Decode a stored value (for callers that already selected the column). */
 lp_status lp_store_content_decode(const void *p, size_t n, lp_buf *out, lp_error *err);
+/* Remove blob bid's content (collection of unreferenced evidence) / every blob's (a reset
+ * before a rebuild). Inside the build's write transaction. */
+lp_status lp_store_content_delete(lp_store *st, int64_t bid, lp_error *err);
+lp_status lp_store_content_clear(lp_store *st, lp_error *err);
+
+/* The meta table: small values remembered per root (schema_version, max_total_bytes).
+ * meta_set replaces key's value (what: the failure's wording, "remembering the byte limit");
+ * meta_get copies it into out with *found, or leaves out alone with *found false. */
+lp_status lp_store_meta_set(lp_store *st, const char *key, const char *value, const char *what,
+                            lp_error *err);
+lp_status lp_store_meta_get(lp_store *st, const char *key, lp_buf *out, bool *found,
+                            lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Schema ownership (docs/ARCHITECTURE.md, "Who owns which table"). Every CREATE/DROP/ALTER
+ * is in src/store/schema.c; these are the pieces of DDL other modules need. */
+/* Tables a database made before they existed lacks (vectors, for version-1 databases made
+ * before the dense channel): created with the schema's definition. Call inside the build's
+ * write transaction (a no-op when they exist). */
+lp_status lp_store_schema_complete(lp_store *st, lp_error *err);
+/* The secondary indexes a bulk writer drops first and builds once, sorted, at the end:
+ * refs (refs_name, refs_key2, refs_mkey) and edges (edges_dst, edges_src). Build is a
+ * no-op for an index that exists; the definitions are the schema's. */
+typedef enum lp_store_ixset { LP_STORE_IX_REFS = 0, LP_STORE_IX_EDGES = 1 } lp_store_ixset;
+lp_status lp_store_bulk_indexes_drop(lp_store *st, lp_store_ixset set, lp_error *err);
+lp_status lp_store_bulk_indexes_build(lp_store *st, lp_store_ixset set, lp_error *err);
+/* temp.loupe_vocab: an fts5vocab table (row form) over chunk_fts on this connection, in
+ * memory, made once per connection (a no-op after); allowed on read-only (query_only)
+ * connections since it writes nothing to the database. */
+lp_status lp_store_vocab_attach(lp_store *st, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * Publications. */

@@ -434,7 +434,7 @@ T_TEST(embed_store_vectors_and_dense_index)
     setenv("LOUPE_HOME", home.ptr, 1);
     T_CHECK(lp_t_sh("mkdir -p %s", root.ptr) == 0);
     T_CHECK_OK(lp_store_open(root.ptr, LP_STORE_WRITE, &st, &err), &err);
-    T_CHECK_OK(lp_embed_store_ensure(st, &err), &err); /* idempotent with the schema's table */
+    T_CHECK_OK(lp_store_schema_complete(st, &err), &err); /* idempotent with the schema's table */
     /* Two blobs' chunks: blob 1 has chunks 0..2, blob 2 has chunk 0. */
     T_CHECK_OK(lp_store_exec(st,
                              "INSERT INTO chunks(bid, ord, owner, kind, start_line, end_line,"

@@ -68,7 +68,44 @@ T_TEST(lang_detect_h_heuristic)
     T_CHECK_INT(det("x.h", "template<typename T> T max(T a, T b);\n"), LP_LANG_CPP);
     T_CHECK_INT(det("x.h", "std::string name();\n"), LP_LANG_CPP);
     T_CHECK_INT(det("x.h", "struct A {\npublic:\n  int x;\n};\n"), LP_LANG_CPP);
+    /* only .h looks at the head: a .c file is C whatever it holds, .C and .H are C++ */
+    T_CHECK_INT(det("x.c", "namespace ui {\nint f();\n}\n"), LP_LANG_C);
+    T_CHECK_INT(det("x.C", ""), LP_LANG_CPP);
+    T_CHECK_INT(det("x.H", ""), LP_LANG_CPP);
 done:;
+}
+
+/* The registry (lp_lang_ops): one entry per language, filled in by the language's file,
+ * consistent with the names and the graph's view of it. */
+T_TEST(lang_ops_registry)
+{
+    lp_buf p;
+    lp_buf_init(&p, 0);
+    for (int l = 0; l < LP_LANG_COUNT; l++) {
+        const lp_lang_ops *o = lp_lang_ops_for((lp_lang)l);
+        T_CHECK(o != NULL);
+        T_CHECK_INT(o->lang, l);
+        T_CHECK_STR(o->name, lp_lang_name((lp_lang)l));
+        /* a language of a family belongs to a family whose head is itself */
+        T_CHECK_INT(lp_lang_ops_for(o->family)->family, o->family);
+        bool code = l != LP_LANG_TEXT && l != LP_LANG_MARKDOWN && l != LP_LANG_RST;
+        T_CHECK_INT(lp_lang_has_graph((lp_lang)l), code);
+        T_CHECK(!code || (o->graph_covers && o->graph_blind && o->test_stem && o->spec));
+        for (const char *const *e = o->extensions; e && *e; e++) {
+            lp_buf_reset(&p);
+            lp_buf_printf(&p, "dir/file%s", *e);
+            /* every extension detects its language (C's .h with a C head) */
+            T_CHECK_INT(det(p.ptr, ""), l);
+        }
+    }
+    T_CHECK(lp_lang_ops_for(LP_LANG_COUNT) == lp_lang_ops_for(LP_LANG_TEXT));
+    T_CHECK_INT(lp_lang_ops_for(LP_LANG_TYPESCRIPT)->family, LP_LANG_JAVASCRIPT);
+    T_CHECK_INT(lp_lang_ops_for(LP_LANG_CPP)->family, LP_LANG_C);
+    T_CHECK(lp_lang_ops_for(LP_LANG_PYTHON)->test_stem(LP_STR("test_parse")));
+    T_CHECK(!lp_lang_ops_for(LP_LANG_GO)->test_stem(LP_STR("server")));
+    T_CHECK(lp_lang_ops_for(LP_LANG_JAVA)->test_stem(LP_STR("ParserTest")));
+done:
+    lp_buf_release(&p);
 }
 
 T_TEST(lang_names_round_trip)

@@ -307,7 +307,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
     lp_vec_free(&order);
     lp_publication pub;
     if (!lp_store_current(st, &pub, NULL) && pub.partial)
-        gq_warn(res, "publication_partial",
+        gq_warn(res, LP_WARN_INDEX_PARTIAL,
                 "the publication reached its byte limit: packages past it are missing");
     json_object_set_new(res, "scope", lp_json_textz(scope));
     json_object_set_new(res, "subtree", subtree ? gq_json_str(subtree) : json_null());
@@ -320,10 +320,10 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
                                   "internalEdges", (json_int_t)internal));
     json_object_set_new(res, "truncation", lp_json_pack("{s:b}", "packages", cut));
     if (cut)
-        gq_warn(res, "packages_truncated",
+        gq_warn(res, LP_WARN_PACKAGES_TRUNCATED,
                 "%zu packages shown of %zu; narrow with subtree or raise maxPackages", max_pkgs,
                 a.pkgs.len);
-    gq_warn(res, "evidence",
+    gq_warn(res, LP_WARN_EVIDENCE,
             "dependencies count proved CALLS and IMPORTS edges only; calls the rules cannot "
             "resolve are not counted, so a missing dependency is not proof of independence");
 done:

@@ -619,12 +619,12 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
                         lp_json_pack("{s:b, s:b, s:b}", "nodes", g.cut_nodes, "edges", g.cut_edges,
                                   "depth", g.cut_depth));
     if (g.cut_nodes || g.cut_edges)
-        gq_warn(res, "graph_truncated",
+        gq_warn(res, LP_WARN_GRAPH_TRUNCATED,
                 "the graph was cut at %zu nodes / %zu edges; raise maxNodes / maxEdges or lower "
                 "depth",
                 g.max_nodes, g.max_edges);
     if (g.cut_depth)
-        gq_warn(res, "depth_limit", "more calls lie beyond depth %d; call again from a frontier "
+        gq_warn(res, LP_WARN_DEPTH_LIMIT, "more calls lie beyond depth %d; call again from a frontier "
                                     "node or raise depth (max 5)",
                 depth);
 done:
@@ -820,11 +820,11 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
                         gq_caps_for_langs((1u << from.lang) | (1u << to.lang)));
     if (hit < 0) {
         if (cut_nodes || cut_depth)
-            gq_warn(res, "no_path_within_budget",
+            gq_warn(res, LP_WARN_NO_PATH_WITHIN_BUDGET,
                     "no path found within %d steps / %zu nodes; raise maxDepth or maxNodes",
                     max_depth, max_nodes);
         else
-            gq_warn(res, "no_proved_path",
+            gq_warn(res, LP_WARN_NO_PROVED_PATH,
                     "no path over proved edges of the chosen kinds; unresolved or dynamic calls "
                     "may still connect them (see capabilities)");
     }

@@ -203,7 +203,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
     if (cut)
         json_array_append_new(reasons, json_string("max_results"));
     if (pub.partial)
-        json_array_append_new(reasons, json_string("publication_partial"));
+        json_array_append_new(reasons, lp_json_textz(lp_warn_code(LP_WARN_INDEX_PARTIAL)));
     bool complete = !cut && !pub.partial;
     json_object_set_new(res, "symbol", gq_sym_json(&root));
     json_object_set_new(res, "name", gq_json_str(name));
@@ -220,15 +220,15 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
                   "publicationMerkle", merkle));
     json_object_set_new(res, "pathPrefix", prefix ? gq_json_str(prefix) : json_null());
     if (cut)
-        gq_warn(res, "results_truncated",
+        gq_warn(res, LP_WARN_RESULT_TRUNCATED,
                 "%zu of at least %zu matches shown (maxResults); raise maxResults or narrow with "
                 "pathPrefix",
                 max_results, total);
     if (pub.partial)
-        gq_warn(res, "publication_partial",
+        gq_warn(res, LP_WARN_INDEX_PARTIAL,
                 "the publication reached its byte limit: files past it were not indexed, so "
                 "matches there are missing");
-    gq_warn(res, "textual_matches",
+    gq_warn(res, LP_WARN_TEXTUAL_MATCHES,
             "matches are textual occurrences of '%s' in published content (comments, strings and "
             "other symbols with that name included); use call_graph for proved calls",
             name);

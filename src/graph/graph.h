@@ -32,6 +32,7 @@
 #include "store/store.h"
 
 #include "core/json.h"
+#include "core/warn.h"
 
 /* Edge kinds. Stored: append only. */
 typedef enum lp_edge_kind {

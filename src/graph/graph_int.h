@@ -357,7 +357,7 @@ lp_status gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error
 const char *gq_arg_str(const json_t *args, const char *key);
 int64_t gq_arg_int(const json_t *args, const char *key, int64_t dflt, int64_t min, int64_t max);
 bool gq_arg_bool(const json_t *args, const char *key, bool dflt);
-void gq_warn(json_t *out, const char *code, const char *fmt, ...)
+void gq_warn(json_t *out, lp_warn w, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Language of a file id. */
 lp_lang gq_file_lang(lp_store *st, int64_t fid);

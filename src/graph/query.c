@@ -222,8 +222,9 @@ bool gq_arg_bool(const json_t *args, const char *key, bool dflt)
     return json_is_boolean(v) ? json_is_true(v) : dflt;
 }
 
-void gq_warn(json_t *out, const char *code, const char *fmt, ...)
+void gq_warn(json_t *out, lp_warn code_of, const char *fmt, ...)
 {
+    const char *code = lp_warn_code(code_of);
     lp_buf msg;
     lp_buf_init(&msg, 512); /* a longer message is cut where a character ends */
     va_list ap;

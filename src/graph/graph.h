@@ -161,6 +161,136 @@ const lp_graph_tool *lp_graph_tool_find(const char *name); /* NULL when unknown 
 
 /* The tools, callable directly (the CLI does). */
 lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Typed results. A symbol of the pinned publication (strings owned by the arena the call was
+ * given; a file pseudo-symbol has ord -1, id "" and name = qname = path). */
+typedef struct lp_graph_sym {
+    char id[LP_SYMBOL_ID_LEN];
+    int64_t fid, bid;
+    const char *path;
+    const char *name, *qname;
+    int kind; /* lp_symkind */
+    int32_t ord, parent;
+    uint32_t flags;
+    lp_lang lang;
+    uint32_t start_line, end_line, start_byte, end_byte;
+} lp_graph_sym;
+
+/* JSON {id, kind, name, qualifiedName, file, startLine, endLine, language} (new reference). */
+json_t *lp_graph_sym_json(const lp_graph_sym *s);
+
+/* call_graph: the request (the tool table's argument order; src/api/tools_graph.c). */
+typedef enum lp_graph_direction {
+    LP_GRAPH_CALLERS = 0, /* enum order of the "direction" argument */
+    LP_GRAPH_CALLEES = 1,
+    LP_GRAPH_BOTH = 2,
+} lp_graph_direction;
+const char *lp_graph_direction_name(lp_graph_direction d); /* "callers", ... */
+
+typedef struct lp_graph_cg_req {
+    const char *symbol_id;  /* sym:... (borrowed) */
+    int64_t direction;      /* lp_graph_direction */
+    int64_t depth;          /* 1-5 */
+    int64_t max_nodes;      /* 1-1000 */
+    int64_t max_edges;      /* 1-5000 */
+} lp_graph_cg_req;
+
+/* A call site: the reference's lines, argument text and callee text, in file. present is
+ * false when the reference row is gone (rendered as null). */
+typedef struct lp_graph_site {
+    bool present;
+    const char *file;
+    uint32_t start_line, end_line;
+    const char *args;   /* may be NULL */
+    const char *callee;
+} lp_graph_site;
+
+typedef struct lp_graph_cg_node {
+    lp_graph_sym sym;
+    int depth;
+    int side; /* 0 root, 1 callee side, 2 caller side */
+} lp_graph_cg_node;
+
+typedef struct lp_graph_cg_edge {
+    const char *from, *to; /* symbol ids (file:<path> for files) */
+    const char *strategy;  /* "<language>.<rule>" */
+    lp_graph_site site;
+} lp_graph_cg_edge;
+
+/* An unresolved (reason set) or ambiguous (candidates set) call site of the root. */
+typedef struct lp_graph_cg_open {
+    const char *callee;
+    const char *file;
+    uint32_t start_line, end_line;
+    const char *reason, *explanation; /* unresolved */
+    int candidate_count;              /* ambiguous: all candidates ... */
+    const lp_graph_sym *candidates;   /* ... of which these are listed */
+    size_t ncandidates;
+} lp_graph_cg_open;
+
+typedef struct lp_graph_cg_possible {
+    const char *callee, *file;
+    uint32_t start_line;
+} lp_graph_cg_possible;
+
+typedef struct lp_graph_cg_test {
+    lp_graph_sym sym;
+    const char *const *evidence; /* rule names */
+    size_t nevidence;
+} lp_graph_cg_test;
+
+typedef struct lp_graph_count {
+    const char *name;
+    size_t count;
+} lp_graph_count;
+
+typedef struct lp_graph_warning {
+    lp_warn code;
+    const char *message;
+} lp_graph_warning;
+
+/* The answer of call_graph (everything in the arena the call was given). */
+typedef struct lp_graph_cg_result {
+    lp_graph_sym root;
+    lp_graph_direction direction;
+    int depth;
+    const lp_graph_cg_node *nodes; /* the root is not among them */
+    size_t nnodes;
+    const lp_graph_cg_edge *edges;
+    size_t nedges;
+    const lp_graph_cg_test *tests;
+    size_t ntests;
+    /* callee side (direction callees or both) */
+    bool has_callees;
+    size_t proved_calls, ambiguous, unresolved;
+    const lp_graph_count *unresolved_by_reason; /* in first-seen order */
+    size_t nreasons;
+    const lp_graph_cg_open *unresolved_callees, *ambiguous_callees;
+    size_t nunresolved_callees, nambiguous_callees;
+    /* caller side (direction callers or both) */
+    bool has_callers;
+    size_t proved_callers, ambiguous_call_sites, unresolved_same_name;
+    bool unresolved_same_name_capped;
+    const lp_graph_site *ambiguous_callers;
+    size_t nambiguous_callers;
+    const lp_graph_cg_possible *possible_callers;
+    size_t npossible_callers;
+    uint32_t langs; /* 1 << lp_lang of every symbol shown: the capabilities to state */
+    bool cut_nodes, cut_edges, cut_depth;
+    const lp_graph_warning *warnings;
+    size_t nwarnings;
+} lp_graph_cg_result;
+
+/* call_graph over the pinned publication of call->st (call->args unused). Failures as the
+ * tools above. Everything in *out lives in arena. */
+lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_req *req,
+                                  lp_arena *arena, lp_graph_cg_result *out, lp_error *err);
+/* The MCP content object of a call_graph answer (new reference), the same that the CLI's
+ * --json prints: {warnings, unresolvedCallees?, ambiguousCallees?, ambiguousCallers?,
+ * possibleCallers?, root, direction, depth, nodes, edges, tests, evidenceSummary,
+ * capabilities, truncation}. */
+json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r);
 lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error *err);
 lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_error *err);
 lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_error *err);

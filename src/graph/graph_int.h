@@ -321,17 +321,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out);
 
 /* ------------------------------------------------------------------------------------------
  * Reading helpers for the tools (query.c). */
-typedef struct gq_sym {
-    char id[LP_SYMBOL_ID_LEN];
-    int64_t fid, bid;
-    const char *path;
-    const char *name, *qname;
-    int kind;
-    int32_t ord, parent;
-    uint32_t flags;
-    lp_lang lang;
-    uint32_t start_line, end_line, start_byte, end_byte;
-} gq_sym;
+typedef lp_graph_sym gq_sym; /* graph.h */
 
 /* The symbol with this id in the pinned publication (LP_EINVAL malformed, LP_ENOENT none,
  * LP_EAMBIGUOUS several). Strings in arena. */

@@ -177,7 +177,7 @@ json_t *gq_with_file(json_t *o, const char *key, const char *path)
     return o;
 }
 
-json_t *gq_sym_json(const gq_sym *s)
+json_t *lp_graph_sym_json(const lp_graph_sym *s)
 {
     json_t *o = json_object();
     if (s->ord < 0) {
@@ -273,3 +273,5 @@ json_t *gq_caps_for_langs(uint32_t langs)
     }
     return arr;
 }
+
+json_t *gq_sym_json(const gq_sym *s) { return lp_graph_sym_json(s); }

@@ -140,25 +140,8 @@ bool lp_graph_call_cancelled(const lp_graph_call *call);
 
 typedef lp_status (*lp_graph_tool_fn)(const lp_graph_call *call, json_t **out, lp_error *err);
 
-/* Tool definitions for the MCP registry (static storage). input_schema requires "path"
- * (absolute path inside the indexed codebase: the caller opens and pins that root's
- * publication) plus the tool's own arguments; output_schema lists the content properties
- * (the envelope's are added by the registry); truncatable lists the array keys a byte
- * budget may cut, in cut order. */
-typedef struct lp_graph_tool {
-    const char *name;
-    const char *title;
-    const char *description;
-    const char *input_schema;
-    const char *output_schema;
-    const char *const *truncatable;
-    lp_graph_tool_fn fn;
-} lp_graph_tool;
-
-extern const lp_graph_tool lp_graph_tools[];
-extern const size_t lp_graph_tools_count;
-const lp_graph_tool *lp_graph_tool_find(const char *name); /* NULL when unknown */
-
+/* The tools' names, descriptions, arguments and schemas are in the tool table
+ * (src/api/tools_graph.c), which calls these. */
 /* The tools, callable directly (the CLI does). */
 lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error *err);
 

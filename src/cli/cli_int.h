@@ -14,6 +14,7 @@ typedef struct lp_cli_cmd {
     const char *name;
     const char *summary; /* one line for `loupe --help` */
     const char *usage;   /* full text for `loupe NAME --help` */
+    void (*help)(lp_buf *out); /* or this writes it (commands generated from the tool table) */
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
     bool hidden;         /* not listed in --help (debug commands) */
 } lp_cli_cmd;

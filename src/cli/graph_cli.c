@@ -6,7 +6,7 @@
 #include "index/index.h"
 #include "lang/lang.h"
 
-static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, int64_t *pub_id,
+lp_status lp_graph_cli_open(const char *root_arg, lp_buf *root, lp_store **st, int64_t *pub_id,
                            lp_error *err)
 {
     lp_status rc = lp_cli_root_for(root_arg, true, false, root, err);
@@ -28,7 +28,7 @@ static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, in
     return rc;
 }
 
-static void close_root(lp_store *st)
+void lp_graph_cli_close(lp_store *st)
 {
     if (st)
         lp_store_unpin(st);
@@ -47,7 +47,7 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
     int code = LP_EXIT_OK;
     bool json = fmt == LP_GOUT_JSON;
     int64_t pub_id = 0;
-    lp_status rc = open_root(root_arg, &root, &st, &pub_id, &err);
+    lp_status rc = lp_graph_cli_open(root_arg, &root, &st, &pub_id, &err);
     if (!rc) {
         lp_json_set_path(args, "path", root.ptr, root.len);
         lp_graph_call call = {.st = st, .args = args};
@@ -70,7 +70,7 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
         text(res);
 done:
     json_decref(res);
-    close_root(st);
+    lp_graph_cli_close(st);
     lp_buf_release(&root);
     return code;
 }
@@ -92,7 +92,7 @@ int lp_graph_cli_symbol(const char *cmd, const char *root_arg, const char *arg, 
     lp_symbol_row *rows = NULL;
     size_t n = 0;
     int64_t pub_id = 0;
-    lp_status rc = open_root(root_arg, &root, &st, &pub_id, &err);
+    lp_status rc = lp_graph_cli_open(root_arg, &root, &st, &pub_id, &err);
     if (!rc)
         rc = lp_index_find_symbols(st, arg, 50, &arena, &rows, &n, &err);
     if (rc) {
@@ -111,7 +111,7 @@ int lp_graph_cli_symbol(const char *cmd, const char *root_arg, const char *arg, 
     } else {
         *id = lp_xstrdup(rows[0].id);
     }
-    close_root(st);
+    lp_graph_cli_close(st);
     lp_buf_release(&root);
     lp_arena_release(&arena);
     return code;

@@ -19,6 +19,13 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
                      lp_graph_out fmt, void (*text)(const json_t *res),
                      void (*draw)(const json_t *res, bool mermaid));
 
+/* Resolve root_arg (NULL: the current folder) to its indexed root, open its store and pin
+ * its current publication (*pub_id): LP_ENOTINDEXED / LP_EREINDEX with the advice when it
+ * cannot answer. Close with lp_graph_cli_close (also after a failure; st may be NULL). */
+lp_status lp_graph_cli_open(const char *root_arg, lp_buf *root, lp_store **st, int64_t *pub_id,
+                            lp_error *err);
+void lp_graph_cli_close(lp_store *st);
+
 /* A symbol argument: "sym:..." and "file:..." ids pass through; a name is looked up in the
  * root's publication and must name exactly one definition (several: they are listed on
  * stderr and the exit code is 8). On success *id is malloc'ed (caller frees). */

@@ -207,8 +207,10 @@ static const lp_tool_arg trace_path_args[] = {
      .offset = LP_ARG_NO_FIELD,
      .flag = "kinds",
      .metavar = "K,K"},
-    INT_ARG("maxDepth", 1, 16, 8, LP_ARG_NO_FIELD, "max-depth", "steps at most"),
-    INT_ARG("maxNodes", 1, 100000, 5000, LP_ARG_NO_FIELD, "max-nodes", "symbols explored at most"),
+    INT_ARG("maxDepth", 1, LP_GRAPH_TRACE_DEPTH_MAX, LP_GRAPH_TRACE_DEPTH_DEFAULT, LP_ARG_NO_FIELD,
+             "max-depth", "steps at most"),
+    INT_ARG("maxNodes", 1, LP_GRAPH_TRACE_NODES_MAX, LP_GRAPH_TRACE_NODES_DEFAULT, LP_ARG_NO_FIELD,
+             "max-nodes", "symbols explored at most"),
 };
 
 static const lp_tool_arg find_refs_args[] = {
@@ -232,7 +234,7 @@ static const lp_tool_arg find_refs_args[] = {
      .offset = LP_ARG_NO_FIELD,
      .flag = "prefix",
      .metavar = "DIR"},
-    INT_ARG("maxResults", 1, 5000, 200, LP_ARG_NO_FIELD, "max", "matches at most"),
+    INT_ARG("maxResults", 1, LP_GRAPH_REFS_MAX, LP_GRAPH_REFS_DEFAULT, LP_ARG_NO_FIELD, "max", "matches at most"),
 };
 
 static const lp_tool_arg changes_args[] = {
@@ -247,9 +249,12 @@ static const lp_tool_arg changes_args[] = {
      .offset = LP_ARG_NO_FIELD,
      .flag = "base",
      .metavar = "REF"},
-    INT_ARG("maxDepth", 1, 3, 3, LP_ARG_NO_FIELD, "depth", "caller levels"),
-    INT_ARG("maxCallers", 1, 5000, 200, LP_ARG_NO_FIELD, "max-callers", "callers at most"),
-    INT_ARG("maxFiles", 1, 10000, 500, LP_ARG_NO_FIELD, "max-files", "changed files at most"),
+    INT_ARG("maxDepth", 1, LP_GRAPH_CHANGES_DEPTH_MAX, LP_GRAPH_CHANGES_DEPTH_MAX, LP_ARG_NO_FIELD,
+             "depth", "caller levels"),
+    INT_ARG("maxCallers", 1, LP_GRAPH_CHANGES_CALLERS_MAX, LP_GRAPH_CHANGES_CALLERS_DEFAULT,
+            LP_ARG_NO_FIELD, "max-callers", "callers at most"),
+    INT_ARG("maxFiles", 1, LP_GRAPH_CHANGES_FILES_MAX, LP_GRAPH_CHANGES_FILES_DEFAULT,
+            LP_ARG_NO_FIELD, "max-files", "changed files at most"),
 };
 
 static const char *const scopes[] = {"runtime", "tests", "all", NULL};
@@ -275,7 +280,8 @@ static const lp_tool_arg arch_args[] = {
      .offset = LP_ARG_NO_FIELD,
      .flag = "scope",
      .metavar = "S"},
-    INT_ARG("maxPackages", 1, 5000, 200, LP_ARG_NO_FIELD, "max", "packages at most"),
+    INT_ARG("maxPackages", 1, LP_GRAPH_ARCH_PACKAGES_MAX, LP_GRAPH_ARCH_PACKAGES_DEFAULT,
+            LP_ARG_NO_FIELD, "max", "packages at most"),
 };
 
 #define TITLE_call_graph "Callers and callees of a symbol"

@@ -35,6 +35,17 @@ const lp_cli_tool_view *lp_cli_tool_view_find(const char *tool)
     return NULL;
 }
 
+const lp_tool_arg *lp_cli_tool_arg(const char *tool, const char *arg)
+{
+    const lp_tool *t = lp_tool_find(tool);
+    const lp_tool_arg *a = t ? lp_tool_arg_find(t, arg) : NULL;
+    if (!a) {
+        fprintf(stderr, "loupe: the tool table has no %s.%s\n", tool, arg);
+        abort();
+    }
+    return a;
+}
+
 static void usage_line(const lp_tool *t, const lp_cli_tool_view *v, lp_buf *out)
 {
     lp_buf line;

@@ -30,6 +30,10 @@ extern const size_t lp_cli_tool_views_count;
 /* The view of a table tool (NULL: none; a test fails then). */
 const lp_cli_tool_view *lp_cli_tool_view_find(const char *tool);
 
+/* The argument `arg` of table tool `tool` (a commands' own parser reads its default and
+ * limits there); aborts when the table lacks it (a programming error the tests catch). */
+const lp_tool_arg *lp_cli_tool_arg(const char *tool, const char *arg);
+
 /* Run the command of view v (argv[0] is the command): options from the table, the one
  * positional argument (a symbol name is resolved in the root), the typed call on the pinned
  * publication, then text / --json / --format. Returns the exit code. */

@@ -2,7 +2,7 @@
  * cmd_arch.c: `loupe arch`: packages, cross-package dependencies, fan-in/out and cycles
  * (src/graph's architecture_overview), as text, JSON, or a DOT / mermaid drawing.
  */
-#include "cli/graph_cli.h"
+#include "cli/cli_tool.h"
 
 #include <getopt.h>
 
@@ -78,8 +78,10 @@ static int run_arch(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     lp_graph_out fmt = LP_GOUT_TEXT;
-    const char *root = NULL, *subtree = NULL, *scope = "runtime";
-    uint64_t max = 200;
+    const lp_tool_arg *a_scope = lp_cli_tool_arg("architecture_overview", "scope");
+    const char *root = NULL, *subtree = NULL, *scope = a_scope->values[a_scope->dflt];
+    const lp_tool_arg *a_max = lp_cli_tool_arg("architecture_overview", "maxPackages");
+    uint64_t max = (uint64_t)a_max->dflt;
     optind = 1;
     opterr = 0;
     int c;
@@ -93,7 +95,7 @@ static int run_arch(int argc, char **argv)
             scope = optarg;
             break;
         case 'm':
-            if (!lp_cli_parse_count("arch", "--max", optarg, 5000, &max))
+            if (!lp_cli_parse_count("arch", "--max", optarg, (uint64_t)a_max->max, &max))
                 return LP_EXIT_USAGE;
             break;
         case 'f':

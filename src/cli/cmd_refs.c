@@ -2,7 +2,7 @@
  * cmd_refs.c: `loupe refs SYMBOL`: every textual occurrence of a symbol's name in the
  * published source (src/graph's find_references).
  */
-#include "cli/graph_cli.h"
+#include "cli/cli_tool.h"
 
 #include <getopt.h>
 
@@ -35,7 +35,8 @@ static int run_refs(int argc, char **argv)
     };
     lp_graph_out fmt = LP_GOUT_TEXT;
     const char *root = NULL, *prefix = NULL;
-    uint64_t max = 200;
+    const lp_tool_arg *a_max = lp_cli_tool_arg("find_references", "maxResults");
+    uint64_t max = (uint64_t)a_max->dflt;
     optind = 1;
     opterr = 0;
     int c;
@@ -44,7 +45,7 @@ static int run_refs(int argc, char **argv)
         case 'j': fmt = LP_GOUT_JSON; break;
         case 'p': prefix = optarg; break;
         case 'm':
-            if (!lp_cli_parse_count("refs", "--max", optarg, 5000, &max))
+            if (!lp_cli_parse_count("refs", "--max", optarg, (uint64_t)a_max->max, &max))
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;

@@ -2,7 +2,7 @@
  * cmd_trace.c: `loupe trace FROM TO`: one shortest directed path between two symbols over
  * chosen edge kinds (src/graph's trace_path).
  */
-#include "cli/graph_cli.h"
+#include "cli/cli_tool.h"
 
 #include <getopt.h>
 
@@ -38,7 +38,9 @@ static int run_trace(int argc, char **argv)
     };
     lp_graph_out fmt = LP_GOUT_TEXT;
     const char *root = NULL, *kinds = "calls";
-    uint64_t depth = 8, max_nodes = 5000;
+    const lp_tool_arg *a_depth = lp_cli_tool_arg("trace_path", "maxDepth"),
+                      *a_nodes = lp_cli_tool_arg("trace_path", "maxNodes");
+    uint64_t depth = (uint64_t)a_depth->dflt, max_nodes = (uint64_t)a_nodes->dflt;
     optind = 1;
     opterr = 0;
     int c;
@@ -47,11 +49,12 @@ static int run_trace(int argc, char **argv)
         case 'j': fmt = LP_GOUT_JSON; break;
         case 'k': kinds = optarg; break;
         case 'd':
-            if (!lp_cli_parse_count("trace", "--max-depth", optarg, 16, &depth))
+            if (!lp_cli_parse_count("trace", "--max-depth", optarg, (uint64_t)a_depth->max, &depth))
                 return LP_EXIT_USAGE;
             break;
         case 'n':
-            if (!lp_cli_parse_count("trace", "--max-nodes", optarg, 100000, &max_nodes))
+            if (!lp_cli_parse_count("trace", "--max-nodes", optarg, (uint64_t)a_nodes->max,
+                                    &max_nodes))
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;

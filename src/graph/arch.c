@@ -131,7 +131,8 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
         scope = "runtime";
     if (strcmp(scope, "runtime") && strcmp(scope, "tests") && strcmp(scope, "all"))
         return lp_error_set(err, LP_EINVAL, "scope must be runtime, tests or all, not '%s'", scope);
-    size_t max_pkgs = (size_t)gq_arg_int(call->args, "maxPackages", 200, 1, 5000);
+    size_t max_pkgs = (size_t)gq_arg_int(call->args, "maxPackages", LP_GRAPH_ARCH_PACKAGES_DEFAULT, 1,
+                                             LP_GRAPH_ARCH_PACKAGES_MAX);
     arch a;
     memset(&a, 0, sizeof a);
     lp_arena_init(&a.arena, 0);

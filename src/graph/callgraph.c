@@ -800,34 +800,6 @@ json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r)
     return res;
 }
 
-lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error *err)
-{
-    *out = NULL;
-    const char *dir = gq_arg_str(call->args, "direction");
-    lp_graph_cg_req req = {
-        .symbol_id = gq_arg_str(call->args, "symbolId"),
-        .direction = !dir                      ? LP_GRAPH_BOTH
-                     : !strcmp(dir, "both")    ? LP_GRAPH_BOTH
-                     : !strcmp(dir, "callers") ? LP_GRAPH_CALLERS
-                     : !strcmp(dir, "callees") ? LP_GRAPH_CALLEES
-                                               : -1,
-        .depth = gq_arg_int(call->args, "depth", 2, 1, 5),
-        .max_nodes = gq_arg_int(call->args, "maxNodes", 100, 1, 1000),
-        .max_edges = gq_arg_int(call->args, "maxEdges", 300, 1, 5000),
-    };
-    if (req.direction < 0)
-        return lp_error_set(err, LP_EINVAL, "direction must be callers, callees or both, not '%s'",
-                            dir);
-    lp_arena arena;
-    lp_arena_init(&arena, 0);
-    lp_graph_cg_result r;
-    lp_status rc = lp_graph_call_graph_run(call, &req, &arena, &r, err);
-    if (!rc)
-        *out = lp_graph_call_graph_json(&r);
-    lp_arena_release(&arena);
-    return rc;
-}
-
 /* ------------------------------------------------------------------------------------------
  * trace_path. */
 
@@ -857,8 +829,10 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
     } else {
         kinds[LP_EDGE_CALLS] = true;
     }
-    int max_depth = (int)gq_arg_int(call->args, "maxDepth", 8, 1, 16);
-    size_t max_nodes = (size_t)gq_arg_int(call->args, "maxNodes", 5000, 1, 100000);
+    int max_depth = (int)gq_arg_int(call->args, "maxDepth", LP_GRAPH_TRACE_DEPTH_DEFAULT, 1,
+                                     LP_GRAPH_TRACE_DEPTH_MAX);
+    size_t max_nodes = (size_t)gq_arg_int(call->args, "maxNodes", LP_GRAPH_TRACE_NODES_DEFAULT, 1,
+                                             LP_GRAPH_TRACE_NODES_MAX);
     lp_arena arena;
     lp_arena_init(&arena, 0);
     nodeset ns;

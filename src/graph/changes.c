@@ -231,9 +231,12 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     const char *base = gq_arg_str(call->args, "baseRef");
     if (!base || !*base)
         base = "HEAD";
-    int max_depth = (int)gq_arg_int(call->args, "maxDepth", 3, 1, 3);
-    size_t max_callers = (size_t)gq_arg_int(call->args, "maxCallers", 200, 1, 5000);
-    size_t max_files = (size_t)gq_arg_int(call->args, "maxFiles", 500, 1, 10000);
+    int max_depth = (int)gq_arg_int(call->args, "maxDepth", LP_GRAPH_CHANGES_DEPTH_MAX, 1,
+                                     LP_GRAPH_CHANGES_DEPTH_MAX);
+    size_t max_callers = (size_t)gq_arg_int(call->args, "maxCallers", LP_GRAPH_CHANGES_CALLERS_DEFAULT,
+                                               1, LP_GRAPH_CHANGES_CALLERS_MAX);
+    size_t max_files = (size_t)gq_arg_int(call->args, "maxFiles", LP_GRAPH_CHANGES_FILES_DEFAULT, 1,
+                                             LP_GRAPH_CHANGES_FILES_MAX);
     pthread_once(&git_once, git_load);
     if (git_rc) {
         if (err)

@@ -50,7 +50,8 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
     const char *id = gq_arg_str(call->args, "symbolId");
     if (!id)
         return lp_error_set(err, LP_EINVAL, "find_references needs symbolId (a sym:... id)");
-    size_t max_results = (size_t)gq_arg_int(call->args, "maxResults", 200, 1, 5000);
+    size_t max_results = (size_t)gq_arg_int(call->args, "maxResults", LP_GRAPH_REFS_DEFAULT, 1,
+                                               LP_GRAPH_REFS_MAX);
     const char *prefix = gq_arg_str(call->args, "pathPrefix");
     if (prefix) {
         lp_status prc = gq_check_rel_arg(

@@ -142,8 +142,24 @@ typedef lp_status (*lp_graph_tool_fn)(const lp_graph_call *call, json_t **out, l
 
 /* The tools' names, descriptions, arguments and schemas are in the tool table
  * (src/api/tools_graph.c), which calls these. */
-/* The tools, callable directly (the CLI does). */
-lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error *err);
+/* Limits and defaults of the JSON tools' arguments, written once: the tool table
+ * (src/api/tools_graph.c) declares them to MCP and the CLI, and the handlers below clamp
+ * with them. */
+#define LP_GRAPH_TRACE_DEPTH_DEFAULT 8
+#define LP_GRAPH_TRACE_DEPTH_MAX 16
+#define LP_GRAPH_TRACE_NODES_DEFAULT 5000
+#define LP_GRAPH_TRACE_NODES_MAX 100000
+#define LP_GRAPH_REFS_DEFAULT 200
+#define LP_GRAPH_REFS_MAX 5000
+#define LP_GRAPH_CHANGES_DEPTH_MAX 3 /* also the default */
+#define LP_GRAPH_CHANGES_CALLERS_DEFAULT 200
+#define LP_GRAPH_CHANGES_CALLERS_MAX 5000
+#define LP_GRAPH_CHANGES_FILES_DEFAULT 500
+#define LP_GRAPH_CHANGES_FILES_MAX 10000
+#define LP_GRAPH_ARCH_PACKAGES_DEFAULT 200
+#define LP_GRAPH_ARCH_PACKAGES_MAX 5000
+
+/* The JSON tools, callable directly (the CLI does). call_graph is typed: see below. */
 
 /* ------------------------------------------------------------------------------------------
  * Typed results. A symbol of the pinned publication (strings owned by the arena the call was

@@ -171,7 +171,7 @@ static lp_status call_graph_run(const lp_graph_call *call, const void *req, lp_a
 static json_t *call_graph_json(const void *result) { return lp_graph_call_graph_json(result); }
 
 /* ------------------------------------------------------------------------------------------
- * The JSON tools (not migrated yet: no request struct, offsets unused). */
+ * trace_path (typed). */
 
 static const char *const edge_kinds[] = {"calls", "imports", "exports", "tests", "contains", NULL};
 
@@ -184,7 +184,7 @@ static const lp_tool_arg trace_path_args[] = {
      .max = 4200,
      .dflt = LP_ARG_UNSET,
      .description = "Start: a symbol id (sym:...) or file:<path relative to the root>.",
-     .offset = LP_ARG_NO_FIELD,
+     .offset = offsetof(lp_graph_tp_req, from_id),
      .cli = LP_ARG_CLI_POSITIONAL,
      .metavar = "FROM"},
     {.name = "toId",
@@ -194,7 +194,7 @@ static const lp_tool_arg trace_path_args[] = {
      .max = 4200,
      .dflt = LP_ARG_UNSET,
      .description = "Goal: a symbol id or file:<path>.",
-     .offset = LP_ARG_NO_FIELD,
+     .offset = offsetof(lp_graph_tp_req, to_id),
      .cli = LP_ARG_CLI_POSITIONAL,
      .metavar = "TO"},
     {.name = "edgeKinds",
@@ -204,14 +204,27 @@ static const lp_tool_arg trace_path_args[] = {
      .dflt = LP_ARG_UNSET,
      .values = edge_kinds,
      .description = "Edge kinds to follow (default [\"calls\"]).",
-     .offset = LP_ARG_NO_FIELD,
+     .offset = offsetof(lp_graph_tp_req, edge_kinds),
      .flag = "kinds",
      .metavar = "K,K"},
-    INT_ARG("maxDepth", 1, LP_GRAPH_TRACE_DEPTH_MAX, LP_GRAPH_TRACE_DEPTH_DEFAULT, LP_ARG_NO_FIELD,
+    INT_ARG("maxDepth", 1, LP_GRAPH_TRACE_DEPTH_MAX, LP_GRAPH_TRACE_DEPTH_DEFAULT,
+            offsetof(lp_graph_tp_req, max_depth),
              "max-depth", "steps at most"),
-    INT_ARG("maxNodes", 1, LP_GRAPH_TRACE_NODES_MAX, LP_GRAPH_TRACE_NODES_DEFAULT, LP_ARG_NO_FIELD,
+    INT_ARG("maxNodes", 1, LP_GRAPH_TRACE_NODES_MAX, LP_GRAPH_TRACE_NODES_DEFAULT,
+            offsetof(lp_graph_tp_req, max_nodes),
              "max-nodes", "symbols explored at most"),
 };
+
+static lp_status trace_path_run(const lp_graph_call *call, const void *req, lp_arena *arena,
+                                void *result, lp_error *err)
+{
+    return lp_graph_trace_path_run(call, req, arena, result, err);
+}
+
+static json_t *trace_path_json(const void *result) { return lp_graph_trace_path_json(result); }
+
+/* ------------------------------------------------------------------------------------------
+ * The JSON tools (not migrated yet: no request struct, offsets unused). */
 
 static const lp_tool_arg find_refs_args[] = {
     PATH_ARG,
@@ -343,7 +356,10 @@ const lp_tool lp_tool_table[] = {
      .examples = "[{\"path\":\"/home/me/src/app\",\"fromId\":\"sym:3f9a0c1d2e4b5a6978c0d1e2\","
                  "\"toId\":\"sym:9b1e22aa33bb44cc55dd66ee\",\"edgeKinds\":[\"calls\"]}]",
      .output_schema = trace_path_out,
-     .run_json = lp_graph_trace_path},
+     .req_size = sizeof(lp_graph_tp_req),
+     .result_size = sizeof(lp_graph_tp_result),
+     .run = trace_path_run,
+     .to_json = trace_path_json},
     {.name = "find_references",
      .title = TITLE_find_references,
      .description = DESC_find_references,

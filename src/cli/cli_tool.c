@@ -10,12 +10,10 @@
 
 enum { OPT_JSON = 1000, OPT_FORMAT, OPT_ARG = 1100, OPT_SWITCH = 1200 };
 
-extern const lp_cli_cmd lp_cmd_trace, lp_cmd_refs, lp_cmd_changes, lp_cmd_arch;
-extern const lp_cli_tool_view lp_cli_calls_view; /* cmd_calls.c */
+extern const lp_cli_cmd lp_cmd_refs, lp_cmd_changes, lp_cmd_arch;
+extern const lp_cli_tool_view lp_cli_calls_view, lp_cli_trace_view; /* cmd_calls.c, cmd_trace.c */
 
 /* The tools not migrated yet: their hand-written commands. */
-static const lp_cli_tool_view trace_view = {.tool = "trace_path", .command = "trace",
-                                            .legacy = &lp_cmd_trace};
 static const lp_cli_tool_view refs_view = {.tool = "find_references", .command = "refs",
                                            .legacy = &lp_cmd_refs};
 static const lp_cli_tool_view changes_view = {.tool = "detect_changes", .command = "changes",
@@ -23,7 +21,7 @@ static const lp_cli_tool_view changes_view = {.tool = "detect_changes", .command
 static const lp_cli_tool_view arch_view = {.tool = "architecture_overview", .command = "arch",
                                            .legacy = &lp_cmd_arch};
 
-const lp_cli_tool_view *const lp_cli_tool_views[] = {&lp_cli_calls_view, &trace_view,
+const lp_cli_tool_view *const lp_cli_tool_views[] = {&lp_cli_calls_view, &lp_cli_trace_view,
                                                       &refs_view, &changes_view, &arch_view};
 const size_t lp_cli_tool_views_count = LP_ARRAY_LEN(lp_cli_tool_views);
 
@@ -68,6 +66,11 @@ static void usage_line(const lp_tool *t, const lp_cli_tool_view *v, lp_buf *out)
             for (int k = 0, n = 0; a->values[k]; k++)
                 if (k != a->dflt)
                     lp_buf_printf(&item, "%s--%s", n++ ? "|" : "", a->values[k]);
+            lp_buf_puts(&item, "]");
+        } else if (a && a->cli == LP_ARG_CLI_OPTION && a->flag && a->type == LP_ARG_ENUM_SET) {
+            lp_buf_printf(&item, "[--%s ", a->flag);
+            for (int k = 0; a->values[k]; k++)
+                lp_buf_printf(&item, "%s%s", k ? "," : "", a->values[k]);
             lp_buf_puts(&item, "]");
         } else if (a && (a->cli == LP_ARG_CLI_OPTION) && a->flag) {
             lp_buf_printf(&item, "[--%s %s]", a->flag, a->metavar);
@@ -165,6 +168,35 @@ static bool parse_value(const lp_cli_tool_view *v, const lp_tool_arg *a, const c
             memcpy(f, &val, sizeof val);
         return true;
     }
+    if (a->type == LP_ARG_ENUM_SET) {
+        /* comma separated, spaces around items ignored, any case (as lp_edge_kind_from_name) */
+        uint32_t bits = 0;
+        lp_str k = lp_str_c(val);
+        for (size_t pos = 0; pos <= k.len;) {
+            size_t comma = lp_str_find_char(k, ',', pos);
+            if (comma == SIZE_MAX)
+                comma = k.len;
+            lp_str one = lp_str_trim(lp_str_sub(k, pos, comma));
+            int hit = -1;
+            for (int i = 0; a->values[i] && hit < 0; i++)
+                if (one.len == strlen(a->values[i]) && !strncasecmp(one.ptr, a->values[i], one.len))
+                    hit = i;
+            if (hit < 0) {
+                lp_buf list;
+                lp_buf_init(&list, 0);
+                for (int i = 0; a->values[i]; i++)
+                    lp_buf_printf(&list, "%s%s", i ? ", " : "", a->values[i]);
+                lp_cli_usage_error(v->command, "%s takes %s (comma separated)", opt, list.ptr);
+                lp_buf_release(&list);
+                return false;
+            }
+            bits |= 1u << hit;
+            pos = comma + 1;
+        }
+        if (a->offset != LP_ARG_NO_FIELD)
+            memcpy(f, &bits, sizeof bits);
+        return true;
+    }
     if (a->type == LP_ARG_ENUM) {
         for (int64_t k = 0; a->values[k]; k++)
             if (!strcmp(a->values[k], val)) {
@@ -186,12 +218,14 @@ int lp_cli_tool_main(const lp_cli_tool_view *v, int argc, char **argv)
         return lp_cli_usage_error(v->command, "has no typed tool in the table");
     struct option longopts[64];
     size_t nopt = 0;
-    const lp_tool_arg *positional = NULL;
+    const lp_tool_arg *positional[4];
+    size_t npos = 0;
+    const char *sets[16] = {NULL}; /* ENUM_SET values, parsed after the positional check */
     longopts[nopt++] = (struct option){"json", no_argument, NULL, OPT_JSON};
     for (size_t i = 0; i < t->nargs && nopt + 8 < LP_ARRAY_LEN(longopts); i++) {
         const lp_tool_arg *a = &t->args[i];
-        if (a->cli == LP_ARG_CLI_POSITIONAL)
-            positional = a;
+        if (a->cli == LP_ARG_CLI_POSITIONAL && npos < LP_ARRAY_LEN(positional))
+            positional[npos++] = a;
         else if (a->cli == LP_ARG_CLI_SWITCHES)
             for (int k = 0; a->values[k] && nopt + 8 < LP_ARRAY_LEN(longopts); k++)
                 longopts[nopt++] = (struct option){a->values[k], no_argument, NULL,
@@ -206,7 +240,7 @@ int lp_cli_tool_main(const lp_cli_tool_view *v, int argc, char **argv)
     lp_graph_out fmt = LP_GOUT_TEXT;
     const char *root = NULL;
     int code = LP_EXIT_OK;
-    char *id = NULL;
+    char *ids[4] = {NULL};
     optind = 1;
     opterr = 0;
     int c;
@@ -230,6 +264,8 @@ int lp_cli_tool_main(const lp_cli_tool_view *v, int argc, char **argv)
             const lp_tool_arg *a = &t->args[c - OPT_ARG];
             if (a->cli == LP_ARG_CLI_ROOT) {
                 root = optarg;
+            } else if (a->type == LP_ARG_ENUM_SET && (size_t)(c - OPT_ARG) < LP_ARRAY_LEN(sets)) {
+                sets[c - OPT_ARG] = optarg; /* the last one given counts */
             } else if (!parse_value(v, a, optarg, req)) {
                 code = LP_EXIT_USAGE;
                 goto done;
@@ -239,15 +275,26 @@ int lp_cli_tool_main(const lp_cli_tool_view *v, int argc, char **argv)
             goto done;
         }
     }
-    if (positional && argc - optind != 1) {
-        code = lp_cli_usage_error(v->command, "needs one %s (%s)", positional->metavar,
-                                  positional->cli_help);
+    if ((size_t)(argc - optind) != npos) {
+        if (v->positional_error)
+            code = lp_cli_usage_error(v->command, "%s", v->positional_error);
+        else if (npos)
+            code = lp_cli_usage_error(v->command, "needs one %s (%s)", positional[0]->metavar,
+                                      positional[0]->cli_help);
+        else
+            code = lp_cli_usage_error(v->command, "takes no arguments");
         goto done;
     }
-    if (positional) {
-        if ((code = lp_graph_cli_symbol(v->command, root, argv[optind], &id)))
+    for (size_t i = 0; i < LP_ARRAY_LEN(sets) && i < t->nargs; i++)
+        if (sets[i] && !parse_value(v, &t->args[i], sets[i], req)) {
+            code = LP_EXIT_USAGE;
             goto done;
-        memcpy((char *)req + positional->offset, &id, sizeof id);
+        }
+    /* a positional argument names a symbol: an id, or a name resolved in the root */
+    for (size_t i = 0; i < npos; i++) {
+        if ((code = lp_graph_cli_symbol(v->command, root, argv[optind + (int)i], &ids[i])))
+            goto done;
+        memcpy((char *)req + positional[i]->offset, &ids[i], sizeof ids[i]);
     }
     lp_error err = {0};
     lp_buf rootb;
@@ -282,7 +329,8 @@ int lp_cli_tool_main(const lp_cli_tool_view *v, int argc, char **argv)
     lp_arena_release(&arena);
     lp_buf_release(&rootb);
 done:
-    free(id);
+    for (size_t i = 0; i < LP_ARRAY_LEN(ids); i++)
+        free(ids[i]);
     free(req);
     return code;
 }

@@ -18,6 +18,9 @@ typedef struct lp_cli_tool_view {
     const char *tool;    /* the table's name ("call_graph") */
     const char *command; /* "calls" */
     const char *about;   /* what the command does, for --help (after the usage lines) */
+    /* the usage error when the positional arguments are missing (NULL: "needs one SYMBOL
+     * (its cli_help)") */
+    const char *positional_error;
     /* typed tools: the result struct as text, and as a drawing (NULL: no dot / mermaid) */
     void (*text)(const void *result);
     void (*draw)(const void *result, bool mermaid);

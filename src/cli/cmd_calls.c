@@ -6,56 +6,17 @@
  */
 #include "cli/cli_tool.h"
 
-/* Text as the JSON renderer shows it: bytes that are not UTF-8 become U+FFFD. */
-static const char *u(const char *s)
-{
-    static lp_buf ring[8];
-    static unsigned next;
-    lp_buf *b = &ring[next++ % LP_ARRAY_LEN(ring)];
-    if (!b->ptr)
-        lp_buf_init(b, 0);
-    lp_buf_reset(b);
-    lp_utf8_put(b, s ? s : "", s ? strlen(s) : 0);
-    return b->ptr ? b->ptr : "";
-}
-
-/* A symbol's fields as call_graph's JSON gives them (a file pseudo-symbol: id file:<path>,
- * kind file, qualified name the path, line 1). */
-static const char *sym_id(const lp_graph_sym *s, char *buf, size_t cap)
-{
-    if (s->ord >= 0)
-        return s->id;
-    snprintf(buf, cap, "file:%s", s->path);
-    return u(buf);
-}
-
-static const char *sym_kind(const lp_graph_sym *s)
-{
-    return s->ord < 0 ? "file" : lp_symkind_name((lp_symkind)s->kind);
-}
-
-static const char *sym_qname(const lp_graph_sym *s) { return u(s->ord < 0 ? s->path : s->qname); }
-
-static long long sym_line1(const lp_graph_sym *s) { return s->ord < 0 ? 1 : (long long)s->start_line; }
-
-static void sym_line(const char *prefix, const lp_graph_sym *s)
-{
-    char idb[LP_PATH_MAX + 8];
-    printf("%s%s %s  %s:%lld  %s\n", prefix, sym_kind(s), sym_qname(s), lp_cli_q(u(s->path)),
-           sym_line1(s), sym_id(s, idb, sizeof idb));
-}
-
 /* The node (or the root) with this id; NULL when none. */
 static const lp_graph_sym *node_by_id(const lp_graph_cg_result *r, const char *id_arg, int *side)
 {
     char idb[LP_PATH_MAX + 8], id[LP_PATH_MAX + 8];
-    snprintf(id, sizeof id, "%s", id_arg); /* sym_id reuses the buffers of u() */
+    snprintf(id, sizeof id, "%s", id_arg); /* sym_id reuses the buffers of lp_graph_cli_text() */
     for (size_t i = 0; i < r->nnodes; i++)
-        if (!strcmp(sym_id(&r->nodes[i].sym, idb, sizeof idb), id)) {
+        if (!strcmp(lp_graph_cli_sym_id(&r->nodes[i].sym, idb, sizeof idb), id)) {
             *side = r->nodes[i].side;
             return &r->nodes[i].sym;
         }
-    if (!strcmp(sym_id(&r->root, idb, sizeof idb), id)) {
+    if (!strcmp(lp_graph_cli_sym_id(&r->root, idb, sizeof idb), id)) {
         *side = 0;
         return &r->root;
     }
@@ -65,15 +26,15 @@ static const lp_graph_sym *node_by_id(const lp_graph_cg_result *r, const char *i
 static void text(const void *result)
 {
     const lp_graph_cg_result *r = result;
-    sym_line("", &r->root);
+    lp_graph_cli_sym_line("", &r->root);
     /* caller-side edges first (toward the root), then callee-side ones */
     for (int pass = 0; pass < 2; pass++) {
         size_t shown = 0;
         for (size_t i = 0; i < r->nedges; i++) {
             const lp_graph_cg_edge *e = &r->edges[i];
             int fside = 0, tside = 0;
-            const lp_graph_sym *from = node_by_id(r, u(e->from), &fside);
-            const lp_graph_sym *to = node_by_id(r, u(e->to), &tside);
+            const lp_graph_sym *from = node_by_id(r, lp_graph_cli_text(e->from), &fside);
+            const lp_graph_sym *to = node_by_id(r, lp_graph_cli_text(e->to), &tside);
             if (!from || !to)
                 continue;
             bool caller_edge = fside == 2;
@@ -81,8 +42,8 @@ static void text(const void *result)
                 continue;
             if (!shown++)
                 printf("%s:\n", pass == 0 ? "callers" : "callees");
-            printf("  %s -> %s  [%s] at %s:%lld\n", sym_qname(from), sym_qname(to), u(e->strategy),
-                   lp_cli_q(e->site.present ? u(e->site.file) : ""),
+            printf("  %s -> %s  [%s] at %s:%lld\n", lp_graph_cli_sym_qname(from), lp_graph_cli_sym_qname(to), lp_graph_cli_text(e->strategy),
+                   lp_cli_q(e->site.present ? lp_graph_cli_text(e->site.file) : ""),
                    e->site.present ? (long long)e->site.start_line : 0LL);
         }
     }
@@ -96,18 +57,17 @@ static void text(const void *result)
                (long long)r->unresolved_same_name, r->unresolved_same_name_capped ? "+" : "");
     for (size_t i = 0; i < r->nunresolved_callees; i++) {
         const lp_graph_cg_open *o = &r->unresolved_callees[i];
-        printf("  unresolved %s at line %lld: %s\n", u(o->callee), (long long)o->start_line,
+        printf("  unresolved %s at line %lld: %s\n", lp_graph_cli_text(o->callee), (long long)o->start_line,
                o->reason);
     }
     for (size_t i = 0; i < r->nambiguous_callees; i++) {
         const lp_graph_cg_open *o = &r->ambiguous_callees[i];
-        printf("  ambiguous %s at line %lld: %lld candidates\n", u(o->callee),
+        printf("  ambiguous %s at line %lld: %lld candidates\n", lp_graph_cli_text(o->callee),
                (long long)o->start_line, (long long)o->candidate_count);
     }
     for (size_t i = 0; i < r->ntests; i++)
-        sym_line("  tested by ", &r->tests[i].sym);
-    for (size_t i = 0; i < r->nwarnings; i++)
-        printf("note [%s]: %s\n", lp_warn_code(r->warnings[i].code), u(r->warnings[i].message));
+        lp_graph_cli_sym_line("  tested by ", &r->tests[i].sym);
+    lp_graph_cli_notes(r->warnings, r->nwarnings);
 }
 
 static void draw(const void *result, bool mermaid)
@@ -116,30 +76,30 @@ static void draw(const void *result, bool mermaid)
     char a[512], b[512], idb[LP_PATH_MAX + 8];
     printf(mermaid ? "graph LR\n" : "digraph calls {\n  rankdir=LR;\n  node [shape=box];\n");
     printf(mermaid ? "  n0[\"%s\"]\n" : "  \"%s\" [label=\"%s\", style=bold];\n",
-           lp_graph_cli_label(sym_id(&r->root, idb, sizeof idb), mermaid, a, sizeof a),
-           lp_graph_cli_label(sym_qname(&r->root), mermaid, b, sizeof b));
+           lp_graph_cli_label(lp_graph_cli_sym_id(&r->root, idb, sizeof idb), mermaid, a, sizeof a),
+           lp_graph_cli_label(lp_graph_cli_sym_qname(&r->root), mermaid, b, sizeof b));
     if (!mermaid) {
         for (size_t i = 0; i < r->nnodes; i++)
             printf("  \"%s\" [label=\"%s\"];\n",
-                   lp_graph_cli_label(sym_id(&r->nodes[i].sym, idb, sizeof idb), false, a, sizeof a),
-                   lp_graph_cli_label(sym_qname(&r->nodes[i].sym), false, b, sizeof b));
+                   lp_graph_cli_label(lp_graph_cli_sym_id(&r->nodes[i].sym, idb, sizeof idb), false, a, sizeof a),
+                   lp_graph_cli_label(lp_graph_cli_sym_qname(&r->nodes[i].sym), false, b, sizeof b));
         for (size_t i = 0; i < r->nedges; i++)
-            printf("  \"%s\" -> \"%s\";\n", lp_graph_cli_label(u(r->edges[i].from), false, a, sizeof a),
-                   lp_graph_cli_label(u(r->edges[i].to), false, b, sizeof b));
+            printf("  \"%s\" -> \"%s\";\n", lp_graph_cli_label(lp_graph_cli_text(r->edges[i].from), false, a, sizeof a),
+                   lp_graph_cli_label(lp_graph_cli_text(r->edges[i].to), false, b, sizeof b));
         printf("}\n");
         return;
     }
     /* mermaid: ids are node indexes (symbol ids contain ':') */
     for (size_t i = 0; i < r->nnodes; i++)
         printf("  n%zu[\"%s\"]\n", i + 1,
-               lp_graph_cli_label(sym_qname(&r->nodes[i].sym), true, a, sizeof a));
+               lp_graph_cli_label(lp_graph_cli_sym_qname(&r->nodes[i].sym), true, a, sizeof a));
     for (size_t i = 0; i < r->nedges; i++) {
         char from[LP_PATH_MAX + 8], to[LP_PATH_MAX + 8];
-        snprintf(from, sizeof from, "%s", u(r->edges[i].from));
-        snprintf(to, sizeof to, "%s", u(r->edges[i].to));
+        snprintf(from, sizeof from, "%s", lp_graph_cli_text(r->edges[i].from));
+        snprintf(to, sizeof to, "%s", lp_graph_cli_text(r->edges[i].to));
         size_t fi = 0, ti = 0;
         for (size_t k = 0; k < r->nnodes; k++) {
-            const char *id = sym_id(&r->nodes[k].sym, idb, sizeof idb);
+            const char *id = lp_graph_cli_sym_id(&r->nodes[k].sym, idb, sizeof idb);
             if (!strcmp(id, from))
                 fi = k + 1;
             if (!strcmp(id, to))

@@ -175,3 +175,52 @@ const char *lp_graph_cli_label(const char *s, bool mermaid, char *buf, size_t ca
     buf[o] = '\0';
     return buf;
 }
+
+/* Text as the JSON renderer shows it: bytes that are not UTF-8 become U+FFFD. */
+const char *lp_graph_cli_text(const char *s)
+{
+    static lp_buf ring[8];
+    static unsigned next;
+    lp_buf *b = &ring[next++ % LP_ARRAY_LEN(ring)];
+    if (!b->ptr)
+        lp_buf_init(b, 0);
+    lp_buf_reset(b);
+    lp_utf8_put(b, s ? s : "", s ? strlen(s) : 0);
+    return b->ptr ? b->ptr : "";
+}
+
+/* A symbol's fields as call_graph's JSON gives them (a file pseudo-symbol: id file:<path>,
+ * kind file, qualified name the path, line 1). */
+const char *lp_graph_cli_sym_id(const lp_graph_sym *s, char *buf, size_t cap)
+{
+    if (s->ord >= 0)
+        return s->id;
+    snprintf(buf, cap, "file:%s", s->path);
+    return lp_graph_cli_text(buf);
+}
+
+const char *lp_graph_cli_sym_kind(const lp_graph_sym *s)
+{
+    return s->ord < 0 ? "file" : lp_symkind_name((lp_symkind)s->kind);
+}
+
+const char *lp_graph_cli_sym_qname(const lp_graph_sym *s)
+{
+    return lp_graph_cli_text(s->ord < 0 ? s->path : s->qname);
+}
+
+long long lp_graph_cli_sym_start(const lp_graph_sym *s) { return s->ord < 0 ? 1 : (long long)s->start_line; }
+
+void lp_graph_cli_sym_line(const char *prefix, const lp_graph_sym *s)
+{
+    char idb[LP_PATH_MAX + 8];
+    printf("%s%s %s  %s:%lld  %s\n", prefix, lp_graph_cli_sym_kind(s), lp_graph_cli_sym_qname(s),
+           lp_cli_q(lp_graph_cli_text(s->path)), lp_graph_cli_sym_start(s),
+           lp_graph_cli_sym_id(s, idb, sizeof idb));
+}
+
+void lp_graph_cli_notes(const lp_graph_warning *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("note [%s]: %s\n", lp_warn_code(w[i].code), lp_graph_cli_text(w[i].message));
+}

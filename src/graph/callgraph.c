@@ -108,18 +108,6 @@ static json_t *site_json(const lp_graph_site *site)
                         "file", site->file);
 }
 
-/* The call site as JSON (trace_path). */
-static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char *path)
-{
-    lp_arena a;
-    lp_arena_init(&a, 1024);
-    lp_graph_site site;
-    site_at(st, fid, ref_ord, path, &a, &site);
-    json_t *o = site_json(&site);
-    lp_arena_release(&a);
-    return o;
-}
-
 static const char *strategy(lp_lang l, int rule, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s.%s", lp_lang_name(l), gr_rule_name((gr_rule)rule));
@@ -803,47 +791,30 @@ json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r)
 /* ------------------------------------------------------------------------------------------
  * trace_path. */
 
-lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error *err)
+lp_status lp_graph_trace_path_run(const lp_graph_call *call, const lp_graph_tp_req *req,
+                                  lp_arena *arena_out, lp_graph_tp_result *out, lp_error *err)
 {
-    *out = NULL;
-    const char *from_id = gq_arg_str(call->args, "fromId");
-    const char *to_id = gq_arg_str(call->args, "toId");
+    memset(out, 0, sizeof *out);
+    const char *from_id = req->from_id, *to_id = req->to_id;
     if (!from_id || !to_id)
         return lp_error_set(err, LP_EINVAL,
                             "trace_path needs fromId and toId (sym:... ids, or file:<path>)");
     bool kinds[LP_EDGE_KIND_COUNT] = {false};
-    json_t *ek = json_object_get(call->args, "edgeKinds");
-    if (json_is_array(ek) && json_array_size(ek)) {
-        size_t i;
-        json_t *k;
-        json_array_foreach(ek, i, k)
-        {
-            lp_edge_kind e = json_is_string(k) ? lp_edge_kind_from_name(lp_str_c(json_string_value(k)))
-                                               : LP_EDGE_KIND_COUNT;
-            if (e == LP_EDGE_KIND_COUNT)
-                return lp_error_set(err, LP_EINVAL,
-                                    "edgeKinds items must be calls, imports, exports, tests or "
-                                    "contains");
-            kinds[e] = true;
-        }
-    } else {
-        kinds[LP_EDGE_CALLS] = true;
-    }
-    int max_depth = (int)gq_arg_int(call->args, "maxDepth", LP_GRAPH_TRACE_DEPTH_DEFAULT, 1,
-                                     LP_GRAPH_TRACE_DEPTH_MAX);
-    size_t max_nodes = (size_t)gq_arg_int(call->args, "maxNodes", LP_GRAPH_TRACE_NODES_DEFAULT, 1,
-                                             LP_GRAPH_TRACE_NODES_MAX);
-    lp_arena arena;
-    lp_arena_init(&arena, 0);
+    uint32_t kind_bits = req->edge_kinds ? req->edge_kinds : 1u << LP_EDGE_CALLS;
+    for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
+        kinds[k] = (kind_bits >> k) & 1u;
+    int max_depth = (int)clamp64(req->max_depth, 1, LP_GRAPH_TRACE_DEPTH_MAX);
+    size_t max_nodes = (size_t)clamp64(req->max_nodes, 1, LP_GRAPH_TRACE_NODES_MAX);
+    lp_arena *arena = arena_out;
     nodeset ns;
     memset(&ns, 0, sizeof ns);
     lp_arena_init(&ns.arena, 0);
-    json_t *res = json_object();
-    json_object_set_new(res, "warnings", json_array());
+    LP_VEC(lp_graph_sym) path = {0};
+    LP_VEC(lp_graph_tp_edge) edges = {0};
     gq_sym from, to;
-    lp_status rc = gq_symbol_by_id(call->st, from_id, &arena, &from, err);
+    lp_status rc = gq_symbol_by_id(call->st, from_id, arena, &from, err);
     if (!rc)
-        rc = gq_symbol_by_id(call->st, to_id, &arena, &to, err);
+        rc = gq_symbol_by_id(call->st, to_id, arena, &to, err);
     if (rc)
         goto done;
     node r0 = {from.fid, from.ord, 0, 0, -1, 0, 0, -1, 0};
@@ -920,7 +891,6 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
     }
     if (rc)
         goto done;
-    json_t *path = json_array(), *edges = json_array();
     if (hit >= 0) {
         int32_t chain[64];
         int nc = 0;
@@ -928,66 +898,109 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
             chain[nc++] = k;
         for (int k = nc - 1; k >= 0; k--) {
             const node *n = &ns.items.items[chain[k]];
-            gq_sym s;
-            if ((rc = gq_symbol_at(call->st, n->fid, n->ord, &arena, &s, err)))
+            gq_sym sy;
+            if ((rc = gq_symbol_at(call->st, n->fid, n->ord, arena, &sy, err)))
                 break;
-            json_array_append_new(path, gq_sym_json(&s));
+            lp_vec_push(&path, sy);
             if (n->parent < 0)
                 continue;
             const node *p = &ns.items.items[n->parent];
             gq_sym ps;
-            if ((rc = gq_symbol_at(call->st, p->fid, p->ord, &arena, &ps, err)))
+            if ((rc = gq_symbol_at(call->st, p->fid, p->ord, arena, &ps, err)))
                 break;
             char strat[96];
-            json_t *e = json_object();
-            json_t *pj = gq_sym_json(&ps), *nj = gq_sym_json(&s);
-            json_object_set(e, "from", json_object_get(pj, "id"));
-            json_object_set(e, "to", json_object_get(nj, "id"));
-            json_decref(pj);
-            json_decref(nj);
-            json_object_set_new(e, "kind", lp_json_textz(lp_edge_kind_name((lp_edge_kind)n->pkind)));
+            lp_graph_tp_edge e = {.from = lp_graph_sym_id(&ps, arena),
+                                  .to = lp_graph_sym_id(&sy, arena),
+                                  .kind = (lp_edge_kind)n->pkind};
             if (n->pkind != LP_EDGE_CONTAINS) {
-                json_object_set_new(e, "strategy", lp_json_textz(strategy(ps.lang, n->prule, strat,
-                                                                        sizeof strat)));
-                json_object_set_new(e, "callSite", call_site(call->st, p->fid, n->pref, ps.path));
+                e.strategy = lp_arena_strdup(arena, strategy(ps.lang, n->prule, strat, sizeof strat));
+                site_at(call->st, p->fid, n->pref, ps.path, arena, &e.site);
             }
-            json_array_append_new(edges, e);
+            lp_vec_push(&edges, e);
         }
     }
-    json_object_set_new(res, "from", gq_sym_json(&from));
-    json_object_set_new(res, "to", gq_sym_json(&to));
-    json_object_set_new(res, "found", json_boolean(hit >= 0));
-    json_int_t length = hit >= 0 ? (json_int_t)json_array_size(edges) : -1;
-    json_object_set_new(res, "path", path);
-    json_object_set_new(res, "edges", edges);
-    json_object_set_new(res, "length", json_integer(length));
-    json_object_set_new(res, "explored", json_integer((json_int_t)ns.items.len));
-    json_object_set_new(res, "truncation",
-                        lp_json_pack("{s:b, s:b}", "nodes", cut_nodes, "depth", cut_depth));
-    json_t *used = json_array();
-    for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
-        if (kinds[k])
-            json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
-    json_object_set_new(res, "edgeKinds", used);
-    json_object_set_new(res, "capabilities",
-                        gq_caps_for_langs((1u << from.lang) | (1u << to.lang)));
+    if (rc)
+        goto done;
+    out->from = from;
+    out->to = to;
+    out->found = hit >= 0;
+    out->path = ARENA_VEC(arena, path);
+    out->npath = path.len;
+    out->edges = ARENA_VEC(arena, edges);
+    out->nedges = edges.len;
+    out->explored = ns.items.len;
+    out->edge_kinds = kind_bits;
+    out->langs = (1u << from.lang) | (1u << to.lang);
+    out->cut_nodes = cut_nodes;
+    out->cut_depth = cut_depth;
     if (hit < 0) {
-        if (cut_nodes || cut_depth)
-            gq_warn(res, LP_WARN_NO_PATH_WITHIN_BUDGET,
-                    "no path found within %d steps / %zu nodes; raise maxDepth or maxNodes",
-                    max_depth, max_nodes);
-        else
-            gq_warn(res, LP_WARN_NO_PROVED_PATH,
-                    "no path over proved edges of the chosen kinds; unresolved or dynamic calls "
-                    "may still connect them (see capabilities)");
+        lp_graph_warning *w = lp_arena_zalloc(arena, sizeof *w);
+        if (cut_nodes || cut_depth) {
+            *w = (lp_graph_warning){LP_WARN_NO_PATH_WITHIN_BUDGET,
+                                    lp_arena_printf(arena,
+                                                    "no path found within %d steps / %zu nodes; "
+                                                    "raise maxDepth or maxNodes",
+                                                    max_depth, max_nodes)};
+        } else {
+            *w = (lp_graph_warning){LP_WARN_NO_PROVED_PATH,
+                                    "no path over proved edges of the chosen kinds; unresolved or "
+                                    "dynamic calls may still connect them (see capabilities)"};
+        }
+        out->warnings = w;
+        out->nwarnings = 1;
     }
 done:
     ns_free(&ns);
-    lp_arena_release(&arena);
-    if (rc) {
-        json_decref(res);
-        return rc;
+    lp_vec_free(&path);
+    lp_vec_free(&edges);
+    if (rc)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+static json_t *warnings_json(const lp_graph_warning *w, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, lp_json_pack("{s:o, s:o}", "code",
+                                              lp_json_textz(lp_warn_code(w[i].code)), "message",
+                                              gq_json_str(w[i].message)));
+    return a;
+}
+
+json_t *lp_graph_trace_path_json(const lp_graph_tp_result *r)
+{
+    json_t *res = json_object();
+    json_object_set_new(res, "warnings", warnings_json(r->warnings, r->nwarnings));
+    json_t *path = json_array(), *edges = json_array();
+    for (size_t i = 0; i < r->npath; i++)
+        json_array_append_new(path, gq_sym_json(&r->path[i]));
+    for (size_t i = 0; i < r->nedges; i++) {
+        const lp_graph_tp_edge *e = &r->edges[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "from", gq_json_str(e->from));
+        json_object_set_new(o, "to", gq_json_str(e->to));
+        json_object_set_new(o, "kind", lp_json_textz(lp_edge_kind_name(e->kind)));
+        if (e->kind != LP_EDGE_CONTAINS) {
+            json_object_set_new(o, "strategy", lp_json_textz(e->strategy));
+            json_object_set_new(o, "callSite", site_json(&e->site));
+        }
+        json_array_append_new(edges, o);
     }
-    *out = res;
-    return LP_OK;
+    json_object_set_new(res, "from", gq_sym_json(&r->from));
+    json_object_set_new(res, "to", gq_sym_json(&r->to));
+    json_object_set_new(res, "found", json_boolean(r->found));
+    json_object_set_new(res, "path", path);
+    json_object_set_new(res, "edges", edges);
+    json_object_set_new(res, "length", json_integer(r->found ? (json_int_t)r->nedges : -1));
+    json_object_set_new(res, "explored", json_integer((json_int_t)r->explored));
+    json_object_set_new(res, "truncation",
+                        lp_json_pack("{s:b, s:b}", "nodes", r->cut_nodes, "depth", r->cut_depth));
+    json_t *used = json_array();
+    for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
+        if ((r->edge_kinds >> k) & 1u)
+            json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
+    json_object_set_new(res, "edgeKinds", used);
+    json_object_set_new(res, "capabilities", gq_caps_for_langs(r->langs));
+    return res;
 }

@@ -178,6 +178,8 @@ typedef struct lp_graph_sym {
 
 /* JSON {id, kind, name, qualifiedName, file, startLine, endLine, language} (new reference). */
 json_t *lp_graph_sym_json(const lp_graph_sym *s);
+/* The id of s as answers give it: its sym:... id, or file:<path> for a file (in arena). */
+const char *lp_graph_sym_id(const lp_graph_sym *s, lp_arena *arena);
 
 /* call_graph: the request (the tool table's argument order; src/api/tools_graph.c). */
 typedef enum lp_graph_direction {
@@ -290,9 +292,46 @@ lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_r
  * possibleCallers?, root, direction, depth, nodes, edges, tests, evidenceSummary,
  * capabilities, truncation}. */
 json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r);
-lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error *err);
 lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_error *err);
 lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_error *err);
 lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_error *err);
+
+/* trace_path: the request (the tool table's argument order) and the answer. */
+typedef struct lp_graph_tp_req {
+    const char *from_id, *to_id; /* sym:... or file:<path> (borrowed) */
+    uint32_t edge_kinds;         /* 1 << lp_edge_kind; 0: calls */
+    int64_t max_depth;           /* 1-LP_GRAPH_TRACE_DEPTH_MAX */
+    int64_t max_nodes;           /* 1-LP_GRAPH_TRACE_NODES_MAX */
+} lp_graph_tp_req;
+
+typedef struct lp_graph_tp_edge {
+    const char *from, *to; /* ids (file:<path> for files) */
+    lp_edge_kind kind;
+    const char *strategy;  /* NULL for contains */
+    lp_graph_site site;    /* not present for contains */
+} lp_graph_tp_edge;
+
+typedef struct lp_graph_tp_result {
+    lp_graph_sym from, to;
+    bool found;
+    const lp_graph_sym *path; /* from ... to when found */
+    size_t npath;
+    const lp_graph_tp_edge *edges; /* npath - 1 */
+    size_t nedges;
+    size_t explored;     /* nodes reached */
+    uint32_t edge_kinds; /* the kinds followed */
+    uint32_t langs;      /* of from and to: the capabilities to state */
+    bool cut_nodes, cut_depth;
+    const lp_graph_warning *warnings;
+    size_t nwarnings;
+} lp_graph_tp_result;
+
+/* trace_path over the pinned publication of call->st (call->args unused); *out lives in
+ * arena. */
+lp_status lp_graph_trace_path_run(const lp_graph_call *call, const lp_graph_tp_req *req,
+                                  lp_arena *arena, lp_graph_tp_result *out, lp_error *err);
+/* Its content object (new reference): {warnings, from, to, found, path, edges, length,
+ * explored, truncation, edgeKinds, capabilities}. */
+json_t *lp_graph_trace_path_json(const lp_graph_tp_result *r);
 
 #endif

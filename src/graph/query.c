@@ -275,3 +275,10 @@ json_t *gq_caps_for_langs(uint32_t langs)
 }
 
 json_t *gq_sym_json(const gq_sym *s) { return lp_graph_sym_json(s); }
+
+const char *lp_graph_sym_id(const lp_graph_sym *s, lp_arena *arena)
+{
+    if (s->ord < 0)
+        return lp_arena_printf(arena, "file:%s", s->path);
+    return lp_arena_strdup(arena, s->id);
+}

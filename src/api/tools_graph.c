@@ -224,7 +224,7 @@ static lp_status trace_path_run(const lp_graph_call *call, const void *req, lp_a
 static json_t *trace_path_json(const void *result) { return lp_graph_trace_path_json(result); }
 
 /* ------------------------------------------------------------------------------------------
- * The JSON tools (not migrated yet: no request struct, offsets unused). */
+ * find_references (typed). */
 
 static const lp_tool_arg find_refs_args[] = {
     PATH_ARG,
@@ -235,20 +235,33 @@ static const lp_tool_arg find_refs_args[] = {
      .max = 64,
      .dflt = LP_ARG_UNSET,
      .description = "Exact symbol id (sym:...); its name is searched.",
-     .offset = LP_ARG_NO_FIELD,
+     .offset = offsetof(lp_graph_fr_req, symbol_id),
      .cli = LP_ARG_CLI_POSITIONAL,
-     .metavar = "SYMBOL"},
+     .metavar = "SYMBOL",
+     .cli_help = "an id or a unique name"},
     {.name = "pathPrefix",
      .type = LP_ARG_STRING,
      .min = LP_ARG_UNSET,
      .max = 4096,
      .dflt = LP_ARG_UNSET,
      .description = "Only files under this folder (relative to the root).",
-     .offset = LP_ARG_NO_FIELD,
+     .offset = offsetof(lp_graph_fr_req, path_prefix),
      .flag = "prefix",
      .metavar = "DIR"},
-    INT_ARG("maxResults", 1, LP_GRAPH_REFS_MAX, LP_GRAPH_REFS_DEFAULT, LP_ARG_NO_FIELD, "max", "matches at most"),
+    INT_ARG("maxResults", 1, LP_GRAPH_REFS_MAX, LP_GRAPH_REFS_DEFAULT,
+            offsetof(lp_graph_fr_req, max_results), "max", "matches at most"),
 };
+
+static lp_status find_refs_run(const lp_graph_call *call, const void *req, lp_arena *arena,
+                               void *result, lp_error *err)
+{
+    return lp_graph_find_references_run(call, req, arena, result, err);
+}
+
+static json_t *find_refs_json(const void *result) { return lp_graph_find_references_json(result); }
+
+/* ------------------------------------------------------------------------------------------
+ * The JSON tools (not migrated yet: no request struct, offsets unused). */
 
 static const lp_tool_arg changes_args[] = {
     PATH_ARG,
@@ -368,7 +381,10 @@ const lp_tool lp_tool_table[] = {
      .examples = "[{\"path\":\"/home/me/src/app\",\"symbolId\":\"sym:3f9a0c1d2e4b5a6978c0d1e2\"}]",
      .output_schema = find_refs_out,
      .truncatable = find_refs_cut,
-     .run_json = lp_graph_find_references},
+     .req_size = sizeof(lp_graph_fr_req),
+     .result_size = sizeof(lp_graph_fr_result),
+     .run = find_refs_run,
+     .to_json = find_refs_json},
     {.name = "detect_changes",
      .title = TITLE_detect_changes,
      .description = DESC_detect_changes,

@@ -292,7 +292,6 @@ lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_r
  * possibleCallers?, root, direction, depth, nodes, edges, tests, evidenceSummary,
  * capabilities, truncation}. */
 json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r);
-lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_error *err);
 lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_error *err);
 lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_error *err);
 
@@ -333,5 +332,52 @@ lp_status lp_graph_trace_path_run(const lp_graph_call *call, const lp_graph_tp_r
 /* Its content object (new reference): {warnings, from, to, found, path, edges, length,
  * explored, truncation, edgeKinds, capabilities}. */
 json_t *lp_graph_trace_path_json(const lp_graph_tp_result *r);
+
+/* find_references: the request and the answer. */
+typedef struct lp_graph_fr_req {
+    const char *symbol_id;   /* sym:... (borrowed) */
+    const char *path_prefix; /* only files under this folder (NULL: all) */
+    int64_t max_results;     /* 1-LP_GRAPH_REFS_MAX */
+} lp_graph_fr_req;
+
+/* One textual occurrence of the name. */
+typedef struct lp_graph_ref {
+    const char *file;
+    uint32_t line, column; /* 1-based; column in bytes */
+    size_t start_byte, end_byte;
+    const char *text;           /* the line, cut at 240 bytes where a character ends */
+    const lp_graph_sym *owner;  /* innermost symbol around it (NULL: none) */
+    bool is_definition;
+} lp_graph_ref;
+
+typedef struct lp_graph_fr_result {
+    lp_graph_sym symbol;
+    const char *name;
+    bool identifier_boundary;
+    const lp_graph_ref *matches;
+    size_t nmatches;
+    bool cut;                 /* maxResults reached */
+    bool publication_partial; /* the publication itself skipped files */
+    int64_t publication_id;
+    char publication_merkle[LP_HASH_HEX];
+    size_t files_scanned, files_total, files_with_matches, total_matches;
+    uint64_t bytes_scanned;
+    const char *path_prefix; /* as asked (NULL: none) */
+    const lp_graph_warning *warnings;
+    size_t nwarnings;
+} lp_graph_fr_result;
+
+/* Coverage is complete when nothing was cut and the publication is not partial. */
+static inline bool lp_graph_fr_complete(const lp_graph_fr_result *r)
+{
+    return !r->cut && !r->publication_partial;
+}
+
+/* find_references over the pinned publication of call->st; *out lives in arena. */
+lp_status lp_graph_find_references_run(const lp_graph_call *call, const lp_graph_fr_req *req,
+                                      lp_arena *arena, lp_graph_fr_result *out, lp_error *err);
+/* Its content object (new reference): {warnings, symbol, name, identifierBoundary, matches,
+ * coverage, pathPrefix}. */
+json_t *lp_graph_find_references_json(const lp_graph_fr_result *r);
 
 #endif

@@ -310,47 +310,16 @@ static const lp_tool_arg arch_args[] = {
             LP_ARG_NO_FIELD, "max", "packages at most"),
 };
 
-#define TITLE_call_graph "Callers and callees of a symbol"
-#define DESC_call_graph \
-    "Traverse proved CALLS edges from one exact symbol (callers, callees or both, depth 1-5) " \
-     "and see the evidence that is not an edge: call sites left ambiguous (with their " \
-     "candidates) or unresolved (with a reason), same-name call sites elsewhere, and the tests " \
-     "that exercise the symbol. Each edge names the rule that proved it and its call site. An " \
-     "absent edge is not proof that no call exists: read capabilities for what the language's " \
-     "rules cannot see. Next: read_file {path, open_symbol: {symbolId}} on a caller or callee, " \
-     "or trace_path between two symbols."
-#define TITLE_trace_path "Shortest path between two symbols"
-#define DESC_trace_path \
-    "Find one shortest directed path from one exact symbol (or file:<path>) to another over " \
-     "the chosen proved edge kinds (calls by default; imports, exports, tests, contains). " \
-     "Depth and node budgets report truncation; not finding a path proves nothing about " \
-     "dynamic or unresolved calls. Next: call_graph on a node of the path."
-#define TITLE_find_references "Every textual occurrence of a symbol's name"
-#define DESC_find_references \
-    "List every exact occurrence of a symbol's name (identifier boundaries) in the published " \
-     "source, in path order, independent of any ranking, with line, column, line text and the " \
-     "owning symbol. coverage says complete or partial (result budget, partial publication). " \
-     "Matches are textual evidence (comments, strings and same-name symbols too); for proved " \
-     "calls use call_graph."
-#define TITLE_detect_changes "What a diff touches and who calls it"
-#define DESC_detect_changes \
-    "Compare the working tree (tracked files, staged and unstaged) with baseRef (default " \
-     "HEAD): changed files with hunks, the published symbols the hunks touch, symbols the " \
-     "change deleted, and their callers over proved CALLS edges up to depth 3, each marked " \
-     "direct or transitive with the path that reaches it. Stale files (edited since the last " \
-     "sync) are reported with approximate spans: sync first for exact ones. Advisory: callers " \
-     "the rules cannot resolve are not listed."
-#define TITLE_architecture_overview "Packages and their dependencies"
-#define DESC_architecture_overview \
-    "Summarize the codebase's packages (Java/Scala packages, C# namespaces, folders " \
-     "elsewhere) with file and symbol counts, the proved CALLS and IMPORTS edges that cross " \
-     "packages, fan-in and fan-out, and dependency cycles. Filter by subtree and by scope " \
-     "(runtime excludes tests). Next: call_graph or file_outline inside a package."
-
 const lp_tool lp_tool_table[] = {
     {.name = "call_graph",
-     .title = TITLE_call_graph,
-     .description = DESC_call_graph,
+     .title = "Callers and callees of a symbol",
+     .description = "Traverse proved CALLS edges from one exact symbol (callers, callees or both, depth 1-5) "
+                    "and see the evidence that is not an edge: call sites left ambiguous (with their "
+                    "candidates) or unresolved (with a reason), same-name call sites elsewhere, and the tests "
+                    "that exercise the symbol. Each edge names the rule that proved it and its call site. An "
+                    "absent edge is not proof that no call exists: read capabilities for what the language's "
+                    "rules cannot see. Next: read_file {path, open_symbol: {symbolId}} on a caller or callee, "
+                    "or trace_path between two symbols.",
      .args = call_graph_args,
      .nargs = LP_ARRAY_LEN(call_graph_args),
      .examples = "[{\"path\":\"/home/me/src/app\",\"symbolId\":\"sym:3f9a0c1d2e4b5a6978c0d1e2\","
@@ -362,8 +331,11 @@ const lp_tool lp_tool_table[] = {
      .run = call_graph_run,
      .to_json = call_graph_json},
     {.name = "trace_path",
-     .title = TITLE_trace_path,
-     .description = DESC_trace_path,
+     .title = "Shortest path between two symbols",
+     .description = "Find one shortest directed path from one exact symbol (or file:<path>) to another over "
+                    "the chosen proved edge kinds (calls by default; imports, exports, tests, contains). "
+                    "Depth and node budgets report truncation; not finding a path proves nothing about "
+                    "dynamic or unresolved calls. Next: call_graph on a node of the path.",
      .args = trace_path_args,
      .nargs = LP_ARRAY_LEN(trace_path_args),
      .examples = "[{\"path\":\"/home/me/src/app\",\"fromId\":\"sym:3f9a0c1d2e4b5a6978c0d1e2\","
@@ -374,8 +346,12 @@ const lp_tool lp_tool_table[] = {
      .run = trace_path_run,
      .to_json = trace_path_json},
     {.name = "find_references",
-     .title = TITLE_find_references,
-     .description = DESC_find_references,
+     .title = "Every textual occurrence of a symbol's name",
+     .description = "List every exact occurrence of a symbol's name (identifier boundaries) in the published "
+                    "source, in path order, independent of any ranking, with line, column, line text and the "
+                    "owning symbol. coverage says complete or partial (result budget, partial publication). "
+                    "Matches are textual evidence (comments, strings and same-name symbols too); for proved "
+                    "calls use call_graph.",
      .args = find_refs_args,
      .nargs = LP_ARRAY_LEN(find_refs_args),
      .examples = "[{\"path\":\"/home/me/src/app\",\"symbolId\":\"sym:3f9a0c1d2e4b5a6978c0d1e2\"}]",
@@ -386,8 +362,13 @@ const lp_tool lp_tool_table[] = {
      .run = find_refs_run,
      .to_json = find_refs_json},
     {.name = "detect_changes",
-     .title = TITLE_detect_changes,
-     .description = DESC_detect_changes,
+     .title = "What a diff touches and who calls it",
+     .description = "Compare the working tree (tracked files, staged and unstaged) with baseRef (default "
+                    "HEAD): changed files with hunks, the published symbols the hunks touch, symbols the "
+                    "change deleted, and their callers over proved CALLS edges up to depth 3, each marked "
+                    "direct or transitive with the path that reaches it. Stale files (edited since the last "
+                    "sync) are reported with approximate spans: sync first for exact ones. Advisory: callers "
+                    "the rules cannot resolve are not listed.",
      .args = changes_args,
      .nargs = LP_ARRAY_LEN(changes_args),
      .examples = "[{\"path\":\"/home/me/src/app\",\"baseRef\":\"main\"}]",
@@ -395,8 +376,11 @@ const lp_tool lp_tool_table[] = {
      .truncatable = changes_cut,
      .run_json = lp_graph_detect_changes},
     {.name = "architecture_overview",
-     .title = TITLE_architecture_overview,
-     .description = DESC_architecture_overview,
+     .title = "Packages and their dependencies",
+     .description = "Summarize the codebase's packages (Java/Scala packages, C# namespaces, folders "
+                    "elsewhere) with file and symbol counts, the proved CALLS and IMPORTS edges that cross "
+                    "packages, fan-in and fan-out, and dependency cycles. Filter by subtree and by scope "
+                    "(runtime excludes tests). Next: call_graph or file_outline inside a package.",
      .args = arch_args,
      .nargs = LP_ARRAY_LEN(arch_args),
      .examples = "[{\"path\":\"/home/me/src/app\",\"subtree\":\"src\"}]",

@@ -283,6 +283,9 @@ static const lp_tool_arg changes_args[] = {
             LP_ARG_NO_FIELD, "max-files", "changed files at most"),
 };
 
+/* ------------------------------------------------------------------------------------------
+ * architecture_overview (typed). */
+
 static const char *const scopes[] = {"runtime", "tests", "all", NULL};
 
 static const lp_tool_arg arch_args[] = {
@@ -293,7 +296,7 @@ static const lp_tool_arg arch_args[] = {
      .max = 4096,
      .dflt = LP_ARG_UNSET,
      .description = "Only files under this folder (relative to the root).",
-     .offset = LP_ARG_NO_FIELD,
+     .offset = offsetof(lp_graph_arch_req, subtree),
      .flag = "subtree",
      .metavar = "DIR"},
     {.name = "scope",
@@ -303,12 +306,20 @@ static const lp_tool_arg arch_args[] = {
      .dflt = 0,
      .values = scopes,
      .description = "runtime excludes test files, tests keeps only them.",
-     .offset = LP_ARG_NO_FIELD,
+     .offset = offsetof(lp_graph_arch_req, scope),
      .flag = "scope",
      .metavar = "S"},
     INT_ARG("maxPackages", 1, LP_GRAPH_ARCH_PACKAGES_MAX, LP_GRAPH_ARCH_PACKAGES_DEFAULT,
-            LP_ARG_NO_FIELD, "max", "packages at most"),
+            offsetof(lp_graph_arch_req, max_packages), "max", "packages at most"),
 };
+
+static lp_status arch_run(const lp_graph_call *call, const void *req, lp_arena *arena,
+                          void *result, lp_error *err)
+{
+    return lp_graph_architecture_run(call, req, arena, result, err);
+}
+
+static json_t *arch_json(const void *result) { return lp_graph_architecture_json(result); }
 
 const lp_tool lp_tool_table[] = {
     {.name = "call_graph",
@@ -386,7 +397,10 @@ const lp_tool lp_tool_table[] = {
      .examples = "[{\"path\":\"/home/me/src/app\",\"subtree\":\"src\"}]",
      .output_schema = arch_out,
      .truncatable = arch_cut,
-     .run_json = lp_graph_architecture},
+     .req_size = sizeof(lp_graph_arch_req),
+     .result_size = sizeof(lp_graph_arch_result),
+     .run = arch_run,
+     .to_json = arch_json},
 };
 
 const size_t lp_tool_table_count = LP_ARRAY_LEN(lp_tool_table);

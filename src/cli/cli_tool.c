@@ -10,18 +10,17 @@
 
 enum { OPT_JSON = 1000, OPT_FORMAT, OPT_ARG = 1100, OPT_SWITCH = 1200 };
 
-extern const lp_cli_cmd lp_cmd_changes, lp_cmd_arch;
-/* cmd_calls.c, cmd_trace.c, cmd_refs.c */
-extern const lp_cli_tool_view lp_cli_calls_view, lp_cli_trace_view, lp_cli_refs_view;
+extern const lp_cli_cmd lp_cmd_changes;
+/* cmd_calls.c, cmd_trace.c, cmd_refs.c, cmd_arch.c */
+extern const lp_cli_tool_view lp_cli_calls_view, lp_cli_trace_view, lp_cli_refs_view,
+    lp_cli_arch_view;
 
 /* The tools not migrated yet: their hand-written commands. */
 static const lp_cli_tool_view changes_view = {.tool = "detect_changes", .command = "changes",
                                               .legacy = &lp_cmd_changes};
-static const lp_cli_tool_view arch_view = {.tool = "architecture_overview", .command = "arch",
-                                           .legacy = &lp_cmd_arch};
 
 const lp_cli_tool_view *const lp_cli_tool_views[] = {&lp_cli_calls_view, &lp_cli_trace_view,
-                                                      &lp_cli_refs_view, &changes_view, &arch_view};
+                                                      &lp_cli_refs_view, &changes_view, &lp_cli_arch_view};
 const size_t lp_cli_tool_views_count = LP_ARRAY_LEN(lp_cli_tool_views);
 
 const lp_cli_tool_view *lp_cli_tool_view_find(const char *tool)
@@ -196,7 +195,12 @@ static bool parse_value(const lp_cli_tool_view *v, const lp_tool_arg *a, const c
                     memcpy(f, &k, sizeof k);
                 return true;
             }
-        lp_cli_usage_error(v->command, "%s does not take '%s'", opt, val);
+        lp_buf list;
+        lp_buf_init(&list, 0);
+        for (int i = 0; a->values[i]; i++)
+            lp_buf_printf(&list, "%s%s", !i ? "" : a->values[i + 1] ? ", " : " or ", a->values[i]);
+        lp_cli_usage_error(v->command, "%s takes %s", opt, list.ptr);
+        lp_buf_release(&list);
         return false;
     }
     lp_cli_usage_error(v->command, "%s: this kind of option is not generated yet", opt);

@@ -293,7 +293,6 @@ lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_r
  * capabilities, truncation}. */
 json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r);
 lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_error *err);
-lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_error *err);
 
 /* trace_path: the request (the tool table's argument order) and the answer. */
 typedef struct lp_graph_tp_req {
@@ -379,5 +378,58 @@ lp_status lp_graph_find_references_run(const lp_graph_call *call, const lp_graph
 /* Its content object (new reference): {warnings, symbol, name, identifierBoundary, matches,
  * coverage, pathPrefix}. */
 json_t *lp_graph_find_references_json(const lp_graph_fr_result *r);
+
+/* architecture_overview: the request and the answer. */
+typedef enum lp_graph_scope {
+    LP_GRAPH_SCOPE_RUNTIME = 0, /* enum order of the "scope" argument: test files left out */
+    LP_GRAPH_SCOPE_TESTS = 1,   /* test files only */
+    LP_GRAPH_SCOPE_ALL = 2,
+} lp_graph_scope;
+const char *lp_graph_scope_name(lp_graph_scope s);
+
+typedef struct lp_graph_arch_req {
+    const char *subtree;  /* only files under this folder (NULL: all; borrowed) */
+    int64_t scope;        /* lp_graph_scope */
+    int64_t max_packages; /* 1-LP_GRAPH_ARCH_PACKAGES_MAX (dependencies shown: 8 times that) */
+} lp_graph_arch_req;
+
+typedef struct lp_graph_package {
+    const char *name; /* Java/Scala package, C# namespace, or "folder/" */
+    uint32_t langs;   /* 1 << lp_lang */
+    uint32_t files, symbols, fan_in, fan_out;
+} lp_graph_package;
+
+typedef struct lp_graph_dependency {
+    const char *from, *to; /* package names */
+    uint64_t calls, imports;
+} lp_graph_dependency;
+
+typedef struct lp_graph_cycle {
+    const char *const *members; /* package names, sorted */
+    size_t nmembers;
+} lp_graph_cycle;
+
+typedef struct lp_graph_arch_result {
+    lp_graph_scope scope;
+    const char *subtree;                 /* as asked (NULL: none) */
+    const lp_graph_package *packages;    /* by name, at most max_packages */
+    size_t npackages;
+    const lp_graph_dependency *dependencies; /* by (from, to) index order, at most 8x */
+    size_t ndependencies;
+    const lp_graph_cycle *cycles;
+    size_t ncycles;
+    size_t total_packages, total_files, total_dependencies;
+    uint64_t internal_edges;
+    bool cut; /* packages or dependencies past the budget */
+    const lp_graph_warning *warnings;
+    size_t nwarnings;
+} lp_graph_arch_result;
+
+/* architecture_overview over the pinned publication of call->st; *out lives in arena. */
+lp_status lp_graph_architecture_run(const lp_graph_call *call, const lp_graph_arch_req *req,
+                                    lp_arena *arena, lp_graph_arch_result *out, lp_error *err);
+/* Its content object (new reference): {warnings, scope, subtree, packages, dependencies,
+ * cycles, totals, truncation}. */
+json_t *lp_graph_architecture_json(const lp_graph_arch_result *r);
 
 #endif

@@ -1,8 +1,9 @@
 /*
- * tools_graph.c: the code-graph tools' entries of the tool table (tools.h): call_graph
- * (typed), trace_path, find_references, detect_changes and architecture_overview (JSON
- * handlers until they are migrated). Their arguments, defaults and limits are written here
- * only: the MCP input schemas are generated from them and the CLI commands read them.
+ * tools_graph.c: the code-graph tools' entries of the tool table (tools.h): call_graph,
+ * trace_path, find_references and architecture_overview (typed) and detect_changes (a JSON
+ * handler until it is migrated). Their arguments are declared here once (the numbers are
+ * graph.h's LP_GRAPH_* limits): the MCP input schemas are generated from them and the CLI
+ * commands are generated from them (or, for detect_changes, read them).
  */
 #include "api/tools.h"
 
@@ -155,10 +156,13 @@ static const lp_tool_arg call_graph_args[] = {
      .offset = offsetof(lp_graph_cg_req, direction),
      .cli = LP_ARG_CLI_SWITCHES,
      .cli_help = "only callers, or only callees (default: both)"},
-    INT_ARG("depth", 1, 5, 2, offsetof(lp_graph_cg_req, depth), "depth", "levels of calls"),
-    INT_ARG("maxNodes", 1, 1000, 100, offsetof(lp_graph_cg_req, max_nodes), "max-nodes",
+    INT_ARG("depth", 1, LP_GRAPH_CG_DEPTH_MAX, LP_GRAPH_CG_DEPTH_DEFAULT,
+            offsetof(lp_graph_cg_req, depth), "depth", "levels of calls"),
+    INT_ARG("maxNodes", 1, LP_GRAPH_CG_NODES_MAX, LP_GRAPH_CG_NODES_DEFAULT,
+            offsetof(lp_graph_cg_req, max_nodes), "max-nodes",
             "symbols shown at most"),
-    INT_ARG("maxEdges", 1, 5000, 300, offsetof(lp_graph_cg_req, max_edges), "max-edges",
+    INT_ARG("maxEdges", 1, LP_GRAPH_CG_EDGES_MAX, LP_GRAPH_CG_EDGES_DEFAULT,
+            offsetof(lp_graph_cg_req, max_edges), "max-edges",
             "calls shown at most"),
 };
 

@@ -561,7 +561,7 @@ lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_r
     if (req->direction < LP_GRAPH_CALLERS || req->direction > LP_GRAPH_BOTH)
         return lp_error_set(err, LP_EINVAL, "direction must be callers, callees or both");
     lp_graph_direction dir = (lp_graph_direction)req->direction;
-    int depth = (int)clamp64(req->depth, 1, 5);
+    int depth = (int)clamp64(req->depth, 1, LP_GRAPH_CG_DEPTH_MAX);
     uint64_t t0 = lp_now_ns(), t_bfs = t0, t_callee = t0, t_caller = t0;
     cg g;
     memset(&g, 0, sizeof g);
@@ -569,8 +569,8 @@ lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_r
     g.st = call->st;
     g.arena = arena;
     lp_arena_init(&g.ns.arena, 0);
-    g.max_nodes = (size_t)clamp64(req->max_nodes, 1, 1000);
-    g.max_edges = (size_t)clamp64(req->max_edges, 1, 5000);
+    g.max_nodes = (size_t)clamp64(req->max_nodes, 1, LP_GRAPH_CG_NODES_MAX);
+    g.max_edges = (size_t)clamp64(req->max_edges, 1, LP_GRAPH_CG_EDGES_MAX);
     gq_sym root;
     lp_status rc = gq_symbol_by_id(call->st, id, arena, &root, err);
     if (rc)
@@ -651,8 +651,8 @@ lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_r
                 g.max_nodes, g.max_edges);
     if (g.cut_depth)
         cg_warn(&g, LP_WARN_DEPTH_LIMIT, "more calls lie beyond depth %d; call again from a "
-                                         "frontier node or raise depth (max 5)",
-                depth);
+                                         "frontier node or raise depth (max %d)",
+                depth, LP_GRAPH_CG_DEPTH_MAX);
     out->warnings = ARENA_VEC(arena, g.warnings);
     out->nwarnings = g.warnings.len;
 done:

@@ -121,10 +121,13 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
 lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
- * Tools. Each takes a connection pinned on the publication to answer from, the arguments
- * (validated against its input schema), and returns a JSON object (new reference) holding
- * the tool's content plus "warnings": [{code, message}] (to merge into the agent envelope).
- * Failures: LP_EINVAL (bad argument), LP_ENOENT (unknown symbol id / file), LP_EAMBIGUOUS,
+ * Tools. Each takes a connection pinned on the publication to answer from. A typed tool
+ * (call_graph, trace_path, find_references, architecture_overview: below) takes its request
+ * struct and fills its result struct in an arena the caller owns; its _json function renders
+ * the content object (what MCP returns and --json prints). The JSON tool (detect_changes)
+ * takes the arguments (validated against its input schema) and returns a JSON object (new
+ * reference). Either answer holds warnings ({code from core/warn.h, message}: merged into the
+ * agent envelope). Failures: LP_EINVAL (bad argument), LP_ENOENT (unknown symbol id / file), LP_EAMBIGUOUS,
  * LP_EUNSUPPORTED; err says what to do next. cancel (may be NULL) is polled between units
  * of work (LP_ECANCELED). */
 typedef struct lp_graph_call {
@@ -141,10 +144,15 @@ bool lp_graph_call_cancelled(const lp_graph_call *call);
 typedef lp_status (*lp_graph_tool_fn)(const lp_graph_call *call, json_t **out, lp_error *err);
 
 /* The tools' names, descriptions, arguments and schemas are in the tool table
- * (src/api/tools_graph.c), which calls these. */
-/* Limits and defaults of the JSON tools' arguments, written once: the tool table
- * (src/api/tools_graph.c) declares them to MCP and the CLI, and the handlers below clamp
- * with them. */
+ * (src/api/tools_graph.c), which calls these. Limits and defaults of their arguments,
+ * written once: the table declares them to MCP and the CLI, and the handlers clamp with
+ * them. */
+#define LP_GRAPH_CG_DEPTH_DEFAULT 2
+#define LP_GRAPH_CG_DEPTH_MAX 5
+#define LP_GRAPH_CG_NODES_DEFAULT 100
+#define LP_GRAPH_CG_NODES_MAX 1000
+#define LP_GRAPH_CG_EDGES_DEFAULT 300
+#define LP_GRAPH_CG_EDGES_MAX 5000
 #define LP_GRAPH_TRACE_DEPTH_DEFAULT 8
 #define LP_GRAPH_TRACE_DEPTH_MAX 16
 #define LP_GRAPH_TRACE_NODES_DEFAULT 5000
@@ -159,7 +167,7 @@ typedef lp_status (*lp_graph_tool_fn)(const lp_graph_call *call, json_t **out, l
 #define LP_GRAPH_ARCH_PACKAGES_DEFAULT 200
 #define LP_GRAPH_ARCH_PACKAGES_MAX 5000
 
-/* The JSON tools, callable directly (the CLI does). call_graph is typed: see below. */
+/* The JSON tool (not migrated to structs yet), callable directly (the CLI does). */
 
 /* ------------------------------------------------------------------------------------------
  * Typed results. A symbol of the pinned publication (strings owned by the arena the call was
@@ -192,9 +200,9 @@ const char *lp_graph_direction_name(lp_graph_direction d); /* "callers", ... */
 typedef struct lp_graph_cg_req {
     const char *symbol_id;  /* sym:... (borrowed) */
     int64_t direction;      /* lp_graph_direction */
-    int64_t depth;          /* 1-5 */
-    int64_t max_nodes;      /* 1-1000 */
-    int64_t max_edges;      /* 1-5000 */
+    int64_t depth;          /* 1-LP_GRAPH_CG_DEPTH_MAX */
+    int64_t max_nodes;      /* 1-LP_GRAPH_CG_NODES_MAX */
+    int64_t max_edges;      /* 1-LP_GRAPH_CG_EDGES_MAX */
 } lp_graph_cg_req;
 
 /* A call site: the reference's lines, argument text and callee text, in file. present is

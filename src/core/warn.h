@@ -119,7 +119,13 @@ typedef enum lp_warn_severity {
     X(CALLERS_TRUNCATED, "callers_truncated", LP_WARN_PARTIAL,                                 \
       "detect_changes stopped at maxCallers")                                                  \
     X(SCOPE, "scope", LP_WARN_INFO,                                                            \
-      "detect_changes is advisory: callers the rules cannot resolve are not listed")
+      "detect_changes is advisory: callers the rules cannot resolve are not listed")           \
+    X(NO_FILES_MATCH, "no_files_match", LP_WARN_INFO,                                          \
+      "a listing (path:/lang: filters only) matched no indexed file")                          \
+    X(REGEX_PARTIAL, "regex_partial", LP_WARN_PARTIAL,                                         \
+      "the regex: scan stopped at its time budget; some files were not read")                  \
+    X(REGEX_TOO_COSTLY, "regex_too_costly", LP_WARN_PARTIAL,                                   \
+      "the regex: pattern hit PCRE2's match limit in some files, which were skipped")
 
 typedef enum lp_warn {
 #define LP_WARN_ENUM_(e, code, sev, meaning) LP_WARN_##e,

@@ -22,6 +22,8 @@
  */
 #include "catalog/catalog_int.h"
 
+#include "core/warn.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -341,7 +343,7 @@ bool lp_cat_dense_scores(const lp_catalog *cat, lp_str query, float *scores, con
     if (!(cat->params.dense_weight > 0))
         return false;
     if (!cat->model) {
-        *why = "dense_channel_absent";
+        *why = lp_warn_code(LP_WARN_DENSE_CHANNEL_ABSENT);
         return false;
     }
     size_t n = LP_MIN(cat->slots.len, cat->dcap);

@@ -157,7 +157,15 @@ bool lp_cli_wants_help(const lp_cli_cmd *cmd, int argc, char **argv)
         if (!strcmp(argv[i], "--"))
             break;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(cmd->usage, stdout);
+            if (cmd->help) {
+                lp_buf b;
+                lp_buf_init(&b, 0);
+                cmd->help(&b);
+                fputs(b.ptr ? b.ptr : "", stdout);
+                lp_buf_release(&b);
+            } else {
+                fputs(cmd->usage, stdout);
+            }
             return true;
         }
     }

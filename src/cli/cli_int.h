@@ -8,11 +8,13 @@
 #define LP_CLI_INT_H
 
 #include "core/core.h"
+#include "core/warn.h"
 
 typedef struct lp_cli_cmd {
     const char *name;
     const char *summary; /* one line for `loupe --help` */
     const char *usage;   /* full text for `loupe NAME --help` */
+    void (*help)(lp_buf *out); /* or this writes it (commands generated from the tool table) */
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
     bool hidden;         /* not listed in --help (debug commands) */
 } lp_cli_cmd;
@@ -79,6 +81,8 @@ const char *lp_cli_path_arg(const char *arg, lp_buf *buf);
 struct json_t;
 int lp_cli_print_json(struct json_t *j);
 /* Parse a positive count option; on failure prints a usage error and returns false. */
+/* True when a "code: text" warning (src/search) has w's code. */
+bool lp_cli_warning_is(const char *coded, lp_warn w);
 bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max,
                         uint64_t *out);
 

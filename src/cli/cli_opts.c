@@ -160,3 +160,10 @@ bool lp_cli_parse_count(const char *cmd, const char *opt, const char *val, uint6
     *out = v;
     return true;
 }
+
+bool lp_cli_warning_is(const char *coded, lp_warn w)
+{
+    const char *code = lp_warn_code(w);
+    size_t n = strlen(code);
+    return !strncmp(coded, code, n) && coded[n] == ':';
+}

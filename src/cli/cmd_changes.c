@@ -2,7 +2,7 @@
  * cmd_changes.c: `loupe changes`: the working tree's diff against a base ref mapped to
  * symbols and their callers (src/graph's detect_changes).
  */
-#include "cli/graph_cli.h"
+#include "cli/cli_tool.h"
 
 #include <getopt.h>
 
@@ -40,8 +40,13 @@ static int run_changes(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     lp_graph_out fmt = LP_GOUT_TEXT;
-    const char *root = NULL, *base = "HEAD";
-    uint64_t depth = 3, max_callers = 200, max_files = 500;
+    const lp_tool_arg *a_base = lp_cli_tool_arg("detect_changes", "baseRef"),
+                      *a_depth = lp_cli_tool_arg("detect_changes", "maxDepth"),
+                      *a_callers = lp_cli_tool_arg("detect_changes", "maxCallers"),
+                      *a_files = lp_cli_tool_arg("detect_changes", "maxFiles");
+    const char *root = NULL, *base = a_base->dflt_str;
+    uint64_t depth = (uint64_t)a_depth->dflt, max_callers = (uint64_t)a_callers->dflt,
+             max_files = (uint64_t)a_files->dflt;
     optind = 1;
     opterr = 0;
     int c;
@@ -50,15 +55,17 @@ static int run_changes(int argc, char **argv)
         case 'j': fmt = LP_GOUT_JSON; break;
         case 'b': base = optarg; break;
         case 'd':
-            if (!lp_cli_parse_count("changes", "--depth", optarg, 3, &depth))
+            if (!lp_cli_parse_count("changes", "--depth", optarg, (uint64_t)a_depth->max, &depth))
                 return LP_EXIT_USAGE;
             break;
         case 'm':
-            if (!lp_cli_parse_count("changes", "--max-callers", optarg, 5000, &max_callers))
+            if (!lp_cli_parse_count("changes", "--max-callers", optarg,
+                                    (uint64_t)a_callers->max, &max_callers))
                 return LP_EXIT_USAGE;
             break;
         case 'f':
-            if (!lp_cli_parse_count("changes", "--max-files", optarg, 10000, &max_files))
+            if (!lp_cli_parse_count("changes", "--max-files", optarg, (uint64_t)a_files->max,
+                                    &max_files))
                 return LP_EXIT_USAGE;
             break;
         case 'R': root = optarg; break;

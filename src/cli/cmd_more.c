@@ -109,7 +109,7 @@ static int run(int argc, char **argv)
         lp_cli_search_print(set.groups, from, shown);
         lp_cli_more_hint(set.ngroups - from - shown, next.ptr);
         for (size_t i = 0; i < set.nwarnings; i++)
-            if (strncmp(set.warnings[i], "dense_channel_absent:", 21) != 0)
+            if (!lp_cli_warning_is(set.warnings[i], LP_WARN_DENSE_CHANNEL_ABSENT))
                 printf("warning: %s\n", set.warnings[i]);
     }
 done:

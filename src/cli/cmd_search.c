@@ -376,7 +376,7 @@ static int run(int argc, char **argv)
         lp_cli_search_print(res.groups, 0, shown);
         lp_cli_more_hint(res.ngroups - shown, handle.ptr);
         for (size_t i = 0; i < res.nwarnings; i++)
-            if (strncmp(res.warnings[i], "dense_channel_absent:", 21) != 0)
+            if (!lp_cli_warning_is(res.warnings[i], LP_WARN_DENSE_CHANNEL_ABSENT))
                 printf("warning: %s\n", res.warnings[i]);
     }
 done:

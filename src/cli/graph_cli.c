@@ -6,7 +6,7 @@
 #include "index/index.h"
 #include "lang/lang.h"
 
-static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, int64_t *pub_id,
+lp_status lp_graph_cli_open(const char *root_arg, lp_buf *root, lp_store **st, int64_t *pub_id,
                            lp_error *err)
 {
     lp_status rc = lp_cli_root_for(root_arg, true, false, root, err);
@@ -28,7 +28,7 @@ static lp_status open_root(const char *root_arg, lp_buf *root, lp_store **st, in
     return rc;
 }
 
-static void close_root(lp_store *st)
+void lp_graph_cli_close(lp_store *st)
 {
     if (st)
         lp_store_unpin(st);
@@ -47,7 +47,7 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
     int code = LP_EXIT_OK;
     bool json = fmt == LP_GOUT_JSON;
     int64_t pub_id = 0;
-    lp_status rc = open_root(root_arg, &root, &st, &pub_id, &err);
+    lp_status rc = lp_graph_cli_open(root_arg, &root, &st, &pub_id, &err);
     if (!rc) {
         lp_json_set_path(args, "path", root.ptr, root.len);
         lp_graph_call call = {.st = st, .args = args};
@@ -70,7 +70,7 @@ int lp_graph_cli_run(const char *cmd, const char *root_arg, json_t *args, lp_gra
         text(res);
 done:
     json_decref(res);
-    close_root(st);
+    lp_graph_cli_close(st);
     lp_buf_release(&root);
     return code;
 }
@@ -92,7 +92,7 @@ int lp_graph_cli_symbol(const char *cmd, const char *root_arg, const char *arg, 
     lp_symbol_row *rows = NULL;
     size_t n = 0;
     int64_t pub_id = 0;
-    lp_status rc = open_root(root_arg, &root, &st, &pub_id, &err);
+    lp_status rc = lp_graph_cli_open(root_arg, &root, &st, &pub_id, &err);
     if (!rc)
         rc = lp_index_find_symbols(st, arg, 50, &arena, &rows, &n, &err);
     if (rc) {
@@ -111,7 +111,7 @@ int lp_graph_cli_symbol(const char *cmd, const char *root_arg, const char *arg, 
     } else {
         *id = lp_xstrdup(rows[0].id);
     }
-    close_root(st);
+    lp_graph_cli_close(st);
     lp_buf_release(&root);
     lp_arena_release(&arena);
     return code;
@@ -174,4 +174,53 @@ const char *lp_graph_cli_label(const char *s, bool mermaid, char *buf, size_t ca
     }
     buf[o] = '\0';
     return buf;
+}
+
+/* Text as the JSON renderer shows it: bytes that are not UTF-8 become U+FFFD. */
+const char *lp_graph_cli_text(const char *s)
+{
+    static lp_buf ring[8];
+    static unsigned next;
+    lp_buf *b = &ring[next++ % LP_ARRAY_LEN(ring)];
+    if (!b->ptr)
+        lp_buf_init(b, 0);
+    lp_buf_reset(b);
+    lp_utf8_put(b, s ? s : "", s ? strlen(s) : 0);
+    return b->ptr ? b->ptr : "";
+}
+
+/* A symbol's fields as call_graph's JSON gives them (a file pseudo-symbol: id file:<path>,
+ * kind file, qualified name the path, line 1). */
+const char *lp_graph_cli_sym_id(const lp_graph_sym *s, char *buf, size_t cap)
+{
+    if (s->ord >= 0)
+        return s->id;
+    snprintf(buf, cap, "file:%s", s->path);
+    return lp_graph_cli_text(buf);
+}
+
+const char *lp_graph_cli_sym_kind(const lp_graph_sym *s)
+{
+    return s->ord < 0 ? "file" : lp_symkind_name((lp_symkind)s->kind);
+}
+
+const char *lp_graph_cli_sym_qname(const lp_graph_sym *s)
+{
+    return lp_graph_cli_text(s->ord < 0 ? s->path : s->qname);
+}
+
+long long lp_graph_cli_sym_start(const lp_graph_sym *s) { return s->ord < 0 ? 1 : (long long)s->start_line; }
+
+void lp_graph_cli_sym_line(const char *prefix, const lp_graph_sym *s)
+{
+    char idb[LP_PATH_MAX + 8];
+    printf("%s%s %s  %s:%lld  %s\n", prefix, lp_graph_cli_sym_kind(s), lp_graph_cli_sym_qname(s),
+           lp_cli_q(lp_graph_cli_text(s->path)), lp_graph_cli_sym_start(s),
+           lp_graph_cli_sym_id(s, idb, sizeof idb));
+}
+
+void lp_graph_cli_notes(const lp_graph_warning *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("note [%s]: %s\n", lp_warn_code(w[i].code), lp_graph_cli_text(w[i].message));
 }

@@ -281,7 +281,7 @@ typedef struct lp_dense_hit {
  * *nout is the number written; a query with no known token gives *nout = 0 and LP_OK.
  * ANY other status means "no dense channel for this request" and err says why: LP_ENOENT
  * (no model), LP_EIO (the connected provider failed or timed out; queries wait at most
- * 5 s), ... The caller adds a "dense_channel_absent" warning with err->msg and goes on
+ * 5 s), ... The caller adds an LP_WARN_DENSE_CHANNEL_ABSENT warning with err->msg and goes on
  * with the other channels: never a failed search. */
 lp_status lp_dense_search(lp_store *st, int64_t publication_id, lp_str query, size_t k,
                           lp_dense_hit *out, size_t *nout, lp_error *err);

@@ -115,28 +115,33 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_error *err)
+const char *lp_graph_scope_name(lp_graph_scope s)
 {
-    *out = NULL;
+    return s == LP_GRAPH_SCOPE_TESTS ? "tests" : s == LP_GRAPH_SCOPE_ALL ? "all" : "runtime";
+}
+
+lp_status lp_graph_architecture_run(const lp_graph_call *call, const lp_graph_arch_req *req,
+                                    lp_arena *out_arena, lp_graph_arch_result *out, lp_error *err)
+{
+    memset(out, 0, sizeof *out);
     lp_store *st = call->st;
-    const char *subtree = gq_arg_str(call->args, "subtree");
+    const char *subtree = req->subtree;
     if (subtree) {
-        lp_status prc = gq_check_rel_arg(
-            "subtree", subtree, json_string_length(json_object_get(call->args, "subtree")), err);
+        lp_status prc = gq_check_rel_arg("subtree", subtree, strlen(subtree), err);
         if (prc)
             return prc;
     }
-    const char *scope = gq_arg_str(call->args, "scope");
-    if (!scope)
-        scope = "runtime";
-    if (strcmp(scope, "runtime") && strcmp(scope, "tests") && strcmp(scope, "all"))
-        return lp_error_set(err, LP_EINVAL, "scope must be runtime, tests or all, not '%s'", scope);
-    size_t max_pkgs = (size_t)gq_arg_int(call->args, "maxPackages", 200, 1, 5000);
+    if (req->scope < LP_GRAPH_SCOPE_RUNTIME || req->scope > LP_GRAPH_SCOPE_ALL)
+        return lp_error_set(err, LP_EINVAL, "scope must be runtime, tests or all");
+    const char *scope = lp_graph_scope_name((lp_graph_scope)req->scope);
+    size_t max_pkgs = (size_t)(req->max_packages < 1 ? 1
+                               : req->max_packages > LP_GRAPH_ARCH_PACKAGES_MAX
+                                   ? LP_GRAPH_ARCH_PACKAGES_MAX
+                                   : req->max_packages);
     arch a;
     memset(&a, 0, sizeof a);
     lp_arena_init(&a.arena, 0);
-    json_t *res = json_object();
-    json_object_set_new(res, "warnings", json_array());
+    LP_VEC(lp_graph_warning) warns = {0};
     int64_t max_fid = 0;
     LP_VEC(int32_t) fid_pkg = {0};
     sqlite3_stmt *s;
@@ -250,7 +255,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
     tarjan(&a, first);
     free(first);
     /* cycles: components with more than one package */
-    json_t *cycles = json_array();
+    LP_VEC(lp_graph_cycle) cycles = {0};
     for (int32_t c = 0;; c++) {
         LP_VEC(const char *) members = {0};
         bool any = false;
@@ -265,10 +270,10 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
         }
         if (members.len > 1) {
             qsort(members.items, members.len, sizeof(char *), name_cmp);
-            json_t *m = json_array();
+            const char **m = lp_arena_alloc(out_arena, members.len * sizeof *m);
             for (size_t i = 0; i < members.len; i++)
-                json_array_append_new(m, gq_json_str(members.items[i]));
-            json_array_append_new(cycles, m);
+                m[i] = lp_arena_strdup(out_arena, members.items[i]);
+            lp_vec_push(&cycles, ((lp_graph_cycle){m, members.len}));
         }
         lp_vec_free(&members);
     }
@@ -283,59 +288,125 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
             order.items[k] = order.items[k - 1];
             order.items[k - 1] = t;
         }
-    json_t *pkgs = json_array();
-    for (size_t i = 0; i < order.len && i < max_pkgs; i++) {
+    size_t npk = LP_MIN(order.len, max_pkgs), ndep = LP_MIN(a.deps.len, max_pkgs * 8);
+    lp_graph_package *pkgs = lp_arena_zalloc(out_arena, (npk ? npk : 1) * sizeof *pkgs);
+    for (size_t i = 0; i < npk; i++) {
         const pkg *p = &a.pkgs.items[order.items[i]];
-        json_t *langs = json_array();
-        for (int l = 0; l < LP_LANG_COUNT; l++)
-            if (p->langs & (1u << l))
-                json_array_append_new(langs, lp_json_textz(lp_lang_name((lp_lang)l)));
-        json_array_append_new(pkgs, lp_json_pack("{s:o, s:o, s:i, s:i, s:i, s:i}", "name",
-                                              gq_json_str(p->name), "languages", langs, "files",
-                                              (int)p->files, "symbols", (int)p->symbols, "fanIn",
-                                              (int)p->fan_in, "fanOut", (int)p->fan_out));
+        pkgs[i] = (lp_graph_package){lp_arena_strdup(out_arena, p->name), p->langs, p->files,
+                                     p->symbols, p->fan_in, p->fan_out};
     }
-    json_t *deps = json_array();
-    for (size_t i = 0; i < a.deps.len && i < max_pkgs * 8; i++) {
+    lp_graph_dependency *deps = lp_arena_zalloc(out_arena, (ndep ? ndep : 1) * sizeof *deps);
+    for (size_t i = 0; i < ndep; i++) {
         const dep *d = &a.deps.items[i];
-        json_array_append_new(deps, lp_json_pack("{s:o, s:o, s:I, s:I}", "from",
-                                              gq_json_str(a.pkgs.items[d->from].name), "to",
-                                              gq_json_str(a.pkgs.items[d->to].name), "calls",
-                                              (json_int_t)d->calls, "imports", (json_int_t)d->imports));
+        deps[i] = (lp_graph_dependency){lp_arena_strdup(out_arena, a.pkgs.items[d->from].name),
+                                        lp_arena_strdup(out_arena, a.pkgs.items[d->to].name),
+                                        d->calls, d->imports};
     }
     bool cut = order.len > max_pkgs || a.deps.len > max_pkgs * 8;
     lp_vec_free(&order);
     lp_publication pub;
     if (!lp_store_current(st, &pub, NULL) && pub.partial)
-        gq_warn(res, "publication_partial",
-                "the publication reached its byte limit: packages past it are missing");
-    json_object_set_new(res, "scope", lp_json_textz(scope));
-    json_object_set_new(res, "subtree", subtree ? gq_json_str(subtree) : json_null());
-    json_object_set_new(res, "packages", pkgs);
-    json_object_set_new(res, "dependencies", deps);
-    json_object_set_new(res, "cycles", cycles);
-    json_object_set_new(res, "totals",
-                        lp_json_pack("{s:i, s:i, s:i, s:I}", "packages", (int)a.pkgs.len, "files",
-                                  (int)nfiles, "crossPackageDependencies", (int)a.deps.len,
-                                  "internalEdges", (json_int_t)internal));
-    json_object_set_new(res, "truncation", lp_json_pack("{s:b}", "packages", cut));
+        lp_vec_push(&warns,
+                    ((lp_graph_warning){LP_WARN_INDEX_PARTIAL,
+                                        "the publication reached its byte limit: packages past "
+                                        "it are missing"}));
     if (cut)
-        gq_warn(res, "packages_truncated",
-                "%zu packages shown of %zu; narrow with subtree or raise maxPackages", max_pkgs,
-                a.pkgs.len);
-    gq_warn(res, "evidence",
-            "dependencies count proved CALLS and IMPORTS edges only; calls the rules cannot "
-            "resolve are not counted, so a missing dependency is not proof of independence");
+        lp_vec_push(&warns, ((lp_graph_warning){
+                                LP_WARN_PACKAGES_TRUNCATED,
+                                lp_arena_printf(out_arena,
+                                                "%zu packages shown of %zu; narrow with subtree "
+                                                "or raise maxPackages",
+                                                max_pkgs, a.pkgs.len)}));
+    lp_vec_push(&warns,
+                ((lp_graph_warning){LP_WARN_EVIDENCE,
+                                    "dependencies count proved CALLS and IMPORTS edges only; "
+                                    "calls the rules cannot resolve are not counted, so a "
+                                    "missing dependency is not proof of independence"}));
+    out->scope = (lp_graph_scope)req->scope;
+    out->subtree = subtree ? lp_arena_strdup(out_arena, subtree) : NULL;
+    out->packages = pkgs;
+    out->npackages = npk;
+    out->dependencies = deps;
+    out->ndependencies = ndep;
+    if (cycles.len) {
+        lp_graph_cycle *cy = lp_arena_alloc(out_arena, cycles.len * sizeof *cy);
+        memcpy(cy, cycles.items, cycles.len * sizeof *cy);
+        out->cycles = cy;
+    }
+    out->ncycles = cycles.len;
+    out->total_packages = a.pkgs.len;
+    out->total_files = nfiles;
+    out->total_dependencies = a.deps.len;
+    out->internal_edges = internal;
+    out->cut = cut;
+    lp_graph_warning *w = lp_arena_alloc(out_arena, warns.len * sizeof *w);
+    memcpy(w, warns.items, warns.len * sizeof *w);
+    out->warnings = w;
+    out->nwarnings = warns.len;
 done:
+    lp_vec_free(&cycles);
+    lp_vec_free(&warns);
     lp_vec_free(&fid_pkg);
     lp_vec_free(&a.pkgs);
     lp_vec_free(&a.deps);
     gmap_free(&a.by_name);
     lp_arena_release(&a.arena);
-    if (rc) {
-        json_decref(res);
-        return rc;
+    if (rc)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+json_t *lp_graph_architecture_json(const lp_graph_arch_result *r)
+{
+    json_t *res = json_object();
+    json_t *warnings = json_array();
+    for (size_t i = 0; i < r->nwarnings; i++) {
+        lp_buf msg;
+        lp_buf_init(&msg, 512); /* as every graph warning: cut where a character ends */
+        lp_buf_printf(&msg, "%s", r->warnings[i].message);
+        json_array_append_new(warnings,
+                              lp_json_pack("{s:o, s:o}", "code",
+                                           lp_json_textz(lp_warn_code(r->warnings[i].code)),
+                                           "message", lp_json_text(msg.ptr, msg.len)));
+        lp_buf_release(&msg);
     }
-    *out = res;
-    return LP_OK;
+    json_object_set_new(res, "warnings", warnings);
+    json_t *pkgs = json_array(), *deps = json_array(), *cycles = json_array();
+    for (size_t i = 0; i < r->npackages; i++) {
+        const lp_graph_package *p = &r->packages[i];
+        json_t *langs = json_array();
+        for (int l = 0; l < LP_LANG_COUNT; l++)
+            if (p->langs & (1u << l))
+                json_array_append_new(langs, lp_json_textz(lp_lang_name((lp_lang)l)));
+        json_array_append_new(pkgs, lp_json_pack("{s:o, s:o, s:i, s:i, s:i, s:i}", "name",
+                                                 gq_json_str(p->name), "languages", langs,
+                                                 "files", (int)p->files, "symbols",
+                                                 (int)p->symbols, "fanIn", (int)p->fan_in,
+                                                 "fanOut", (int)p->fan_out));
+    }
+    for (size_t i = 0; i < r->ndependencies; i++) {
+        const lp_graph_dependency *d = &r->dependencies[i];
+        json_array_append_new(deps, lp_json_pack("{s:o, s:o, s:I, s:I}", "from",
+                                                 gq_json_str(d->from), "to", gq_json_str(d->to),
+                                                 "calls", (json_int_t)d->calls, "imports",
+                                                 (json_int_t)d->imports));
+    }
+    for (size_t i = 0; i < r->ncycles; i++) {
+        json_t *m = json_array();
+        for (size_t k = 0; k < r->cycles[i].nmembers; k++)
+            json_array_append_new(m, gq_json_str(r->cycles[i].members[k]));
+        json_array_append_new(cycles, m);
+    }
+    json_object_set_new(res, "scope", lp_json_textz(lp_graph_scope_name(r->scope)));
+    json_object_set_new(res, "subtree", r->subtree ? gq_json_str(r->subtree) : json_null());
+    json_object_set_new(res, "packages", pkgs);
+    json_object_set_new(res, "dependencies", deps);
+    json_object_set_new(res, "cycles", cycles);
+    json_object_set_new(res, "totals",
+                        lp_json_pack("{s:i, s:i, s:i, s:I}", "packages", (int)r->total_packages,
+                                     "files", (int)r->total_files, "crossPackageDependencies",
+                                     (int)r->total_dependencies, "internalEdges",
+                                     (json_int_t)r->internal_edges));
+    json_object_set_new(res, "truncation", lp_json_pack("{s:b}", "packages", r->cut));
+    return res;
 }

@@ -9,6 +9,8 @@
  */
 #include "graph/graph_int.h"
 
+#include <stdarg.h>
+
 typedef struct node {
     int64_t fid;
     int32_t ord;
@@ -62,39 +64,48 @@ bool lp_graph_call_cancelled(const lp_graph_call *call)
            (call->is_cancelled && call->is_cancelled(call->cancel_ctx));
 }
 
-/* A call site: the reference (file fid, ord). */
-static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char *path,
-                         const char **callee)
+/* A call site: the reference (file fid, ord) of the file at path. Strings in arena. */
+static void site_at(lp_store *st, int64_t fid, int32_t ref_ord, const char *path,
+                    lp_arena *arena, lp_graph_site *out)
 {
     sqlite3_stmt *s;
-    json_t *o = json_null();
-    if (callee)
-        *callee = NULL;
+    memset(out, 0, sizeof *out);
     if (ref_ord < 0 ||
         lp_store_prepare(st,
                          "SELECT r.start_line, r.end_line, r.args, r.name, r.qual FROM files f"
                          " JOIN refs r ON r.bid = f.bid WHERE f.fid = ?1 AND r.ord = ?2",
                          &s, NULL))
-        return o;
+        return;
     sqlite3_bind_int64(s, 1, fid);
     sqlite3_bind_int(s, 2, ref_ord);
     if (sqlite3_step(s) == SQLITE_ROW) {
         const char *qual = (const char *)sqlite3_column_text(s, 4);
         const char *name = (const char *)sqlite3_column_text(s, 3);
+        const char *args = (const char *)sqlite3_column_text(s, 2);
         lp_buf text;
         lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
         lp_buf_printf(&text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
                       name ? name : "");
-        o = gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine",
-                                      sqlite3_column_int(s, 0), "endLine",
-                                      sqlite3_column_int(s, 1), "args",
-                                      gq_json_str((const char *)sqlite3_column_text(s, 2)),
-                                      "callee", lp_json_text(text.ptr, text.len)),
-                         "file", path);
+        out->present = true;
+        out->file = lp_arena_strdup(arena, path ? path : "");
+        out->start_line = (uint32_t)sqlite3_column_int(s, 0);
+        out->end_line = (uint32_t)sqlite3_column_int(s, 1);
+        out->args = args ? lp_arena_strdup(arena, args) : NULL;
+        out->callee = lp_arena_strndup(arena, text.ptr, text.len);
         lp_buf_release(&text);
     }
     sqlite3_reset(s);
-    return o;
+}
+
+static json_t *site_json(const lp_graph_site *site)
+{
+    if (!site->present)
+        return json_null();
+    return gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine", (int)site->start_line,
+                                     "endLine", (int)site->end_line, "args",
+                                     gq_json_str(site->args), "callee",
+                                     gq_json_str(site->callee)),
+                        "file", site->file);
 }
 
 static const char *strategy(lp_lang l, int rule, char *buf, size_t cap)
@@ -103,15 +114,28 @@ static const char *strategy(lp_lang l, int rule, char *buf, size_t cap)
     return buf;
 }
 
+/* A copy of n items of size sz in arena (NULL when n is 0). */
+static const void *arena_copy(lp_arena *a, const void *items, size_t n, size_t sz)
+{
+    if (!n)
+        return NULL;
+    void *p = lp_arena_alloc(a, n * sz);
+    memcpy(p, items, n * sz);
+    return p;
+}
+#define ARENA_VEC(a, v) arena_copy((a), (v).items, (v).len, sizeof *(v).items)
+
 /* ------------------------------------------------------------------------------------------
  * call_graph. */
 
 typedef struct cg {
     const lp_graph_call *call;
     lp_store *st;
-    lp_arena *arena;
+    lp_arena *arena; /* the result's */
     nodeset ns;
-    json_t *nodes, *edges;
+    LP_VEC(lp_graph_cg_node) nodes;
+    LP_VEC(lp_graph_cg_edge) edges;
+    LP_VEC(lp_graph_warning) warnings;
     size_t max_nodes, max_edges, nedges;
     bool cut_nodes, cut_edges, cut_depth;
     uint32_t langs;
@@ -120,7 +144,7 @@ typedef struct cg {
     LP_VEC(gq_sym) syms;
 } cg;
 
-/* gq_symbol_at through the call's cache. The pointer is valid until the next call. */
+/* gq_symbol_at through the call's cache. */
 static lp_status cg_sym(cg *g, int64_t fid, int32_t ord, gq_sym *out, lp_error *err)
 {
     char key[48];
@@ -138,29 +162,39 @@ static lp_status cg_sym(cg *g, int64_t fid, int32_t ord, gq_sym *out, lp_error *
     return LP_OK;
 }
 
-static json_t *node_json(cg *g, int32_t idx, lp_error *err)
+static lp_status add_node(cg *g, int32_t idx, lp_error *err)
 {
     const node *n = &g->ns.items.items[idx];
-    gq_sym s;
-    if (cg_sym(g, n->fid, n->ord, &s, err))
-        return NULL;
-    g->langs |= 1u << s.lang;
-    json_t *o = gq_sym_json(&s);
-    json_object_set_new(o, "depth", json_integer(n->depth));
-    json_object_set_new(o, "side", lp_json_textz(n->side == 0 ? "root" : n->side == 1 ? "callee" : "caller"));
-    return o;
+    lp_graph_cg_node out = {.depth = n->depth, .side = n->side};
+    if (cg_sym(g, n->fid, n->ord, &out.sym, err))
+        return err->code;
+    g->langs |= 1u << out.sym.lang;
+    lp_vec_push(&g->nodes, out);
+    return LP_OK;
 }
 
-static const char *id_of(cg *g, int64_t fid, int32_t ord, char *buf, size_t cap)
+static const char *id_of(cg *g, int64_t fid, int32_t ord)
 {
     gq_sym s;
     if (cg_sym(g, fid, ord, &s, NULL))
         return "";
     if (ord < 0)
-        snprintf(buf, cap, "file:%s", s.path);
-    else
-        snprintf(buf, cap, "%s", s.id);
-    return buf;
+        return lp_arena_printf(g->arena, "file:%s", s.path);
+    return lp_arena_strdup(g->arena, s.id);
+}
+
+static void cg_warn(cg *g, lp_warn code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cg_warn(cg *g, lp_warn code, const char *fmt, ...)
+{
+    lp_buf msg;
+    lp_buf_init(&msg, 512); /* a longer message is cut where a character ends */
+    va_list ap;
+    va_start(ap, fmt);
+    lp_buf_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    lp_graph_warning w = {code, lp_arena_strndup(g->arena, msg.ptr, msg.len)};
+    lp_vec_push(&g->warnings, w);
+    lp_buf_release(&msg);
 }
 
 static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_error *err)
@@ -202,12 +236,8 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
                 continue;
             }
             idx = ns_add(&g->ns, n);
-            json_t *nj = node_json(g, idx, err);
-            if (!nj) {
-                rc = err->code;
+            if ((rc = add_node(g, idx, err)))
                 break;
-            }
-            json_array_append_new(g->nodes, nj);
         }
         int64_t sfid = callers ? n.fid : cur.fid;
         int32_t sord = callers ? n.ord : cur.ord;
@@ -221,21 +251,18 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
             continue;
         }
         gmap_put(&g->edge_seen, &g->ns.arena, ekey, (size_t)ekl, NULL);
-        char a[LP_PATH_MAX + 8], b[LP_PATH_MAX + 8], strat[96];
+        char strat[96];
         gq_sym src;
         if (cg_sym(g, sfid, sord, &src, err)) {
             rc = err->code;
             break;
         }
-        const char *from_id = id_of(g, sfid, sord, a, sizeof a);
-        const char *to_id = callers ? id_of(g, cur.fid, cur.ord, b, sizeof b) : id_of(g, n.fid, n.ord, b, sizeof b);
-        json_t *e = json_object();
-        json_object_set_new(e, "from", lp_json_textz(from_id));
-        json_object_set_new(e, "to", lp_json_textz(to_id));
-        json_object_set_new(e, "kind", json_string("calls"));
-        json_object_set_new(e, "strategy", lp_json_textz(strategy(src.lang, n.prule, strat, sizeof strat)));
-        json_object_set_new(e, "callSite", call_site(g->st, sfid, n.pref, src.path, NULL));
-        json_array_append_new(g->edges, e);
+        lp_graph_cg_edge e = {0};
+        e.from = id_of(g, sfid, sord);
+        e.to = callers ? id_of(g, cur.fid, cur.ord) : id_of(g, n.fid, n.ord);
+        e.strategy = lp_arena_strdup(g->arena, strategy(src.lang, n.prule, strat, sizeof strat));
+        site_at(g->st, sfid, n.pref, src.path, g->arena, &e.site);
+        lp_vec_push(&g->edges, e);
         g->nedges++;
     }
     lp_vec_free(&found);
@@ -244,7 +271,7 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
 
 /* The evidence that is not an edge, for the root's own call sites: the notes written with
  * the edges (notes table, GE_NOTE_*), so nothing is resolved again here. */
-static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, json_t *out,
+static lp_status callee_evidence(cg *g, const gq_sym *root, lp_graph_cg_result *out,
                                  lp_error *err)
 {
     sqlite3_stmt *s;
@@ -290,36 +317,39 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         lp_vec_push(&notes, n);
     }
     sqlite3_reset(s);
-    json_t *unresolved = json_array(), *ambiguous = json_array(), *by_reason = json_object();
+    LP_VEC(lp_graph_cg_open) unresolved = {0}, ambiguous = {0};
+    LP_VEC(lp_graph_count) by_reason = {0};
     for (size_t i = 0; i < notes.len && !rc; i++) {
         const note *n = &notes.items[i];
         if (n->kind == GE_NOTE_UNRESOLVED) {
             unres++;
             gr_reason reason = (gr_reason)n->rule;
             const char *rn = gr_reason_name(reason);
-            json_t *cnt = json_object_get(by_reason, rn);
-            json_object_set_new(by_reason, rn, json_integer(cnt ? json_integer_value(cnt) + 1 : 1));
-            if (json_array_size(unresolved) < 50) {
-                json_t *u = lp_json_pack("{s:o, s:{s:i, s:i}, s:s, s:s}", "callee",
-                                         gq_json_str(n->text), "callSite", "startLine",
-                                         (int)n->start_line, "endLine", (int)n->end_line,
-                                         "reason", rn, "explanation", gr_reason_text(reason));
-                gq_with_file(json_object_get(u, "callSite"), "file", root->path);
-                json_array_append_new(unresolved, u);
+            size_t k = 0;
+            while (k < by_reason.len && strcmp(by_reason.items[k].name, rn))
+                k++;
+            if (k == by_reason.len)
+                lp_vec_push(&by_reason, ((lp_graph_count){rn, 0}));
+            by_reason.items[k].count++;
+            if (unresolved.len < 50) {
+                lp_graph_cg_open u = {.callee = n->text,
+                                      .file = root->path,
+                                      .start_line = n->start_line,
+                                      .end_line = n->end_line,
+                                      .reason = rn,
+                                      .explanation = gr_reason_text(reason)};
+                lp_vec_push(&unresolved, u);
             }
             continue;
         }
         amb++;
-        if (json_array_size(ambiguous) >= 50)
+        if (ambiguous.len >= 50)
             continue;
-        json_t *cands = json_array();
         if ((rc = lp_store_prepare(g->st,
                                    "SELECT dst_fid, dst_ord FROM edges WHERE src_fid = ?1 AND"
                                    " ref_ord = ?2 AND kind = 0 AND rule = 0 ORDER BY dst_fid, dst_ord",
-                                   &s, err))) {
-            json_decref(cands);
+                                   &s, err)))
             break;
-        }
         sqlite3_bind_int64(s, 1, root->fid);
         sqlite3_bind_int(s, 2, n->ref);
         typedef struct fo {
@@ -330,31 +360,43 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         while (sqlite3_step(s) == SQLITE_ROW)
             lp_vec_push(&found, ((fo){sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1)}));
         sqlite3_reset(s);
+        LP_VEC(lp_graph_sym) cands = {0};
         for (size_t k = 0; k < found.len; k++) {
             gq_sym c;
             if (!cg_sym(g, found.items[k].fid, found.items[k].ord, &c, NULL))
-                json_array_append_new(cands, gq_sym_json(&c));
+                lp_vec_push(&cands, c);
         }
         lp_vec_free(&found);
-        json_t *a = lp_json_pack("{s:o, s:{s:i, s:i}, s:i, s:o}", "callee", gq_json_str(n->text),
-                                 "callSite", "startLine", (int)n->start_line, "endLine",
-                                 (int)n->end_line, "candidateCount", (int)n->value,
-                                 "candidates", cands);
-        gq_with_file(json_object_get(a, "callSite"), "file", root->path);
-        json_array_append_new(ambiguous, a);
+        lp_graph_cg_open a = {.callee = n->text,
+                              .file = root->path,
+                              .start_line = n->start_line,
+                              .end_line = n->end_line,
+                              .candidate_count = (int)n->value,
+                              .candidates = ARENA_VEC(g->arena, cands),
+                              .ncandidates = cands.len};
+        lp_vec_free(&cands);
+        lp_vec_push(&ambiguous, a);
     }
     lp_vec_free(&notes);
-    json_object_set_new(summary, "callees",
-                        lp_json_pack("{s:i, s:i, s:i, s:o}", "provedCalls", (int)proved, "ambiguous",
-                                  (int)amb, "unresolved", (int)unres, "unresolvedByReason", by_reason));
-    json_object_set_new(out, "unresolvedCallees", unresolved);
-    json_object_set_new(out, "ambiguousCallees", ambiguous);
+    out->has_callees = true;
+    out->proved_calls = proved;
+    out->ambiguous = amb;
+    out->unresolved = unres;
+    out->unresolved_by_reason = ARENA_VEC(g->arena, by_reason);
+    out->nreasons = by_reason.len;
+    out->unresolved_callees = ARENA_VEC(g->arena, unresolved);
+    out->nunresolved_callees = unresolved.len;
+    out->ambiguous_callees = ARENA_VEC(g->arena, ambiguous);
+    out->nambiguous_callees = ambiguous.len;
+    lp_vec_free(&by_reason);
+    lp_vec_free(&unresolved);
+    lp_vec_free(&ambiguous);
     return rc;
 }
 
 /* Call sites elsewhere that may call the root but prove nothing: ambiguous references
  * listing it as a candidate, and unresolved references with its name. */
-static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, json_t *out,
+static lp_status caller_evidence(cg *g, const gq_sym *root, lp_graph_cg_result *out,
                                  lp_error *err)
 {
     sqlite3_stmt *s;
@@ -370,7 +412,6 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
     if (sqlite3_step(s) == SQLITE_ROW)
         proved = (size_t)sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
-    json_t *amb = json_array();
     size_t namb = 0;
     if ((rc = lp_store_prepare(g->st,
                                "SELECT e.src_fid, e.src_ord, e.ref_ord, f.path FROM edges e JOIN"
@@ -394,19 +435,18 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
                                                         (const char *)sqlite3_column_text(s, 3))}));
     }
     sqlite3_reset(s);
-    for (size_t i = 0; i < sites.len; i++) {
-        /* A site whose reference row is gone (NULL) is left out, not a failed answer. */
-        json_t *cs = call_site(g->st, sites.items[i].fid, sites.items[i].ref,
-                               sites.items[i].path, NULL);
-        if (cs)
-            json_array_append_new(amb, lp_json_pack("{s:o}", "callSite", cs));
-    }
+    /* A site whose reference row is gone stays in the list as a null call site. */
+    lp_graph_site *amb = lp_arena_zalloc(g->arena, (sites.len ? sites.len : 1) * sizeof *amb);
+    for (size_t i = 0; i < sites.len; i++)
+        site_at(g->st, sites.items[i].fid, sites.items[i].ref, sites.items[i].path, g->arena,
+                &amb[i]);
+    out->ambiguous_callers = amb;
+    out->nambiguous_callers = sites.len;
     lp_vec_free(&sites);
     /* unresolved same-name call sites: references with the name and no edge at all; a
      * common name (String, Len) has thousands, so the count stops at SAME_NAME_CAP (and
      * says so) and the sample is the first 20 by path of what was read */
     enum { SAME_NAME_CAP = 200 };
-    json_t *possible = json_array();
     typedef struct psite {
         const char *path, *qual;
         int32_t ord, line;
@@ -438,38 +478,37 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
             *x = *y;
             *y = t;
         }
-    for (size_t i = 0; i < npossible && i < 20; i++) {
+    size_t nshow = LP_MIN(npossible, (size_t)20);
+    lp_graph_cg_possible *possible = lp_arena_zalloc(g->arena, (nshow ? nshow : 1) * sizeof *possible);
+    for (size_t i = 0; i < nshow; i++) {
         const psite *p = &ps.items[i];
         lp_buf text;
         lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
         lp_buf_printf(&text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
                       p->qual && *p->qual ? "." : "", root->name);
-        json_array_append_new(possible,
-                              gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
-                                                        lp_json_text(text.ptr, text.len),
-                                                        "startLine", (int)p->line),
-                                           "file", p->path));
+        possible[i] = (lp_graph_cg_possible){lp_arena_strndup(g->arena, text.ptr, text.len),
+                                             p->path, (uint32_t)p->line};
         lp_buf_release(&text);
     }
     lp_vec_free(&ps);
-    json_object_set_new(summary, "callers",
-                        lp_json_pack("{s:i, s:i, s:i, s:b}", "provedCallers", (int)proved,
-                                  "ambiguousCallSites", (int)namb, "unresolvedSameName",
-                                  (int)npossible, "unresolvedSameNameCapped", capped));
-    json_object_set_new(out, "ambiguousCallers", amb);
-    json_object_set_new(out, "possibleCallers", possible);
+    out->has_callers = true;
+    out->proved_callers = proved;
+    out->ambiguous_call_sites = namb;
+    out->unresolved_same_name = npossible;
+    out->unresolved_same_name_capped = capped;
+    out->possible_callers = possible;
+    out->npossible_callers = nshow;
     return LP_OK;
 }
 
-static json_t *tests_of(cg *g, const gq_sym *root)
+static void tests_of(cg *g, const gq_sym *root, lp_graph_cg_result *out)
 {
-    json_t *arr = json_array();
     sqlite3_stmt *s;
     if (lp_store_prepare(g->st,
                          "SELECT DISTINCT src_fid, src_ord, rule FROM edges WHERE dst_fid = ?1 AND"
                          " dst_ord = ?2 AND kind = 3 AND rule <> 0 ORDER BY src_fid, src_ord, rule",
                          &s, NULL))
-        return arr;
+        return;
     sqlite3_bind_int64(s, 1, root->fid);
     sqlite3_bind_int(s, 2, root->ord);
     LP_VEC(node) found = {0};
@@ -479,62 +518,61 @@ static json_t *tests_of(cg *g, const gq_sym *root)
         lp_vec_push(&found, n);
     }
     sqlite3_reset(s);
-    json_t *last = NULL;
+    /* one entry per test symbol, with the rules that proved each of its edges */
+    lp_graph_cg_test *tests = lp_arena_zalloc(g->arena, (found.len ? found.len : 1) * sizeof *tests);
+    const char **ev = lp_arena_zalloc(g->arena, (found.len ? found.len : 1) * sizeof *ev);
+    size_t nt = 0;
+    bool last = false;
     for (size_t i = 0; i < found.len; i++) {
         const node *n = &found.items[i];
-        json_t *ev = lp_json_textz(gr_rule_name((gr_rule)n->prule));
+        ev[i] = gr_rule_name((gr_rule)n->prule);
         if (last && i > 0 && found.items[i - 1].fid == n->fid && found.items[i - 1].ord == n->ord) {
-            json_array_append_new(json_object_get(last, "evidence"), ev);
+            tests[nt - 1].nevidence++;
             continue;
         }
         gq_sym t;
         if (gq_symbol_at(g->st, n->fid, n->ord, g->arena, &t, NULL)) {
-            json_decref(ev);
-            last = NULL;
+            last = false;
             continue;
         }
-        last = gq_sym_json(&t);
-        json_t *evs = json_array();
-        json_array_append_new(evs, ev);
-        json_object_set_new(last, "evidence", evs);
-        json_array_append_new(arr, last);
+        tests[nt++] = (lp_graph_cg_test){t, &ev[i], 1};
+        last = true;
     }
     lp_vec_free(&found);
-    return arr;
+    out->tests = tests;
+    out->ntests = nt;
 }
 
-lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error *err)
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+const char *lp_graph_direction_name(lp_graph_direction d)
 {
-    *out = NULL;
-    const char *id = gq_arg_str(call->args, "symbolId");
+    return d == LP_GRAPH_CALLERS ? "callers" : d == LP_GRAPH_CALLEES ? "callees" : "both";
+}
+
+lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_req *req,
+                                  lp_arena *arena, lp_graph_cg_result *out, lp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *id = req->symbol_id;
     if (!id)
         return lp_error_set(err, LP_EINVAL, "call_graph needs symbolId (a sym:... id from search, "
                                             "file_outline or a previous call_graph)");
-    const char *dir = gq_arg_str(call->args, "direction");
-    if (!dir)
-        dir = "both";
-    if (strcmp(dir, "both") && strcmp(dir, "callers") && strcmp(dir, "callees"))
-        return lp_error_set(err, LP_EINVAL, "direction must be callers, callees or both, not '%s'",
-                            dir);
-    int depth = (int)gq_arg_int(call->args, "depth", 2, 1, 5);
+    if (req->direction < LP_GRAPH_CALLERS || req->direction > LP_GRAPH_BOTH)
+        return lp_error_set(err, LP_EINVAL, "direction must be callers, callees or both");
+    lp_graph_direction dir = (lp_graph_direction)req->direction;
+    int depth = (int)clamp64(req->depth, 1, LP_GRAPH_CG_DEPTH_MAX);
     uint64_t t0 = lp_now_ns(), t_bfs = t0, t_callee = t0, t_caller = t0;
-    size_t g_nodes = 0, g_edges = 0;
     cg g;
     memset(&g, 0, sizeof g);
     g.call = call;
     g.st = call->st;
-    lp_arena arena;
-    lp_arena_init(&arena, 0);
-    g.arena = &arena;
+    g.arena = arena;
     lp_arena_init(&g.ns.arena, 0);
-    g.max_nodes = (size_t)gq_arg_int(call->args, "maxNodes", 100, 1, 1000);
-    g.max_edges = (size_t)gq_arg_int(call->args, "maxEdges", 300, 1, 5000);
-    g.nodes = json_array();
-    g.edges = json_array();
-    json_t *res = json_object();
-    json_object_set_new(res, "warnings", json_array());
+    g.max_nodes = (size_t)clamp64(req->max_nodes, 1, LP_GRAPH_CG_NODES_MAX);
+    g.max_edges = (size_t)clamp64(req->max_edges, 1, LP_GRAPH_CG_EDGES_MAX);
     gq_sym root;
-    lp_status rc = gq_symbol_by_id(call->st, id, &arena, &root, err);
+    lp_status rc = gq_symbol_by_id(call->st, id, arena, &root, err);
     if (rc)
         goto done;
     if (root.ord < 0) {
@@ -544,7 +582,7 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
     g.langs |= 1u << root.lang;
     node r0 = {root.fid, root.ord, 0, 0, -1, 0, 0, -1, 0};
     ns_add(&g.ns, r0);
-    bool callees = strcmp(dir, "callers") != 0, callers = strcmp(dir, "callees") != 0;
+    bool callees = dir != LP_GRAPH_CALLERS, callers = dir != LP_GRAPH_CALLEES;
     for (int side = 0; side < 2 && !rc; side++) {
         bool up = side == 1;
         if ((up && !callers) || (!up && !callees))
@@ -588,58 +626,48 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
     }
     g.cut_depth = more;
     t_bfs = lp_now_ns();
-    json_t *summary = json_object();
-    if (callees && (rc = callee_evidence(&g, &root, summary, res, err))) {
-        json_decref(summary);
+    if (callees && (rc = callee_evidence(&g, &root, out, err)))
         goto done;
-    }
     t_callee = lp_now_ns();
-    if (callers && (rc = caller_evidence(&g, &root, summary, res, err))) {
-        json_decref(summary);
+    if (callers && (rc = caller_evidence(&g, &root, out, err)))
         goto done;
-    }
     t_caller = lp_now_ns();
-    json_object_set_new(summary, "returnedEdges", json_integer((json_int_t)g.nedges));
-    g_nodes = g.ns.items.len;
-    g_edges = g.nedges;
-    json_object_set_new(summary, "note",
-                        json_string("edges are proved calls; unresolved and ambiguous call sites "
-                                    "are evidence, not edges; an absent edge does not prove that "
-                                    "no call exists (see capabilities)"));
-    json_object_set_new(res, "root", gq_sym_json(&root));
-    json_object_set_new(res, "direction", lp_json_textz(dir));
-    json_object_set_new(res, "depth", json_integer(depth));
-    json_object_set_new(res, "nodes", g.nodes);
-    json_object_set_new(res, "edges", g.edges);
-    g.nodes = g.edges = NULL;
-    json_object_set_new(res, "tests", tests_of(&g, &root));
-    json_object_set_new(res, "evidenceSummary", summary);
-    json_object_set_new(res, "capabilities", gq_caps_for_langs(g.langs));
-    json_object_set_new(res, "truncation",
-                        lp_json_pack("{s:b, s:b, s:b}", "nodes", g.cut_nodes, "edges", g.cut_edges,
-                                  "depth", g.cut_depth));
+    tests_of(&g, &root, out);
+    out->root = root;
+    out->direction = dir;
+    out->depth = depth;
+    out->nodes = ARENA_VEC(arena, g.nodes);
+    out->nnodes = g.nodes.len;
+    out->edges = ARENA_VEC(arena, g.edges);
+    out->nedges = g.edges.len;
+    out->langs = g.langs;
+    out->cut_nodes = g.cut_nodes;
+    out->cut_edges = g.cut_edges;
+    out->cut_depth = g.cut_depth;
     if (g.cut_nodes || g.cut_edges)
-        gq_warn(res, "graph_truncated",
+        cg_warn(&g, LP_WARN_GRAPH_TRUNCATED,
                 "the graph was cut at %zu nodes / %zu edges; raise maxNodes / maxEdges or lower "
                 "depth",
                 g.max_nodes, g.max_edges);
     if (g.cut_depth)
-        gq_warn(res, "depth_limit", "more calls lie beyond depth %d; call again from a frontier "
-                                    "node or raise depth (max 5)",
-                depth);
+        cg_warn(&g, LP_WARN_DEPTH_LIMIT, "more calls lie beyond depth %d; call again from a "
+                                         "frontier node or raise depth (max %d)",
+                depth, LP_GRAPH_CG_DEPTH_MAX);
+    out->warnings = ARENA_VEC(arena, g.warnings);
+    out->nwarnings = g.warnings.len;
 done:
-    json_decref(g.nodes);
-    json_decref(g.edges);
+    lp_vec_free(&g.nodes);
+    lp_vec_free(&g.edges);
+    lp_vec_free(&g.warnings);
     gmap_free(&g.edge_seen);
     gmap_free(&g.sym_index);
     lp_vec_free(&g.syms);
+    size_t g_nodes = g.ns.items.len, g_edges = g.nedges;
     ns_free(&g.ns);
-    lp_arena_release(&arena);
     if (rc) {
-        json_decref(res);
+        memset(out, 0, sizeof *out);
         return rc;
     }
-    *out = res;
     lp_log(LP_LOG_INFO, "graph.call_graph",
            "depth=%d nodes=%zu edges=%zu bfs_us=%llu callee_ev_us=%llu caller_ev_us=%llu us=%llu",
            depth, g_nodes, g_edges, (unsigned long long)((t_bfs - t0) / 1000),
@@ -649,48 +677,144 @@ done:
     return LP_OK;
 }
 
+static json_t *open_json(const lp_graph_cg_open *o, bool ambiguous)
+{
+    json_t *site = gq_with_file(lp_json_pack("{s:i, s:i}", "startLine", (int)o->start_line,
+                                             "endLine", (int)o->end_line),
+                                "file", o->file);
+    if (!ambiguous)
+        return lp_json_pack("{s:o, s:o, s:s, s:s}", "callee", gq_json_str(o->callee), "callSite",
+                            site, "reason", o->reason, "explanation", o->explanation);
+    json_t *cands = json_array();
+    for (size_t k = 0; k < o->ncandidates; k++)
+        json_array_append_new(cands, gq_sym_json(&o->candidates[k]));
+    return lp_json_pack("{s:o, s:o, s:i, s:o}", "callee", gq_json_str(o->callee), "callSite",
+                        site, "candidateCount", o->candidate_count, "candidates", cands);
+}
+
+json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r)
+{
+    json_t *res = json_object();
+    json_t *warnings = json_array();
+    for (size_t i = 0; i < r->nwarnings; i++)
+        json_array_append_new(warnings,
+                              lp_json_pack("{s:o, s:o}", "code",
+                                           lp_json_textz(lp_warn_code(r->warnings[i].code)),
+                                           "message", gq_json_str(r->warnings[i].message)));
+    json_object_set_new(res, "warnings", warnings);
+    json_t *summary = json_object();
+    if (r->has_callees) {
+        json_t *un = json_array(), *amb = json_array(), *by = json_object();
+        for (size_t i = 0; i < r->nunresolved_callees; i++)
+            json_array_append_new(un, open_json(&r->unresolved_callees[i], false));
+        for (size_t i = 0; i < r->nambiguous_callees; i++)
+            json_array_append_new(amb, open_json(&r->ambiguous_callees[i], true));
+        for (size_t i = 0; i < r->nreasons; i++)
+            json_object_set_new(by, r->unresolved_by_reason[i].name,
+                                json_integer((json_int_t)r->unresolved_by_reason[i].count));
+        json_object_set_new(summary, "callees",
+                            lp_json_pack("{s:i, s:i, s:i, s:o}", "provedCalls", (int)r->proved_calls,
+                                         "ambiguous", (int)r->ambiguous, "unresolved",
+                                         (int)r->unresolved, "unresolvedByReason", by));
+        json_object_set_new(res, "unresolvedCallees", un);
+        json_object_set_new(res, "ambiguousCallees", amb);
+    }
+    if (r->has_callers) {
+        json_t *amb = json_array(), *possible = json_array();
+        for (size_t i = 0; i < r->nambiguous_callers; i++)
+            json_array_append_new(amb, lp_json_pack("{s:o}", "callSite",
+                                                    site_json(&r->ambiguous_callers[i])));
+        for (size_t i = 0; i < r->npossible_callers; i++) {
+            const lp_graph_cg_possible *p = &r->possible_callers[i];
+            json_array_append_new(possible,
+                                  gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
+                                                            gq_json_str(p->callee), "startLine",
+                                                            (int)p->start_line),
+                                               "file", p->file));
+        }
+        json_object_set_new(summary, "callers",
+                            lp_json_pack("{s:i, s:i, s:i, s:b}", "provedCallers",
+                                         (int)r->proved_callers, "ambiguousCallSites",
+                                         (int)r->ambiguous_call_sites, "unresolvedSameName",
+                                         (int)r->unresolved_same_name, "unresolvedSameNameCapped",
+                                         r->unresolved_same_name_capped));
+        json_object_set_new(res, "ambiguousCallers", amb);
+        json_object_set_new(res, "possibleCallers", possible);
+    }
+    json_object_set_new(summary, "returnedEdges", json_integer((json_int_t)r->nedges));
+    json_object_set_new(summary, "note",
+                        json_string("edges are proved calls; unresolved and ambiguous call sites "
+                                    "are evidence, not edges; an absent edge does not prove that "
+                                    "no call exists (see capabilities)"));
+    json_t *nodes = json_array(), *edges = json_array(), *tests = json_array();
+    for (size_t i = 0; i < r->nnodes; i++) {
+        const lp_graph_cg_node *n = &r->nodes[i];
+        json_t *o = gq_sym_json(&n->sym);
+        json_object_set_new(o, "depth", json_integer(n->depth));
+        json_object_set_new(o, "side", lp_json_textz(n->side == 0   ? "root"
+                                                     : n->side == 1 ? "callee"
+                                                                    : "caller"));
+        json_array_append_new(nodes, o);
+    }
+    for (size_t i = 0; i < r->nedges; i++) {
+        const lp_graph_cg_edge *e = &r->edges[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "from", lp_json_textz(e->from));
+        json_object_set_new(o, "to", lp_json_textz(e->to));
+        json_object_set_new(o, "kind", json_string("calls"));
+        json_object_set_new(o, "strategy", lp_json_textz(e->strategy));
+        json_object_set_new(o, "callSite", site_json(&e->site));
+        json_array_append_new(edges, o);
+    }
+    for (size_t i = 0; i < r->ntests; i++) {
+        json_t *o = gq_sym_json(&r->tests[i].sym);
+        json_t *ev = json_array();
+        for (size_t k = 0; k < r->tests[i].nevidence; k++)
+            json_array_append_new(ev, lp_json_textz(r->tests[i].evidence[k]));
+        json_object_set_new(o, "evidence", ev);
+        json_array_append_new(tests, o);
+    }
+    json_object_set_new(res, "root", gq_sym_json(&r->root));
+    json_object_set_new(res, "direction", lp_json_textz(lp_graph_direction_name(r->direction)));
+    json_object_set_new(res, "depth", json_integer(r->depth));
+    json_object_set_new(res, "nodes", nodes);
+    json_object_set_new(res, "edges", edges);
+    json_object_set_new(res, "tests", tests);
+    json_object_set_new(res, "evidenceSummary", summary);
+    json_object_set_new(res, "capabilities", gq_caps_for_langs(r->langs));
+    json_object_set_new(res, "truncation",
+                        lp_json_pack("{s:b, s:b, s:b}", "nodes", r->cut_nodes, "edges",
+                                     r->cut_edges, "depth", r->cut_depth));
+    return res;
+}
+
 /* ------------------------------------------------------------------------------------------
  * trace_path. */
 
-lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error *err)
+lp_status lp_graph_trace_path_run(const lp_graph_call *call, const lp_graph_tp_req *req,
+                                  lp_arena *arena_out, lp_graph_tp_result *out, lp_error *err)
 {
-    *out = NULL;
-    const char *from_id = gq_arg_str(call->args, "fromId");
-    const char *to_id = gq_arg_str(call->args, "toId");
+    memset(out, 0, sizeof *out);
+    const char *from_id = req->from_id, *to_id = req->to_id;
     if (!from_id || !to_id)
         return lp_error_set(err, LP_EINVAL,
                             "trace_path needs fromId and toId (sym:... ids, or file:<path>)");
     bool kinds[LP_EDGE_KIND_COUNT] = {false};
-    json_t *ek = json_object_get(call->args, "edgeKinds");
-    if (json_is_array(ek) && json_array_size(ek)) {
-        size_t i;
-        json_t *k;
-        json_array_foreach(ek, i, k)
-        {
-            lp_edge_kind e = json_is_string(k) ? lp_edge_kind_from_name(lp_str_c(json_string_value(k)))
-                                               : LP_EDGE_KIND_COUNT;
-            if (e == LP_EDGE_KIND_COUNT)
-                return lp_error_set(err, LP_EINVAL,
-                                    "edgeKinds items must be calls, imports, exports, tests or "
-                                    "contains");
-            kinds[e] = true;
-        }
-    } else {
-        kinds[LP_EDGE_CALLS] = true;
-    }
-    int max_depth = (int)gq_arg_int(call->args, "maxDepth", 8, 1, 16);
-    size_t max_nodes = (size_t)gq_arg_int(call->args, "maxNodes", 5000, 1, 100000);
-    lp_arena arena;
-    lp_arena_init(&arena, 0);
+    uint32_t kind_bits = req->edge_kinds ? req->edge_kinds : 1u << LP_EDGE_CALLS;
+    for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
+        kinds[k] = (kind_bits >> k) & 1u;
+    int max_depth = (int)clamp64(req->max_depth, 1, LP_GRAPH_TRACE_DEPTH_MAX);
+    size_t max_nodes = (size_t)clamp64(req->max_nodes, 1, LP_GRAPH_TRACE_NODES_MAX);
+    lp_arena *arena = arena_out;
     nodeset ns;
     memset(&ns, 0, sizeof ns);
     lp_arena_init(&ns.arena, 0);
-    json_t *res = json_object();
-    json_object_set_new(res, "warnings", json_array());
+    LP_VEC(lp_graph_sym) path = {0};
+    LP_VEC(lp_graph_tp_edge) edges = {0};
     gq_sym from, to;
-    lp_status rc = gq_symbol_by_id(call->st, from_id, &arena, &from, err);
+    lp_status rc = gq_symbol_by_id(call->st, from_id, arena, &from, err);
     if (!rc)
-        rc = gq_symbol_by_id(call->st, to_id, &arena, &to, err);
+        rc = gq_symbol_by_id(call->st, to_id, arena, &to, err);
     if (rc)
         goto done;
     node r0 = {from.fid, from.ord, 0, 0, -1, 0, 0, -1, 0};
@@ -767,7 +891,6 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
     }
     if (rc)
         goto done;
-    json_t *path = json_array(), *edges = json_array();
     if (hit >= 0) {
         int32_t chain[64];
         int nc = 0;
@@ -775,66 +898,109 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
             chain[nc++] = k;
         for (int k = nc - 1; k >= 0; k--) {
             const node *n = &ns.items.items[chain[k]];
-            gq_sym s;
-            if ((rc = gq_symbol_at(call->st, n->fid, n->ord, &arena, &s, err)))
+            gq_sym sy;
+            if ((rc = gq_symbol_at(call->st, n->fid, n->ord, arena, &sy, err)))
                 break;
-            json_array_append_new(path, gq_sym_json(&s));
+            lp_vec_push(&path, sy);
             if (n->parent < 0)
                 continue;
             const node *p = &ns.items.items[n->parent];
             gq_sym ps;
-            if ((rc = gq_symbol_at(call->st, p->fid, p->ord, &arena, &ps, err)))
+            if ((rc = gq_symbol_at(call->st, p->fid, p->ord, arena, &ps, err)))
                 break;
             char strat[96];
-            json_t *e = json_object();
-            json_t *pj = gq_sym_json(&ps), *nj = gq_sym_json(&s);
-            json_object_set(e, "from", json_object_get(pj, "id"));
-            json_object_set(e, "to", json_object_get(nj, "id"));
-            json_decref(pj);
-            json_decref(nj);
-            json_object_set_new(e, "kind", lp_json_textz(lp_edge_kind_name((lp_edge_kind)n->pkind)));
+            lp_graph_tp_edge e = {.from = lp_graph_sym_id(&ps, arena),
+                                  .to = lp_graph_sym_id(&sy, arena),
+                                  .kind = (lp_edge_kind)n->pkind};
             if (n->pkind != LP_EDGE_CONTAINS) {
-                json_object_set_new(e, "strategy", lp_json_textz(strategy(ps.lang, n->prule, strat,
-                                                                        sizeof strat)));
-                json_object_set_new(e, "callSite", call_site(call->st, p->fid, n->pref, ps.path, NULL));
+                e.strategy = lp_arena_strdup(arena, strategy(ps.lang, n->prule, strat, sizeof strat));
+                site_at(call->st, p->fid, n->pref, ps.path, arena, &e.site);
             }
-            json_array_append_new(edges, e);
+            lp_vec_push(&edges, e);
         }
     }
-    json_object_set_new(res, "from", gq_sym_json(&from));
-    json_object_set_new(res, "to", gq_sym_json(&to));
-    json_object_set_new(res, "found", json_boolean(hit >= 0));
-    json_int_t length = hit >= 0 ? (json_int_t)json_array_size(edges) : -1;
-    json_object_set_new(res, "path", path);
-    json_object_set_new(res, "edges", edges);
-    json_object_set_new(res, "length", json_integer(length));
-    json_object_set_new(res, "explored", json_integer((json_int_t)ns.items.len));
-    json_object_set_new(res, "truncation",
-                        lp_json_pack("{s:b, s:b}", "nodes", cut_nodes, "depth", cut_depth));
-    json_t *used = json_array();
-    for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
-        if (kinds[k])
-            json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
-    json_object_set_new(res, "edgeKinds", used);
-    json_object_set_new(res, "capabilities",
-                        gq_caps_for_langs((1u << from.lang) | (1u << to.lang)));
+    if (rc)
+        goto done;
+    out->from = from;
+    out->to = to;
+    out->found = hit >= 0;
+    out->path = ARENA_VEC(arena, path);
+    out->npath = path.len;
+    out->edges = ARENA_VEC(arena, edges);
+    out->nedges = edges.len;
+    out->explored = ns.items.len;
+    out->edge_kinds = kind_bits;
+    out->langs = (1u << from.lang) | (1u << to.lang);
+    out->cut_nodes = cut_nodes;
+    out->cut_depth = cut_depth;
     if (hit < 0) {
-        if (cut_nodes || cut_depth)
-            gq_warn(res, "no_path_within_budget",
-                    "no path found within %d steps / %zu nodes; raise maxDepth or maxNodes",
-                    max_depth, max_nodes);
-        else
-            gq_warn(res, "no_proved_path",
-                    "no path over proved edges of the chosen kinds; unresolved or dynamic calls "
-                    "may still connect them (see capabilities)");
+        lp_graph_warning *w = lp_arena_zalloc(arena, sizeof *w);
+        if (cut_nodes || cut_depth) {
+            *w = (lp_graph_warning){LP_WARN_NO_PATH_WITHIN_BUDGET,
+                                    lp_arena_printf(arena,
+                                                    "no path found within %d steps / %zu nodes; "
+                                                    "raise maxDepth or maxNodes",
+                                                    max_depth, max_nodes)};
+        } else {
+            *w = (lp_graph_warning){LP_WARN_NO_PROVED_PATH,
+                                    "no path over proved edges of the chosen kinds; unresolved or "
+                                    "dynamic calls may still connect them (see capabilities)"};
+        }
+        out->warnings = w;
+        out->nwarnings = 1;
     }
 done:
     ns_free(&ns);
-    lp_arena_release(&arena);
-    if (rc) {
-        json_decref(res);
-        return rc;
+    lp_vec_free(&path);
+    lp_vec_free(&edges);
+    if (rc)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+static json_t *warnings_json(const lp_graph_warning *w, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, lp_json_pack("{s:o, s:o}", "code",
+                                              lp_json_textz(lp_warn_code(w[i].code)), "message",
+                                              gq_json_str(w[i].message)));
+    return a;
+}
+
+json_t *lp_graph_trace_path_json(const lp_graph_tp_result *r)
+{
+    json_t *res = json_object();
+    json_object_set_new(res, "warnings", warnings_json(r->warnings, r->nwarnings));
+    json_t *path = json_array(), *edges = json_array();
+    for (size_t i = 0; i < r->npath; i++)
+        json_array_append_new(path, gq_sym_json(&r->path[i]));
+    for (size_t i = 0; i < r->nedges; i++) {
+        const lp_graph_tp_edge *e = &r->edges[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "from", gq_json_str(e->from));
+        json_object_set_new(o, "to", gq_json_str(e->to));
+        json_object_set_new(o, "kind", lp_json_textz(lp_edge_kind_name(e->kind)));
+        if (e->kind != LP_EDGE_CONTAINS) {
+            json_object_set_new(o, "strategy", lp_json_textz(e->strategy));
+            json_object_set_new(o, "callSite", site_json(&e->site));
+        }
+        json_array_append_new(edges, o);
     }
-    *out = res;
-    return LP_OK;
+    json_object_set_new(res, "from", gq_sym_json(&r->from));
+    json_object_set_new(res, "to", gq_sym_json(&r->to));
+    json_object_set_new(res, "found", json_boolean(r->found));
+    json_object_set_new(res, "path", path);
+    json_object_set_new(res, "edges", edges);
+    json_object_set_new(res, "length", json_integer(r->found ? (json_int_t)r->nedges : -1));
+    json_object_set_new(res, "explored", json_integer((json_int_t)r->explored));
+    json_object_set_new(res, "truncation",
+                        lp_json_pack("{s:b, s:b}", "nodes", r->cut_nodes, "depth", r->cut_depth));
+    json_t *used = json_array();
+    for (int k = 0; k < LP_EDGE_KIND_COUNT; k++)
+        if ((r->edge_kinds >> k) & 1u)
+            json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
+    json_object_set_new(res, "edgeKinds", used);
+    json_object_set_new(res, "capabilities", gq_caps_for_langs(r->langs));
+    return res;
 }

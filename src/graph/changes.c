@@ -231,9 +231,12 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     const char *base = gq_arg_str(call->args, "baseRef");
     if (!base || !*base)
         base = "HEAD";
-    int max_depth = (int)gq_arg_int(call->args, "maxDepth", 3, 1, 3);
-    size_t max_callers = (size_t)gq_arg_int(call->args, "maxCallers", 200, 1, 5000);
-    size_t max_files = (size_t)gq_arg_int(call->args, "maxFiles", 500, 1, 10000);
+    int max_depth = (int)gq_arg_int(call->args, "maxDepth", LP_GRAPH_CHANGES_DEPTH_MAX, 1,
+                                     LP_GRAPH_CHANGES_DEPTH_MAX);
+    size_t max_callers = (size_t)gq_arg_int(call->args, "maxCallers", LP_GRAPH_CHANGES_CALLERS_DEFAULT,
+                                               1, LP_GRAPH_CHANGES_CALLERS_MAX);
+    size_t max_files = (size_t)gq_arg_int(call->args, "maxFiles", LP_GRAPH_CHANGES_FILES_DEFAULT, 1,
+                                             LP_GRAPH_CHANGES_FILES_MAX);
     pthread_once(&git_once, git_load);
     if (git_rc) {
         if (err)
@@ -538,20 +541,20 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     json_object_set_new(res, "truncation",
                         lp_json_pack("{s:b, s:b}", "files", d.cut, "callers", cut_callers));
     if (nstale)
-        gq_warn(res, "stale_files",
+        gq_warn(res, LP_WARN_STALE_FILES,
                 "%zu changed file(s) differ from the publication: their symbol spans are "
                 "approximate; sync the index and call again",
                 nstale);
     if (nmissing)
-        gq_warn(res, "files_not_indexed",
+        gq_warn(res, LP_WARN_FILES_NOT_INDEXED,
                 "%zu changed file(s) are not in the publication (new, ignored or skipped); sync "
                 "the index to map them",
                 nmissing);
     if (d.cut)
-        gq_warn(res, "files_truncated", "the diff has more than %zu files; raise maxFiles", max_files);
+        gq_warn(res, LP_WARN_FILES_TRUNCATED, "the diff has more than %zu files; raise maxFiles", max_files);
     if (cut_callers)
-        gq_warn(res, "callers_truncated", "more than %zu callers; raise maxCallers", max_callers);
-    gq_warn(res, "scope",
+        gq_warn(res, LP_WARN_CALLERS_TRUNCATED, "more than %zu callers; raise maxCallers", max_callers);
+    gq_warn(res, LP_WARN_SCOPE,
             "tracked files only (staged and unstaged edits against %s); untracked files are not "
             "included; callers come from proved CALLS edges up to depth %d, and %zu ambiguous call "
             "site(s) may also reach the changed symbols; deleted symbols have no callers in the "

@@ -31,6 +31,13 @@ typedef struct fsym {
     gq_sym row;
 } fsym;
 
+static const lp_graph_ref *arena_copy_refs(lp_arena *a, const lp_graph_ref *items, size_t n)
+{
+    lp_graph_ref *p = lp_arena_alloc(a, n * sizeof *p);
+    memcpy(p, items, n * sizeof *p);
+    return p;
+}
+
 /* The innermost symbol of the file containing byte offset off, or -1. */
 static int32_t owner_at(const fsym *syms, size_t n, uint32_t off)
 {
@@ -44,29 +51,26 @@ static int32_t owner_at(const fsym *syms, size_t n, uint32_t off)
     return best;
 }
 
-lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_error *err)
+lp_status lp_graph_find_references_run(const lp_graph_call *call, const lp_graph_fr_req *req,
+                                      lp_arena *arena, lp_graph_fr_result *out, lp_error *err)
 {
-    *out = NULL;
-    const char *id = gq_arg_str(call->args, "symbolId");
+    memset(out, 0, sizeof *out);
+    const char *id = req->symbol_id;
     if (!id)
         return lp_error_set(err, LP_EINVAL, "find_references needs symbolId (a sym:... id)");
-    size_t max_results = (size_t)gq_arg_int(call->args, "maxResults", 200, 1, 5000);
-    const char *prefix = gq_arg_str(call->args, "pathPrefix");
+    size_t max_results = (size_t)(req->max_results < 1                   ? 1
+                                  : req->max_results > LP_GRAPH_REFS_MAX ? LP_GRAPH_REFS_MAX
+                                                                         : req->max_results);
+    const char *prefix = req->path_prefix;
     if (prefix) {
-        lp_status prc = gq_check_rel_arg(
-            "pathPrefix", prefix, json_string_length(json_object_get(call->args, "pathPrefix")),
-            err);
+        lp_status prc = gq_check_rel_arg("pathPrefix", prefix, strlen(prefix), err);
         if (prc)
             return prc;
     }
-    lp_arena arena;
-    lp_arena_init(&arena, 0);
-    json_t *res = json_object();
-    json_object_set_new(res, "warnings", json_array());
-    json_t *matches = json_array();
+    LP_VEC(lp_graph_ref) matches = {0};
     gq_sym root;
     lp_publication pub;
-    lp_status rc = gq_symbol_by_id(call->st, id, &arena, &root, err);
+    lp_status rc = gq_symbol_by_id(call->st, id, arena, &root, err);
     if (!rc && root.ord < 0)
         rc = lp_error_set(err, LP_EINVAL, "find_references needs a symbol id, not a file");
     if (!rc)
@@ -118,6 +122,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
         size_t n = plain.len;
         bytes += n;
         bool loaded = false, any = false;
+        const char *path_copy = NULL;
         syms.len = 0;
         const char *p = data, *end = data + n;
         uint32_t line = 1;
@@ -138,12 +143,13 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
                 }
             total++;
             any = true;
-            if (json_array_size(matches) >= max_results) {
+            if (matches.len >= max_results) {
                 cut = true;
                 break;
             }
             if (!loaded) {
                 loaded = true;
+                path_copy = lp_arena_strdup(arena, path);
                 sqlite3_stmt *q;
                 int64_t fid = sqlite3_column_int64(s, 0);
                 if (!lp_store_prepare(call->st, "SELECT s.ord FROM files f JOIN symbols s ON"
@@ -157,7 +163,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
                     for (size_t k = 0; k < ords.len; k++) {
                         fsym *f = lp_vec_push_zero(&syms);
                         f->ord = ords.items[k];
-                        if (gq_symbol_at(call->st, fid, f->ord, &arena, &f->row, NULL)) {
+                        if (gq_symbol_at(call->st, fid, f->ord, arena, &f->row, NULL)) {
                             syms.len--;
                             continue;
                         }
@@ -171,20 +177,22 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
             if (!le)
                 le = end;
             size_t ll = (size_t)(le - line_start);
-            char *text = lp_arena_strndup(&arena, line_start, lp_utf8_cut(line_start, ll, 240));
-            json_t *m = json_object();
-            gq_with_file(m, "file", path);
-            json_object_set_new(m, "line", json_integer(line));
-            json_object_set_new(m, "column", json_integer((json_int_t)(p - line_start) + 1));
-            json_object_set_new(m, "startByte", json_integer((json_int_t)off));
-            json_object_set_new(m, "endByte", json_integer((json_int_t)(off + nl)));
-            json_object_set_new(m, "text", gq_json_str(text));
+            lp_graph_ref m = {0};
+            m.file = path_copy;
+            m.line = line;
+            m.column = (uint32_t)(p - line_start) + 1;
+            m.start_byte = off;
+            m.end_byte = off + nl;
+            m.text = lp_arena_strndup(arena, line_start, lp_utf8_cut(line_start, ll, 240));
             int32_t o = owner_at(syms.items, syms.len, (uint32_t)off);
-            json_object_set_new(m, "owner", o >= 0 ? gq_sym_json(&syms.items[o].row) : json_null());
-            bool is_def = sqlite3_column_int64(s, 0) == root.fid && off >= root.start_byte &&
-                          off < root.end_byte && line == root.start_line;
-            json_object_set_new(m, "isDefinition", json_boolean(is_def));
-            json_array_append_new(matches, m);
+            if (o >= 0) {
+                lp_graph_sym *own = lp_arena_alloc(arena, sizeof *own);
+                *own = syms.items[o].row;
+                m.owner = own;
+            }
+            m.is_definition = sqlite3_column_int64(s, 0) == root.fid && off >= root.start_byte &&
+                              off < root.end_byte && line == root.start_line;
+            lp_vec_push(&matches, m);
             p += nl;
         }
         if (any)
@@ -197,48 +205,98 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
         rc = lp_error_set(err, LP_ECANCELED, "find_references was cancelled");
         goto done;
     }
-    char merkle[LP_HASH_HEX];
-    lp_hash128_hex(pub.merkle, merkle);
-    json_t *reasons = json_array();
+    lp_hash128_hex(pub.merkle, out->publication_merkle);
+    out->symbol = root;
+    out->name = name;
+    out->identifier_boundary = boundary;
+    out->matches = matches.len ? arena_copy_refs(arena, matches.items, matches.len) : NULL;
+    out->nmatches = matches.len;
+    out->cut = cut;
+    out->publication_partial = pub.partial;
+    out->publication_id = pub.id;
+    out->files_scanned = files_scanned;
+    out->files_total = files_total;
+    out->files_with_matches = files_with;
+    out->total_matches = total;
+    out->bytes_scanned = bytes;
+    out->path_prefix = prefix ? lp_arena_strdup(arena, prefix) : NULL;
+    lp_graph_warning *w = lp_arena_zalloc(arena, 3 * sizeof *w);
+    size_t nw = 0;
     if (cut)
-        json_array_append_new(reasons, json_string("max_results"));
+        w[nw++] = (lp_graph_warning){LP_WARN_RESULT_TRUNCATED,
+                                     lp_arena_printf(arena,
+                                                     "%zu of at least %zu matches shown "
+                                                     "(maxResults); raise maxResults or narrow "
+                                                     "with pathPrefix",
+                                                     max_results, total)};
     if (pub.partial)
-        json_array_append_new(reasons, json_string("publication_partial"));
-    bool complete = !cut && !pub.partial;
-    json_object_set_new(res, "symbol", gq_sym_json(&root));
-    json_object_set_new(res, "name", gq_json_str(name));
-    json_object_set_new(res, "identifierBoundary", json_boolean(boundary));
+        w[nw++] = (lp_graph_warning){LP_WARN_INDEX_PARTIAL,
+                                     "the publication reached its byte limit: files past it were "
+                                     "not indexed, so matches there are missing"};
+    w[nw++] = (lp_graph_warning){
+        LP_WARN_TEXTUAL_MATCHES,
+        lp_arena_printf(arena,
+                        "matches are textual occurrences of '%s' in published content (comments, "
+                        "strings and other symbols with that name included); use call_graph for "
+                        "proved calls",
+                        name)};
+    out->warnings = w;
+    out->nwarnings = nw;
+done:
+    lp_vec_free(&matches);
+    if (rc)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+json_t *lp_graph_find_references_json(const lp_graph_fr_result *r)
+{
+    json_t *res = json_object();
+    json_t *warnings = json_array();
+    for (size_t i = 0; i < r->nwarnings; i++) {
+        /* a message is cut at 511 bytes where a character ends (as every graph warning) */
+        lp_buf msg;
+        lp_buf_init(&msg, 512);
+        lp_buf_printf(&msg, "%s", r->warnings[i].message);
+        json_array_append_new(warnings, lp_json_pack("{s:o, s:o}", "code",
+                                                     lp_json_textz(lp_warn_code(r->warnings[i].code)),
+                                                     "message", lp_json_text(msg.ptr, msg.len)));
+        lp_buf_release(&msg);
+    }
+    json_object_set_new(res, "warnings", warnings);
+    json_t *matches = json_array();
+    for (size_t i = 0; i < r->nmatches; i++) {
+        const lp_graph_ref *m = &r->matches[i];
+        json_t *o = json_object();
+        gq_with_file(o, "file", m->file);
+        json_object_set_new(o, "line", json_integer(m->line));
+        json_object_set_new(o, "column", json_integer(m->column));
+        json_object_set_new(o, "startByte", json_integer((json_int_t)m->start_byte));
+        json_object_set_new(o, "endByte", json_integer((json_int_t)m->end_byte));
+        json_object_set_new(o, "text", gq_json_str(m->text));
+        json_object_set_new(o, "owner", m->owner ? gq_sym_json(m->owner) : json_null());
+        json_object_set_new(o, "isDefinition", json_boolean(m->is_definition));
+        json_array_append_new(matches, o);
+    }
+    json_t *reasons = json_array();
+    if (r->cut)
+        json_array_append_new(reasons, json_string("max_results"));
+    if (r->publication_partial)
+        json_array_append_new(reasons, lp_json_textz(lp_warn_code(LP_WARN_INDEX_PARTIAL)));
+    json_object_set_new(res, "symbol", gq_sym_json(&r->symbol));
+    json_object_set_new(res, "name", gq_json_str(r->name));
+    json_object_set_new(res, "identifierBoundary", json_boolean(r->identifier_boundary));
     json_object_set_new(res, "matches", matches);
-    matches = NULL;
     json_object_set_new(
         res, "coverage",
         lp_json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "state",
-                  complete ? "complete" : "partial", "reasons", reasons, "publicationId",
-                  (json_int_t)pub.id, "filesScanned", (json_int_t)files_scanned, "filesInPublication",
-                  (json_int_t)files_total, "filesWithMatches", (json_int_t)files_with,
-                  "totalMatches", (json_int_t)total, "bytesScanned", (json_int_t)bytes,
-                  "publicationMerkle", merkle));
-    json_object_set_new(res, "pathPrefix", prefix ? gq_json_str(prefix) : json_null());
-    if (cut)
-        gq_warn(res, "results_truncated",
-                "%zu of at least %zu matches shown (maxResults); raise maxResults or narrow with "
-                "pathPrefix",
-                max_results, total);
-    if (pub.partial)
-        gq_warn(res, "publication_partial",
-                "the publication reached its byte limit: files past it were not indexed, so "
-                "matches there are missing");
-    gq_warn(res, "textual_matches",
-            "matches are textual occurrences of '%s' in published content (comments, strings and "
-            "other symbols with that name included); use call_graph for proved calls",
-            name);
-done:
-    json_decref(matches);
-    lp_arena_release(&arena);
-    if (rc) {
-        json_decref(res);
-        return rc;
-    }
-    *out = res;
-    return LP_OK;
+                     lp_graph_fr_complete(r) ? "complete" : "partial", "reasons", reasons,
+                     "publicationId", (json_int_t)r->publication_id, "filesScanned",
+                     (json_int_t)r->files_scanned, "filesInPublication",
+                     (json_int_t)r->files_total, "filesWithMatches",
+                     (json_int_t)r->files_with_matches, "totalMatches",
+                     (json_int_t)r->total_matches, "bytesScanned", (json_int_t)r->bytes_scanned,
+                     "publicationMerkle", r->publication_merkle));
+    json_object_set_new(res, "pathPrefix", r->path_prefix ? gq_json_str(r->path_prefix) : json_null());
+    return res;
 }

@@ -328,17 +328,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out);
 
 /* ------------------------------------------------------------------------------------------
  * Reading helpers for the tools (query.c). */
-typedef struct gq_sym {
-    char id[LP_SYMBOL_ID_LEN];
-    int64_t fid, bid;
-    const char *path;
-    const char *name, *qname;
-    int kind;
-    int32_t ord, parent;
-    uint32_t flags;
-    lp_lang lang;
-    uint32_t start_line, end_line, start_byte, end_byte;
-} gq_sym;
+typedef lp_graph_sym gq_sym; /* graph.h */
 
 /* The symbol with this id in the pinned publication (LP_EINVAL malformed, LP_ENOENT none,
  * LP_EAMBIGUOUS several). Strings in arena. */
@@ -364,7 +354,7 @@ lp_status gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error
 const char *gq_arg_str(const json_t *args, const char *key);
 int64_t gq_arg_int(const json_t *args, const char *key, int64_t dflt, int64_t min, int64_t max);
 bool gq_arg_bool(const json_t *args, const char *key, bool dflt);
-void gq_warn(json_t *out, const char *code, const char *fmt, ...)
+void gq_warn(json_t *out, lp_warn w, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Language of a file id. */
 lp_lang gq_file_lang(lp_store *st, int64_t fid);

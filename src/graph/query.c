@@ -177,7 +177,7 @@ json_t *gq_with_file(json_t *o, const char *key, const char *path)
     return o;
 }
 
-json_t *gq_sym_json(const gq_sym *s)
+json_t *lp_graph_sym_json(const lp_graph_sym *s)
 {
     json_t *o = json_object();
     if (s->ord < 0) {
@@ -222,8 +222,9 @@ bool gq_arg_bool(const json_t *args, const char *key, bool dflt)
     return json_is_boolean(v) ? json_is_true(v) : dflt;
 }
 
-void gq_warn(json_t *out, const char *code, const char *fmt, ...)
+void gq_warn(json_t *out, lp_warn code_of, const char *fmt, ...)
 {
+    const char *code = lp_warn_code(code_of);
     lp_buf msg;
     lp_buf_init(&msg, 512); /* a longer message is cut where a character ends */
     va_list ap;
@@ -271,4 +272,13 @@ json_t *gq_caps_for_langs(uint32_t langs)
                                              "cannotSee", c->blind));
     }
     return arr;
+}
+
+json_t *gq_sym_json(const gq_sym *s) { return lp_graph_sym_json(s); }
+
+const char *lp_graph_sym_id(const lp_graph_sym *s, lp_arena *arena)
+{
+    if (s->ord < 0)
+        return lp_arena_printf(arena, "file:%s", s->path);
+    return lp_arena_strdup(arena, s->id);
 }

@@ -15,6 +15,8 @@
 #include "scan/scan.h"
 #include "store/store.h"
 
+#include "core/warn.h"
+
 typedef enum lp_index_op {
     LP_INDEX_CREATE = 0, /* first build; on an indexed root it behaves as sync */
     LP_INDEX_SYNC = 1,   /* reprocess only added, changed, deleted or renamed files */
@@ -114,8 +116,9 @@ typedef struct lp_read_info {
                                       prefer_publication) rather than from disk */
     int64_t publication_id;
     /* Why the disk's text was not used, when it could not be (NULL / "" otherwise):
-     * disk_code is a stable code ("not_regular_file", "file_deleted", "file_unreadable",
-     * "file_too_large", "file_binary", "disk_read_failed"), disk_note a sentence naming the
+     * disk_code is a stable warning code (lp_warn_code of LP_WARN_NOT_REGULAR_FILE,
+     * FILE_DELETED, FILE_UNREADABLE, FILE_TOO_LARGE, FILE_BINARY or DISK_READ_FAILED;
+     * static storage), disk_note a sentence naming the
      * file. The file on disk is read with lp_scan_read: never blocking, regular files only. */
     const char *disk_code;
     char disk_note[LP_ERROR_MSG_MAX];

@@ -13,30 +13,30 @@ static void disk_problem(const char *rel, lp_skip_reason skip, const lp_error *r
     char *n = info->disk_note;
     size_t cap = sizeof info->disk_note;
     if (rerr->code == LP_ENOENT) {
-        info->disk_code = "file_deleted";
+        info->disk_code = lp_warn_code(LP_WARN_FILE_DELETED);
         snprintf(n, cap, "%s is gone from disk; showing the published text", rel);
     } else if (rerr->code) {
-        info->disk_code = "disk_read_failed";
+        info->disk_code = lp_warn_code(LP_WARN_DISK_READ_FAILED);
         snprintf(n, cap, "showing the published text: %.200s", rerr->msg);
     } else if (skip == LP_SKIP_SPECIAL) {
-        info->disk_code = "not_regular_file";
+        info->disk_code = lp_warn_code(LP_WARN_NOT_REGULAR_FILE);
         snprintf(n, cap,
                  "%s is not a regular file on disk now (a fifo, socket or device); it was not "
                  "read, the published text is shown",
                  rel);
     } else if (skip == LP_SKIP_UNREADABLE) {
-        info->disk_code = "file_unreadable";
+        info->disk_code = lp_warn_code(LP_WARN_FILE_UNREADABLE);
         snprintf(n, cap, "%s cannot be read on disk (permission denied); showing the published "
                          "text", rel);
     } else if (skip == LP_SKIP_TOO_LARGE) {
-        info->disk_code = "file_too_large";
+        info->disk_code = lp_warn_code(LP_WARN_FILE_TOO_LARGE);
         snprintf(n, cap, "%s is larger than %llu bytes on disk now; showing the published text",
                  rel, (unsigned long long)LP_SCAN_MAX_FILE_BYTES);
     } else if (skip == LP_SKIP_BINARY) {
-        info->disk_code = "file_binary";
+        info->disk_code = lp_warn_code(LP_WARN_FILE_BINARY);
         snprintf(n, cap, "%s is binary on disk now; showing the published text", rel);
     } else {
-        info->disk_code = "not_regular_file";
+        info->disk_code = lp_warn_code(LP_WARN_NOT_REGULAR_FILE);
         snprintf(n, cap, "%s on disk is %s now; showing the published text", rel,
                  lp_skip_reason_text(skip));
     }

@@ -61,8 +61,14 @@ static void add_warning(json_t *obj, const char *code, const char *message)
     }
 }
 
-void lp_mcp_envelope_warn(json_t *env, const char *code, const char *fmt, ...)
+void lp_mcp_envelope_warn_raw(json_t *env, const char *code, const char *message)
 {
+    add_warning(env, code, message);
+}
+
+void lp_mcp_envelope_warn(json_t *env, lp_warn w, const char *fmt, ...)
+{
+    const char *code = lp_warn_code(w);
     lp_buf b;
     lp_buf_init(&b, 0);
     va_list ap;
@@ -216,7 +222,7 @@ lp_status lp_mcp_budget_fit(json_t *result, size_t max_bytes, const char *const 
                  "'%s' was cut to the first %zu of %zu items to fit the %zu-byte result budget; "
                  "narrow the request or raise --max-result-bytes",
                  key, n, n, max_bytes);
-        add_warning(result, LP_MCP_WARN_RESULT_TRUNCATED, msg);
+        add_warning(result, lp_warn_code(LP_WARN_RESULT_TRUNCATED), msg);
         size_t lo = 0, hi = n; /* invariant: prefix(lo) fits or lo == 0; prefix(hi) = full */
         size_t fit = 0;
         bool any = false;
@@ -246,7 +252,7 @@ lp_status lp_mcp_budget_fit(json_t *result, size_t max_bytes, const char *const 
     }
 
     /* Lists are as short as they go: shorten the longest strings. */
-    add_warning(result, LP_MCP_WARN_TEXT_SHORTENED,
+    add_warning(result, lp_warn_code(LP_WARN_TEXT_SHORTENED),
                 "long text fields were shortened (marked with an ellipsis) to fit the result "
                 "budget; ask for a narrower range");
     for (int round = 0; round < 256 && dumped_size(result) > max_bytes; round++) {

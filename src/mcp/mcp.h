@@ -24,6 +24,7 @@
 #include "core/core.h"
 
 #include "core/json.h"
+#include "core/warn.h"
 
 /* ------------------------------------------------------------------------------------------
  * Protocol constants. */
@@ -251,10 +252,6 @@ bool lp_mcp_validate_args(const json_t *schema, const json_t *args, const char *
 #define LP_MCP_STATE_STALE "stale"
 #define LP_MCP_STATE_DAMAGED "damaged"
 
-/* Stable warning codes owned by src/mcp. */
-#define LP_MCP_WARN_RESULT_TRUNCATED "result_truncated"
-#define LP_MCP_WARN_TEXT_SHORTENED "text_shortened"
-
 /* New envelope {codebaseRoot, warnings: [], truncated: false}; root may be NULL (then
  * codebaseRoot is null). Caller owns the reference. */
 json_t *lp_mcp_envelope_new(const char *codebase_root);
@@ -263,9 +260,13 @@ json_t *lp_mcp_envelope_new(const char *codebase_root);
 void lp_mcp_envelope_set_publication(json_t *env, int64_t id, int64_t created_at_ms,
                                      const char *state);
 void lp_mcp_envelope_set_freshness(json_t *env, const char *state, int64_t changed_since);
-/* Append {code, message} to warnings (created when missing). */
-void lp_mcp_envelope_warn(json_t *env, const char *code, const char *fmt, ...)
+/* Append {code, message} to warnings (created when missing); the code is w's (core/warn.h,
+ * the one table of warning codes). */
+void lp_mcp_envelope_warn(json_t *env, lp_warn w, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a code already in text form (a "code: message" warning from src/search,
+ * an lp_read_info.disk_code): the code must come from lp_warn_code. */
+void lp_mcp_envelope_warn_raw(json_t *env, const char *code, const char *message);
 /* recommendedNextAction = {tool, arguments}; arguments is stolen (NULL gives {}). */
 void lp_mcp_envelope_next_action(json_t *env, const char *tool, json_t *arguments);
 /* JSON Schema `properties` for the envelope fields (new reference; caller owns). */

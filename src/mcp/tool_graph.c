@@ -1,20 +1,36 @@
 /*
- * tool_graph.c: the code-graph tools (call_graph, trace_path, find_references,
- * detect_changes, architecture_overview) as MCP tools. src/graph defines them (schemas,
- * descriptions, the work); this file registers each one, resolves `path` to its indexed
- * root, pins one publication for the call, runs the tool and merges its answer into the
- * agent envelope.
+ * tool_graph.c: the tools of the tool table (src/api/tools.h: call_graph, trace_path,
+ * find_references, detect_changes, architecture_overview) as MCP tools. The table declares
+ * them; this file registers each one with the input schema generated from its arguments,
+ * resolves `path` to its indexed root, pins one publication for the call, runs the tool
+ * (typed: the request struct filled from the validated arguments, the result struct rendered
+ * by the table's JSON renderer; or the JSON handler of a tool not migrated yet) and merges
+ * its answer into the agent envelope.
  */
 #include "mcp/tools_int.h"
 
-#include "graph/graph.h"
+#include "api/tools.h"
 
 static bool call_is_cancelled(void *ctx) { return lp_mcp_call_cancelled(ctx); }
+
+/* The content object of tool t for this call. */
+static lp_status run_tool(const lp_tool *t, const lp_graph_call *gc, json_t **content,
+                          lp_error *err)
+{
+    if (!t->run)
+        return t->run_json(gc, content, err);
+    void *req = lp_xcalloc(1, t->req_size);
+    lp_status rc = lp_tool_req_from_json(t, gc->args, req, err);
+    if (!rc)
+        rc = lp_tool_call(t, gc, req, content, err);
+    free(req);
+    return rc;
+}
 
 static lp_status graph_fn(lp_mcp_call *call, json_t **result, lp_error *err)
 {
     lp_tools *t = lp_tools_of(call);
-    const lp_graph_tool *g = lp_graph_tool_find(lp_mcp_call_tool_name(call));
+    const lp_tool *g = lp_tool_find(lp_mcp_call_tool_name(call));
     lp_buf root, rel;
     lp_buf_init(&root, 0);
     lp_buf_init(&rel, 0);
@@ -32,7 +48,7 @@ static lp_status graph_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                         .args = lp_mcp_call_args(call),
                         .is_cancelled = call_is_cancelled,
                         .cancel_ctx = call};
-    if ((rc = g->fn(&gc, &content, err)))
+    if ((rc = run_tool(g, &gc, &content, err)))
         goto done;
     json_t *out = lp_tools_envelope(root.ptr, &pub, LP_MCP_STATE_READY);
     const char *key;
@@ -63,13 +79,19 @@ done:
 
 lp_status lp_tools_register_graph(lp_mcp_registry *r, lp_tools *t, lp_error *err)
 {
-    for (size_t i = 0; i < lp_graph_tools_count; i++) {
-        const lp_graph_tool *g = &lp_graph_tools[i];
+    for (size_t i = 0; i < lp_tool_table_count; i++) {
+        const lp_tool *g = &lp_tool_table[i];
+        json_t *schema = lp_tool_input_schema(g);
+        char *in = json_dumps(schema, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(schema);
+        if (!in)
+            abort(); /* jansson fails only when memory is exhausted */
+        lp_mcp_registry_on_free(r, free, in); /* the registry borrows it for its lifetime */
         lp_mcp_tool_def def = {
             .name = g->name,
             .title = g->title,
             .description = g->description,
-            .input_schema = g->input_schema,
+            .input_schema = in,
             .output_schema = g->output_schema,
             .envelope = true,
             .read_only = true,

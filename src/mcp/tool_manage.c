@@ -284,7 +284,7 @@ static lp_status list_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     json_object_set_new(out, "count", json_integer((json_int_t)n));
     json_object_set_new(out, "codebases", arr);
     if (n == 0)
-        lp_mcp_envelope_warn(out, "no_codebases",
+        lp_mcp_envelope_warn(out, LP_WARN_NO_CODEBASES,
                              "no codebase is indexed yet; index one with manage_index {action: "
                              "\"create\", path: \"/absolute/path/of/the/repository\"}");
     lp_store_roots_free(roots, n);
@@ -407,14 +407,14 @@ static json_t *manage_answer(lp_mcp_call *call, const char *action, const char *
         lp_mcp_envelope_set_freshness(out, "unknown", -1);
     }
     if (!v.status_ok)
-        lp_mcp_envelope_warn(out, "status_failed", "%s", v.status_error);
+        lp_mcp_envelope_warn(out, LP_WARN_STATUS_FAILED, "%s", v.status_error);
     else if (!strcmp(v.state, LP_MCP_STATE_DAMAGED))
-        lp_mcp_envelope_warn(out, "index_damaged", "%s", v.status_error);
+        lp_mcp_envelope_warn(out, LP_WARN_INDEX_DAMAGED, "%s", v.status_error);
     if (shown && shown->state == LP_OP_FAILED)
-        lp_mcp_envelope_warn(out, "operation_failed", "operation %s (%s) failed: %s", shown->id,
+        lp_mcp_envelope_warn(out, LP_WARN_OPERATION_FAILED, "operation %s (%s) failed: %s", shown->id,
                              lp_index_op_name(shown->kind), shown->error);
     if (v.st.pub.partial)
-        lp_mcp_envelope_warn(out, "index_partial",
+        lp_mcp_envelope_warn(out, LP_WARN_INDEX_PARTIAL,
                              "publication %lld reached the searchable-byte limit: some files are "
                              "not indexed",
                              (long long)v.st.pub.id);
@@ -539,12 +539,12 @@ static lp_status manage_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         }
         json_t *out = manage_answer(call, action, op.root, &op, false);
         if (op.state == LP_OP_RUNNING)
-            lp_mcp_envelope_warn(out, "cancel_pending",
+            lp_mcp_envelope_warn(out, LP_WARN_CANCEL_PENDING,
                                  "operation %s was asked to stop and is still winding down; "
                                  "the current publication stays as it is",
                                  op.id);
         else if (op.state != LP_OP_CANCELLED)
-            lp_mcp_envelope_warn(out, "already_finished",
+            lp_mcp_envelope_warn(out, LP_WARN_ALREADY_FINISHED,
                                  "operation %s had already %s; nothing was cancelled", op.id,
                                  lp_op_state_name(op.state));
         *result = out;

@@ -127,7 +127,7 @@ static lp_status outline_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         json_object_set_new(sym, "symbolId", lp_json_textz(rows[0].id));
         json_object_set_new(args, "open_symbol", sym);
     } else {
-        lp_mcp_envelope_warn(out, "no_symbols",
+        lp_mcp_envelope_warn(out, LP_WARN_NO_SYMBOLS,
                              "no symbols are indexed for %s (its language has no symbol "
                              "extractor, or it defines none); read it by lines with read_file",
                              rel.ptr);

@@ -106,7 +106,7 @@ static void line_cut(json_t *out, const char *root, const char *rel, const lp_re
                   info->next_col);
     json_object_set_new(out, "note", lp_json_text(note.ptr, note.len));
     lp_buf_release(&note);
-    lp_mcp_envelope_warn(out, "line_cut", "line %u was cut at column %u of %u bytes",
+    lp_mcp_envelope_warn(out, LP_WARN_LINE_CUT, "line %u was cut at column %u of %u bytes",
                          info->end_line, info->next_col, info->line_bytes);
     json_object_set_new(out, "nextRange", range_json(info->end_line, info->next_col, b));
     next_read(out, root, rel, info->end_line, info->next_col, b);
@@ -273,7 +273,7 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
         json_object_set_new(out, "note", lp_json_textz(note.ptr));
         lp_buf_release(&note);
         lp_mcp_envelope_warn(
-            out, "range_compacted", "the %u-line range was compacted to an outline and %u lines",
+            out, LP_WARN_RANGE_COMPACTED, "the %u-line range was compacted to an outline and %u lines",
             last >= start ? last - start + 1 : 0,
             info.end_line >= info.start_line ? info.end_line - info.start_line + 1 : 0);
         if (next_a <= next_b)
@@ -300,7 +300,7 @@ static lp_status read_lines(read_ctx *c, json_t **result, lp_error *err)
                       info.end_line, next_a, next_b);
         json_object_set_new(out, "note", lp_json_textz(note.ptr));
         lp_buf_release(&note);
-        lp_mcp_envelope_warn(out, "range_cut",
+        lp_mcp_envelope_warn(out, LP_WARN_RANGE_CUT,
                              "lines %u-%u did not fit the result budget; shown %u-%u", start, last,
                              info.start_line, info.end_line);
         json_object_set_new(out, "nextRange", range_json(next_a, 0, next_b));
@@ -390,7 +390,7 @@ static lp_status read_symbol(read_ctx *c, const char *id, bool path_is_dir, json
                       sym.start_line, sym.end_line, sym.start_line, last, a, b);
         json_object_set_new(out, "note", lp_json_textz(note.ptr));
         lp_buf_release(&note);
-        lp_mcp_envelope_warn(out, "symbol_cut",
+        lp_mcp_envelope_warn(out, LP_WARN_SYMBOL_CUT,
                              "the source of %s was cut after line %u to fit the result budget",
                              sym.qname, last);
         json_object_set_new(out, "nextRange", range_json(a, 0, b));

@@ -181,7 +181,7 @@ static placeholder handle_placeholder(void)
 static void add_partial_warning(json_t *env, const lp_publication *pub)
 {
     if (pub->partial)
-        lp_mcp_envelope_warn(env, "index_partial",
+        lp_mcp_envelope_warn(env, LP_WARN_INDEX_PARTIAL,
                              "publication %lld reached the searchable-byte limit: some files are "
                              "not indexed (manage_index status counts them as limit_reached)",
                              (long long)pub->id);
@@ -320,18 +320,18 @@ static lp_status auto_sync(lp_mcp_call *call, const char *root, json_t *warn_int
     lp_status rc = lp_ops_start(lp_tools_ops(t), root, LP_INDEX_SYNC, &op, &e2);
     bool have = rc == LP_OK || (rc == LP_EBUSY && lp_ops_running(lp_tools_ops(t), root, &op));
     if (!have) {
-        lp_mcp_envelope_warn(warn_into, "auto_sync_failed", "the automatic sync did not start: %s",
+        lp_mcp_envelope_warn(warn_into, LP_WARN_AUTO_SYNC_FAILED, "the automatic sync did not start: %s",
                              e2.msg);
     } else {
         bool ended =
             lp_ops_wait(lp_tools_ops(t), op.id, wait_ms, call_cancelled, call, NULL, NULL, &op);
         if (!ended)
-            lp_mcp_envelope_warn(warn_into, "auto_sync_pending",
+            lp_mcp_envelope_warn(warn_into, LP_WARN_AUTO_SYNC_PENDING,
                                  "the automatic sync (operation %s) was still running after %u "
                                  "ms; this answer comes from the previous publication",
                                  op.id, wait_ms);
         else if (op.state != LP_OP_SUCCEEDED)
-            lp_mcp_envelope_warn(warn_into, "auto_sync_failed",
+            lp_mcp_envelope_warn(warn_into, LP_WARN_AUTO_SYNC_FAILED,
                                  "the automatic sync (operation %s) ended %s: %s", op.id,
                                  lp_op_state_name(op.state), op.error);
         else
@@ -372,7 +372,7 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     lp_fresh fresh;
     lp_error ferr = {0};
     if (lp_tools_freshness(t, root.ptr, pub.id, true, &fresh, &ferr))
-        lp_mcp_envelope_warn(early_warnings, "freshness_unknown",
+        lp_mcp_envelope_warn(early_warnings, LP_WARN_FRESHNESS_UNKNOWN,
                              "could not check the files on disk: %s", ferr.msg);
     unsigned wait_ms;
     bool stale_now = fresh.known && (fresh.publication_id > pub.id ||
@@ -403,7 +403,7 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     if (early)
         json_object_set(out, "warnings", early); /* shared: early_warnings is freed below */
     if (synced)
-        lp_mcp_envelope_warn(out, "auto_synced",
+        lp_mcp_envelope_warn(out, LP_WARN_AUTO_SYNCED,
                              "files had changed on disk: the index was synced first "
                              "(LOUPE_AUTO_SYNC=1); this answer comes from publication %lld",
                              (long long)pub.id);
@@ -441,14 +441,14 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
             lp_buf_reset(&handle);
             no_continuation = true;
             lp_log(LP_LOG_INFO, "search.continuation_unavailable", "error=\"%s\"", cerr.msg);
-            lp_mcp_envelope_warn(out, LP_CONTINUATION_UNAVAILABLE,
+            lp_mcp_envelope_warn(out, LP_WARN_CONTINUATION_UNAVAILABLE,
                                  "%zu more results were found but cannot be continued, so "
                                  "pagination.continuation is null: %s. Narrow the query (or "
                                  "ask for a larger disclosureLimit) to see them",
                                  res.ngroups - shown, cerr.msg);
         }
         if (shown < page)
-            lp_mcp_envelope_warn(out, "page_shortened",
+            lp_mcp_envelope_warn(out, LP_WARN_PAGE_SHORTENED,
                                  "%zu of the %u results asked for fit the result budget; "
                                  "continue_search shows the rest%s",
                                  shown, page,
@@ -577,7 +577,7 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     lp_fresh fresh;
     lp_error ferr = {0};
     if (lp_tools_freshness(t, set.root, pub.id, true, &fresh, &ferr))
-        lp_mcp_envelope_warn(out, "freshness_unknown", "could not check the files on disk: %s",
+        lp_mcp_envelope_warn(out, LP_WARN_FRESHNESS_UNKNOWN, "could not check the files on disk: %s",
                              ferr.msg);
     if (lp_tools_envelope_freshness(out, set.root, pub.id, &fresh))
         json_object_set_new(json_object_get(out, "publication"), "state",
@@ -599,7 +599,7 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
     }
     lp_search_frozen_handle(&set, (uint32_t)(from + shown), page, &next);
     if (next.len && shown < page)
-        lp_mcp_envelope_warn(out, "page_shortened",
+        lp_mcp_envelope_warn(out, LP_WARN_PAGE_SHORTENED,
                              "%zu of the %u results asked for fit the result budget; "
                              "continue_search shows the rest%s",
                              shown, page, shown ? "" : " (raise --max-result-bytes to see one)");

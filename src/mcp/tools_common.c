@@ -435,7 +435,7 @@ bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, 
     uint64_t n = f->changed + f->added + f->deleted;
     if (newer) {
         lp_mcp_envelope_set_freshness(env, LP_MCP_STATE_STALE, -1);
-        lp_mcp_envelope_warn(env, "newer_publication",
+        lp_mcp_envelope_warn(env, LP_WARN_NEWER_PUBLICATION,
                              "publication %lld of %s became current while this answer was read "
                              "from publication %lld; ask again for the newer evidence",
                              (long long)f->publication_id, root, (long long)pub_id);
@@ -446,7 +446,7 @@ bool lp_tools_envelope_freshness(json_t *env, const char *root, int64_t pub_id, 
         return false;
     }
     lp_mcp_envelope_set_freshness(env, LP_MCP_STATE_STALE, (int64_t)n);
-    lp_mcp_envelope_warn(env, "index_stale",
+    lp_mcp_envelope_warn(env, LP_WARN_INDEX_STALE,
                          "%llu file(s) changed on disk since publication %lld (%llu changed, %llu "
                          "added, %llu deleted; e.g. %s); answers show the indexed version. "
                          "Bring the index up to date with manage_index {action: \"sync\"}",
@@ -463,7 +463,7 @@ void lp_tools_warn_writer(lp_tools *t, json_t *env, const char *root)
 {
     lp_op_info op;
     if (lp_ops_running(t->ops, root, &op)) {
-        lp_mcp_envelope_warn(env, "indexing_in_progress",
+        lp_mcp_envelope_warn(env, LP_WARN_INDEXING_IN_PROGRESS,
                              "operation %s (%s) is building a new publication of this codebase "
                              "(phase %s, %llu of %llu files); this answer comes from the current "
                              "one",
@@ -473,7 +473,7 @@ void lp_tools_warn_writer(lp_tools *t, json_t *env, const char *root)
     }
     lp_lease_info lease;
     if (lp_lease_inspect(root, &lease, NULL) == LP_OK && lease.held)
-        lp_mcp_envelope_warn(env, "indexing_in_progress",
+        lp_mcp_envelope_warn(env, LP_WARN_INDEXING_IN_PROGRESS,
                              "another loupe process (pid %ld) is running '%s' on this codebase "
                              "(phase %s); this answer comes from the current publication",
                              lease.pid, lease.op, lease.phase);
@@ -483,13 +483,13 @@ void lp_tools_warn_coded(json_t *env, const char *coded)
 {
     const char *colon = strstr(coded, ": ");
     if (!colon) {
-        lp_mcp_envelope_warn(env, "warning", "%s", coded);
+        lp_mcp_envelope_warn_raw(env, "warning", coded); /* a warning without a code: a bug */
         return;
     }
     char code[64];
     snprintf(code, sizeof code, "%.*s",
              (int)lp_utf8_cut(coded, (size_t)(colon - coded), sizeof code - 1), coded);
-    lp_mcp_envelope_warn(env, code, "%s", colon + 2);
+    lp_mcp_envelope_warn_raw(env, code, colon + 2);
 }
 
 void lp_tools_number_lines(const char *text, uint32_t first, lp_buf *out)
@@ -519,7 +519,7 @@ void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const c
     lp_mcp_envelope_set_freshness(env, LP_MCP_STATE_STALE, count);
     json_object_set_new(json_object_get(env, "publication"), "state",
                         lp_json_textz(LP_MCP_STATE_STALE));
-    lp_mcp_envelope_warn(env, "file_stale",
+    lp_mcp_envelope_warn(env, LP_WARN_FILE_STALE,
                          "%s changed on disk since publication %lld; this answer shows the "
                          "indexed version. Index the change with manage_index {action: \"sync\"}",
                          rel, (long long)pub_id);
@@ -532,7 +532,7 @@ void lp_tools_file_freshness(lp_tools *t, json_t *env, const char *root, const c
 void lp_tools_file_disk_note(json_t *env, const lp_read_info *info)
 {
     if (info->disk_code && info->disk_note[0])
-        lp_mcp_envelope_warn(env, info->disk_code, "%s", info->disk_note);
+        lp_mcp_envelope_warn_raw(env, info->disk_code, info->disk_note);
 }
 
 lp_status lp_tools_resolve_file(lp_mcp_call *call, const char *path, lp_buf *root, lp_buf *rel,

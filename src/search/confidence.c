@@ -175,7 +175,7 @@ void lp_search_confidence(const lp_conf_input *in, lp_search_result *res, lp_are
         res->confidence = 0.0;
     if (res->confidence < conf_threshold && in->nscores > 0)
         lp_search_result_warn(res, arena,
-                              "no_confident_match: confidence %.2f is below %.2f; the results "
+                              LP_WARN_NO_CONFIDENT_MATCH, "confidence %.2f is below %.2f; the results "
                               "are the closest the index has, but probably not what was asked "
                               "for (the question's words are not found together in any owner). "
                               "Rephrase with identifiers or words from the code, widen the scope, "

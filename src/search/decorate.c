@@ -15,10 +15,12 @@
 
 #define CRUMB_DEPTH_MAX 16
 
-void lp_search_result_warn(lp_search_result *res, lp_arena *arena, const char *fmt, ...)
+void lp_search_result_warn(lp_search_result *res, lp_arena *arena, lp_warn code, const char *fmt,
+                           ...)
 {
     lp_buf b;
     lp_buf_init(&b, 0);
+    lp_buf_printf(&b, "%s: ", lp_warn_code(code));
     va_list ap;
     va_start(ap, fmt);
     lp_buf_vprintf(&b, fmt, ap);
@@ -203,7 +205,7 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
     }
     if (res->nstale)
         lp_search_result_warn(res, arena,
-                              "results_stale: %u result(s) come from files that changed on disk "
+                              LP_WARN_RESULTS_STALE, "%u result(s) come from files that changed on disk "
                               "since publication %lld (freshness.stale); their spans and "
                               "snippets show the indexed version",
                               res->nstale, (long long)res->publication_id);

@@ -713,8 +713,8 @@ const char *lp_search_fallback_warning(const lp_fallback *fb, size_t nlexical, s
         return NULL;
     lp_buf b;
     lp_buf_init(&b, 256);
-    lp_buf_printf(&b, "words_not_indexed: %zu word%s of the question %s not in the index:",
-                  missing, missing == 1 ? "" : "s", missing == 1 ? "is" : "are");
+    lp_buf_printf(&b, "%s: %zu word%s of the question %s not in the index:",
+                  lp_warn_code(LP_WARN_WORDS_NOT_INDEXED), missing, missing == 1 ? "" : "s", missing == 1 ? "is" : "are");
     size_t k = 0;
     for (size_t g = 0; g < fs->n; g++) {
         const gword *w = &fs->w[g];

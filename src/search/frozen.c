@@ -365,7 +365,7 @@ void lp_search_continuation_unavailable(lp_search_result *res, lp_arena *arena, 
 {
     lp_log(LP_LOG_INFO, "search.continuation_unavailable", "error=\"%s\"", why->msg);
     lp_search_result_warn(res, arena,
-                          LP_CONTINUATION_UNAVAILABLE ": %zu more results were found but cannot "
+                          LP_WARN_CONTINUATION_UNAVAILABLE, "%zu more results were found but cannot "
                           "be continued, so there is no handle for them: %s. Search again with "
                           "a larger --limit to see them",
                           res->ngroups - shown, why->msg);

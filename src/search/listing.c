@@ -158,12 +158,12 @@ lp_status lp_search_list_files(lp_store *st, const lp_search_query *q,
     out->confidence = 1.0; /* exactly the files the filters match: nothing is estimated */
     if (!rc && matched > out->ngroups)
         lp_search_result_warn(out, arena,
-                              "result_truncated: %zu files match; the first %zu by path are "
+                              LP_WARN_RESULT_TRUNCATED, "%zu files match; the first %zu by path are "
                               "listed (raise the limit up to 200, or narrow the path: glob)",
                               matched, out->ngroups);
     if (!rc && matched == 0)
         lp_search_result_warn(out, arena,
-                              "no_files_match: no indexed file matches the path:/lang:%s "
+                              LP_WARN_NO_FILES_MATCH, "no indexed file matches the path:/lang:%s "
                               "filters; check the glob against 'loupe status' or list a "
                               "folder with path:DIR",
                               q->nkinds ? "/kind:" : "");

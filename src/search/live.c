@@ -328,7 +328,7 @@ static bool read_file_regions(lp_store *st, const live_query *q, const live_file
     lp_status rc = lp_scan_read(lp_store_root(st), f->path, LP_LIVE_MAX_FILE_BYTES, &text, &skip,
                                 &e);
     if (rc) {
-        lp_search_result_warn(res, arena, "live_skipped: %s changed on disk but cannot be read: %s",
+        lp_search_result_warn(res, arena, LP_WARN_LIVE_SKIPPED, "%s changed on disk but cannot be read: %s",
                               f->path, e.msg);
         goto done;
     }
@@ -337,23 +337,23 @@ static bool read_file_regions(lp_store *st, const live_query *q, const live_file
         break;
     case LP_SKIP_TOO_LARGE:
         lp_search_result_warn(res, arena,
-                              "live_skipped: %s changed on disk but is larger than %zu bytes; "
+                              LP_WARN_LIVE_SKIPPED, "%s changed on disk but is larger than %zu bytes; "
                               "its current text was not read",
                               f->path, LP_LIVE_MAX_FILE_BYTES);
         goto done;
     case LP_SKIP_BINARY:
         lp_search_result_warn(res, arena,
-                              "live_skipped: %s changed on disk and is binary now; not read",
+                              LP_WARN_LIVE_SKIPPED, "%s changed on disk and is binary now; not read",
                               f->path);
         goto done;
     case LP_SKIP_SPECIAL:
         lp_search_result_warn(res, arena,
-                              "live_skipped: %s is not a regular file on disk now (a fifo, "
+                              LP_WARN_LIVE_SKIPPED, "%s is not a regular file on disk now (a fifo, "
                               "socket or device); not read, the published text is served",
                               f->path);
         goto done;
     default:
-        lp_search_result_warn(res, arena, "live_skipped: %s on disk is %s now; not read",
+        lp_search_result_warn(res, arena, LP_WARN_LIVE_SKIPPED, "%s on disk is %s now; not read",
                               f->path, lp_skip_reason_text(skip));
         goto done;
     }
@@ -408,7 +408,7 @@ lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *a
         if (f->deleted) {
             deleted++;
             lp_search_result_warn(res, arena,
-                                  "live_file_deleted: %s was deleted since publication %lld; it "
+                                  LP_WARN_LIVE_FILE_DELETED, "%s was deleted since publication %lld; it "
                                   "was not read, and results from it show the indexed version",
                                   f->path, (long long)res->publication_id);
             continue;
@@ -418,12 +418,12 @@ lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *a
     }
     if (more)
         lp_search_result_warn(res, arena,
-                              "live_capped: %u more changed file(s) match path: but only %u are "
+                              LP_WARN_LIVE_CAPPED, "%u more changed file(s) match path: but only %u are "
                               "read per search; narrow path: to see them",
                               more, LP_LIVE_MAX_FILES);
     if (line_caps)
         lp_search_result_warn(res, arena,
-                              "live_capped: %u changed file(s) are longer than %u lines; only "
+                              LP_WARN_LIVE_CAPPED, "%u changed file(s) are longer than %u lines; only "
                               "their first %u lines were searched",
                               line_caps, LP_LIVE_MAX_LINES, LP_LIVE_MAX_LINES);
     if (live.len)
@@ -432,11 +432,11 @@ lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *a
     size_t nlive = LP_MIN(live.len, (size_t)LP_MIN(LP_LIVE_MAX_GROUPS, limit));
     if (live.len > nlive)
         lp_search_result_warn(res, arena,
-                              "live_capped: %zu live regions matched; the best %zu are shown",
+                              LP_WARN_LIVE_CAPPED, "%zu live regions matched; the best %zu are shown",
                               live.len, nlive);
     if (read)
         lp_search_result_warn(res, arena,
-                              "live_evidence: %u file(s) matching path: changed on disk since "
+                              LP_WARN_LIVE_EVIDENCE, "%u file(s) matching path: changed on disk since "
                               "publication %lld; %zu region(s) of their current text were read "
                               "from disk (channel live, freshness.live) and are not indexed; "
                               "manage_index {action: \"sync\"} (loupe sync) indexes them",

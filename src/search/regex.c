@@ -213,18 +213,18 @@ lp_status lp_search_regex(lp_store *st, const lp_search_query *q, const lp_searc
         goto done;
     if (sc.truncated)
         lp_search_result_warn(out, arena,
-                              "result_truncated: more lines match than the %u listed (the first "
+                              LP_WARN_RESULT_TRUNCATED, "more lines match than the %u listed (the first "
                               "in path order); narrow with path: or lang:, or raise the limit "
                               "up to 200",
                               sc.limit);
     if (out_of_time)
         lp_search_result_warn(out, arena,
-                              "regex_partial: the scan stopped after %u ms at %s: %zu of %zu "
+                              LP_WARN_REGEX_PARTIAL, "the scan stopped after %u ms at %s: %zu of %zu "
                               "files read; narrow with path: or lang:",
                               LP_REGEX_BUDGET_MS, stopped_at, read, admitted);
     if (sc.ncostly)
         lp_search_result_warn(out, arena,
-                              "regex_too_costly: the pattern hit PCRE2's match limit in %zu "
+                              LP_WARN_REGEX_TOO_COSTLY, "the pattern hit PCRE2's match limit in %zu "
                               "file%s (first: %s), which %s skipped; simplify nested "
                               "repetitions",
                               sc.ncostly, sc.ncostly == 1 ? "" : "s", sc.costly,

@@ -596,11 +596,13 @@ static lp_status run_dense(lp_store *st, int64_t pub_id, const lp_search_query *
     lp_status rc = LP_OK;
     if (!lp_embed_code_vectors_enabled()) {
         /* The fingerprint matched, so the publication was built without vectors too. */
-        *warning = "dense_channel_absent: this index has no dense vectors; set LOUPE_DENSE=1 "
-                   "and reindex to add them";
+        *warning = lp_arena_printf(arena, "%s: this index has no dense vectors; set "
+                                          "LOUPE_DENSE=1 and reindex to add them",
+                                   lp_warn_code(LP_WARN_DENSE_CHANNEL_ABSENT));
     } else if (lp_dense_search(st, pub_id, lp_buf_str(&text), DENSE_CANDIDATES, hits, &n,
                                &derr)) {
-        *warning = lp_arena_printf(arena, "dense_channel_absent: %s", derr.msg);
+        *warning = lp_arena_printf(arena, "%s: %s", lp_warn_code(LP_WARN_DENSE_CHANNEL_ABSENT),
+                                   derr.msg);
     } else if (n) {
         int64_t cids[DENSE_CANDIDATES];
         float scores[DENSE_CANDIDATES];
@@ -610,7 +612,8 @@ static lp_status run_dense(lp_store *st, int64_t pub_id, const lp_search_query *
         }
         lp_error cerr = {0};
         if (lp_channel_chunks(st, cids, scores, n, arena, out, &cerr))
-            *warning = lp_arena_printf(arena, "dense_channel_absent: %s", cerr.msg);
+            *warning = lp_arena_printf(arena, "%s: %s",
+                                       lp_warn_code(LP_WARN_DENSE_CHANNEL_ABSENT), cerr.msg);
     }
     lp_buf_release(&text);
     return rc;
@@ -693,14 +696,13 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     double cpu_lex = cpu_ms() - cpu0;
     if (q.shortened)
         warnings[out->nwarnings++] = lp_arena_printf(
-            arena, "query_shortened: the text is longer than %d bytes; only its first %d bytes "
-                   "were read",
-            LP_QUERY_MAX_BYTES, LP_QUERY_MAX_BYTES);
+            arena, "%s: the text is longer than %d bytes; only its first %d bytes were read",
+            lp_warn_code(LP_WARN_QUERY_SHORTENED), LP_QUERY_MAX_BYTES, LP_QUERY_MAX_BYTES);
     if (lq.long_text)
         warnings[out->nwarnings++] = lp_arena_printf(
-            arena, "long_question: %zu of the text's %zu terms were searched (the ones that "
+            arena, "%s: %zu of the text's %zu terms were searched (the ones that "
                    "tell code apart best, weighted by how often the text says them)%s",
-            lq.nselected, lq.nterms,
+            lp_warn_code(LP_WARN_LONG_QUESTION), lq.nselected, lq.nterms,
             lq.nunindexed ? "; some words occur nowhere in the index" : "");
     if ((sw & LP_SW_EXACT) && (rc = lp_channel_exact(st, &q, arena, &exact, err)))
         goto done;
@@ -715,9 +717,10 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
         if (w)
             warnings[out->nwarnings++] = w;
     } else {
-        warnings[out->nwarnings++] =
-            "dense_channel_absent: the dense channel is off by default; results come from "
-            "exact and lexical matching (set LOUPE_DENSE=1 and reindex to add it)";
+        warnings[out->nwarnings++] = lp_arena_printf(
+            arena, "%s: the dense channel is off by default; results come from exact and "
+                   "lexical matching (set LOUPE_DENSE=1 and reindex to add it)",
+            lp_warn_code(LP_WARN_DENSE_CHANNEL_ABSENT));
     }
     uint64_t t_channels = lp_now_ns();
     const char *fbw = (sw & LP_SW_LEXICAL) ? lp_search_fallback_warning(&fb, lex.len, exact.len,

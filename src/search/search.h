@@ -10,6 +10,8 @@
 #include "core/core.h"
 #include "store/store.h"
 
+#include "core/warn.h"
+
 typedef enum lp_search_scope {
     LP_SCOPE_RUNTIME = 0, /* implementation first; tests demoted; docs excluded */
     LP_SCOPE_TESTS = 1,
@@ -229,7 +231,7 @@ typedef struct lp_search_result {
     lp_search_group *groups; /* best first, deterministic order */
     size_t ngroups;
     int64_t publication_id;
-    const char *const *warnings; /* stable codes with text: "dense_channel_absent: ..." */
+    const char *const *warnings; /* "code: text", code from core/warn.h */
     size_t nwarnings;
     double timing_ms; /* wall time of lp_search_run (retrieval, fusion, rerank, snippets) */
     /* Set by lp_search_decorate. */
@@ -285,9 +287,9 @@ lp_status lp_search_decorate(lp_store *st, const lp_search_request *req, lp_aren
 lp_status lp_search_live(lp_store *st, const lp_search_request *req, lp_arena *arena,
                          lp_search_result *res, lp_error *err);
 
-/* Append a "code: text" warning to res (arena-owned copy of the list). */
-void lp_search_result_warn(lp_search_result *res, lp_arena *arena, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Append a "code: text" warning to res (arena-owned copy of the list); the code is w's. */
+void lp_search_result_warn(lp_search_result *res, lp_arena *arena, lp_warn w, const char *fmt,
+                           ...) __attribute__((format(printf, 4, 5)));
 
 /* The tool an agent should call next for g: "read_file" (open_symbol), "file_outline" (a
  * file region without a symbol) or "manage_index" (sync: the group is live, its text not
@@ -374,15 +376,13 @@ void lp_search_request_hash(const lp_search_request *req, char out[17]);
  * when the set expires. LP_ENOSPC (lp_store_disk_full) on a full disk, LP_EIO or LP_ELIMIT
  * when the state folder cannot be written otherwise; LP_EINVAL when offset is past the end.
  * A caller serving a search never fails it for this: the answer goes out without a
- * continuation and with the warning LP_CONTINUATION_UNAVAILABLE (see
+ * continuation and with the warning LP_WARN_CONTINUATION_UNAVAILABLE (see
  * lp_search_continuation_unavailable). */
 lp_status lp_search_freeze(const char *root, const lp_search_request *req,
                            const lp_search_result *res, uint32_t offset, uint32_t page,
                            lp_buf *handle_out, int64_t *expires_ms, lp_error *err);
 
-/* The stable warning code of an answer whose continuation could not be written. */
-#define LP_CONTINUATION_UNAVAILABLE "continuation_unavailable"
-/* The warning text for it ("<code>: the N results after the first M cannot be continued:
+/* The warning text of an answer whose continuation could not be written ("<code>: the N results after the first M cannot be continued:
  * <why>; ...") into res's warnings (arena-owned). */
 void lp_search_continuation_unavailable(lp_search_result *res, lp_arena *arena, size_t shown,
                                         const lp_error *why);

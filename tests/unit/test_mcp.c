@@ -115,7 +115,7 @@ T_TEST(mcp_budget_cuts_lists_deterministically)
     T_CHECK_STR(json_string_value(json_array_get(json_object_get(a, "items"), 0)),
                 "item number 0");
     json_t *w = json_array_get(json_object_get(a, "warnings"), 0);
-    T_CHECK_STR(json_string_value(json_object_get(w, "code")), LP_MCP_WARN_RESULT_TRUNCATED);
+    T_CHECK_STR(json_string_value(json_object_get(w, "code")), lp_warn_code(LP_WARN_RESULT_TRUNCATED));
     T_CHECK_MSG(strstr(json_string_value(json_object_get(w, "message")), "of 300 items"), "%s",
                 json_string_value(json_object_get(w, "message")));
     /* One more item would not have fitted. */

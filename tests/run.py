@@ -6,6 +6,8 @@ Groups (each prints TAP-like `ok - name` / `not ok - name` lines, which are coun
   integration[rel|asan]          tests/integration/test_*.py against the real binary
   node                           tests/node/*.test.mjs (real MCP clients), when present
   fuzz-replay                    committed fuzz corpora replayed through the asan binary
+  library                        make install into a temporary DESTDIR; examples/search.c
+                                 built against it (pkg-config) and run; exports lp_* only
 
 Usage: tests/run.py [--build DIR] [--only GROUP] [-k SUBSTRING]
 """
@@ -78,6 +80,8 @@ def main():
     if os.path.exists(os.path.join(ROOT, "tests/fuzz/replay.py")):
         groups.append(("fuzz-replay", [sys.executable, "tests/fuzz/replay.py", "--build", build],
                        asan_env))
+    groups.append(("library", [sys.executable, "tests/library/test_library.py", "--build", build]
+                   + (["-k", args.k] if args.k else []), {}))
     total_p = total_f = 0
     t0 = time.time()
     for name, cmd, env in groups:

@@ -37,6 +37,7 @@ extern const lp_cli_cmd lp_cmd_trace;
 extern const lp_cli_cmd lp_cmd_refs;
 extern const lp_cli_cmd lp_cmd_changes;
 extern const lp_cli_cmd lp_cmd_arch;
+extern const lp_cli_cmd lp_cmd_debug_settings;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -67,6 +68,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_embed,
     &lp_cmd_refs_dump,
     &lp_cmd_graph_dump,
+    &lp_cmd_debug_settings,
 };
 
 int lp_cli_exit_code(lp_status s)

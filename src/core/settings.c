@@ -103,6 +103,7 @@ lp_status lp_setting_check(lp_setting_id id, const char *value, lp_error *err)
  * The snapshot. */
 
 static const lp_settings_snap *_Atomic installed;
+static lp_settings_snap *retired; /* every snapshot ever installed, newest first */
 static pthread_mutex_t install_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void lp_settings_snap_free(lp_settings_snap *snap)
@@ -134,11 +135,20 @@ const lp_settings_snap *lp_settings_install(lp_settings_snap *snap)
     } else {
         /* The previous one is kept (a reader may hold its strings): one per distinct
          * configuration a process installs, a few hundred bytes each. */
+        snap->retired = retired;
+        retired = snap;
         atomic_store(&installed, snap);
         cur = snap;
     }
     pthread_mutex_unlock(&install_mu);
     return cur;
+}
+
+void lp_settings_reset(void)
+{
+    pthread_mutex_lock(&install_mu);
+    atomic_store(&installed, NULL);
+    pthread_mutex_unlock(&install_mu);
 }
 
 const lp_settings_snap *lp_settings_current(void) { return atomic_load(&installed); }

@@ -174,6 +174,7 @@ bool lp_setting_bool(lp_setting_id id);
 /* A snapshot: one value per setting (NULL: unset). Built by src/api/config.c. */
 typedef struct lp_settings_snap {
     char *val[LP_SET_COUNT];
+    struct lp_settings_snap *retired; /* the one installed before (kept reachable) */
 } lp_settings_snap;
 
 /* Install snap as the process's settings (takes ownership; freed at once when equal to the
@@ -182,6 +183,8 @@ const lp_settings_snap *lp_settings_install(lp_settings_snap *snap);
 /* The installed snapshot, or NULL (accessors then read the environment). */
 const lp_settings_snap *lp_settings_current(void);
 void lp_settings_snap_free(lp_settings_snap *snap);
+/* Tests only: uninstall (accessors read the environment again); snapshots stay allocated. */
+void lp_settings_reset(void);
 
 /* The state folder (the one rule): LOUPE_HOME (set but empty is an error; must be
  * absolute), else $XDG_STATE_HOME/loupe when XDG_STATE_HOME is absolute, else

@@ -188,7 +188,9 @@ static lp_status read_toml(const char *path, bool must_exist, bool root_file,
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (!must_exist && errno == ENOENT)
+        /* absent, or a state folder that does not exist (yet) or is a file: the commands that
+         * need the folder say what is wrong with it */
+        if (!must_exist && lp_errno_is_vanished(errno))
             return LP_OK;
         lp_error_errno(err, errno, "cannot read the configuration file %s", path);
         lp_error_set_reason(err, "config_invalid");

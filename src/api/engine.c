@@ -205,7 +205,7 @@ lp_status lp_engine_index(lp_engine *e, const lp_engine_index_request *req,
     *out = NULL;
     if (!req || !req->path)
         return finish(lp_error_set(err, LP_EINVAL, "lp_engine_index needs a path"), err);
-    if (req->op > LP_ENGINE_REINDEX)
+    if ((unsigned)req->op > (unsigned)LP_ENGINE_REINDEX)
         return finish(lp_error_set(err, LP_EINVAL, "unknown index operation %d", (int)req->op),
                       err);
     lp_buf root;

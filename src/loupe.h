@@ -84,7 +84,7 @@ typedef struct lp_error {
 } lp_error;
 
 /* The stable snake_case code of a status ("ok", "path_refused", ...). Static, never NULL. */
-const char *lp_status_code(lp_status s);
+const char *lp_status_code(lp_status s); /* thread-safe */
 
 /* ------------------------------------------------------------------------------------------
  * The engine. */
@@ -117,16 +117,20 @@ typedef struct lp_config {
 
 /* Make an engine. cfg may be NULL (all defaults). Fails with LP_EINVAL, reason
  * "config_invalid", naming the file and line or the setting and what to do, when a
- * setting is unknown or out of bounds. *out is the caller's: free it with lp_engine_free. */
+ * setting is unknown or out of bounds; reason "state_folder" when no state folder can be
+ * found. *out is the caller's: free it with lp_engine_free. cfg and everything it points to
+ * is copied (the caller may free it on return). Thread-safe, but the settings it installs
+ * are the process's (see "Threads" above): make engines before the threads that use them. */
 lp_status lp_engine_new(const lp_config *cfg, lp_engine **out, lp_error *err);
 /* Free an engine and everything it owns (NULL is a no-op). Not concurrent with other calls
  * on e. Results already returned stay valid (they own their memory). */
 void lp_engine_free(lp_engine *e);
-/* LOUPE_ABI_VERSION of the library that is running. */
+/* LOUPE_ABI_VERSION of the library that is running. Thread-safe. */
 int lp_engine_abi_version(void);
-/* The loupe version ("0.x.y"). Static. */
+/* The loupe version ("0.x.y"). Static; thread-safe. */
 const char *lp_engine_version(void);
-/* The state folder (absolute). Borrowed: valid until lp_engine_free. */
+/* The state folder (absolute). Borrowed: valid until lp_engine_free. Thread-safe (the
+ * engine's strings never change after lp_engine_new), as are the next two calls. */
 const char *lp_engine_state_dir(const lp_engine *e);
 /* The index fingerprint this engine builds and serves ("schema=..;...;embedding=.."): a
  * publication with another one is reported as requires_reindex. Borrowed, as above. */
@@ -154,6 +158,10 @@ typedef struct lp_engine_index_request {
     unsigned threads;          /* parse workers; 0: the online CPUs */
     const volatile int *cancel; /* optional: non-zero stops the build (LP_ECANCELED; the
                                    previous publication stays current) */
+    /* optional: called from the building thread a few times a second; phase is static
+     * ("scanning", "indexing", "linking", "collecting", "publishing") */
+    void (*progress)(void *ctx, const char *phase, uint64_t files_done, uint64_t files_total);
+    void *progress_ctx;
 } lp_engine_index_request;
 
 typedef struct lp_engine_index_result {
@@ -166,6 +174,9 @@ typedef struct lp_engine_index_result {
     uint64_t ms_total;
 } lp_engine_index_result;
 
+/* *out (NULL on failure) is the caller's: free it with lp_engine_index_result_free (NULL is
+ * a no-op; not concurrent with reads of the same result). Thread-safe; blocks until the
+ * build ends (seconds to minutes; req->progress reports on the way). */
 lp_status lp_engine_index(lp_engine *e, const lp_engine_index_request *req,
                           lp_engine_index_result **out, lp_error *err);
 void lp_engine_index_result_free(lp_engine_index_result *r);
@@ -211,6 +222,8 @@ typedef struct lp_engine_search_result {
     const char *continuation; /* `loupe more` handle for the rest, NULL when complete */
 } lp_engine_search_result;
 
+/* *out (NULL on failure) is the caller's: every string and array in it is owned by it and
+ * freed with it by lp_engine_search_result_free (NULL is a no-op). Thread-safe. */
 lp_status lp_engine_search(lp_engine *e, const lp_engine_search_request *req,
                            lp_engine_search_result **out, lp_error *err);
 void lp_engine_search_result_free(lp_engine_search_result *r);
@@ -229,6 +242,9 @@ typedef struct lp_engine_status_result {
     uint64_t changed, added, deleted; /* on disk since the publication, by stat */
 } lp_engine_status_result;
 
+/* A folder that no index covers is an answer (state "not_indexed"), not an error.
+ * check_fresh walks the tree (stat only; tens of milliseconds on 10,000 files). *out (NULL
+ * on failure) is the caller's: free it with lp_engine_status_result_free. Thread-safe. */
 lp_status lp_engine_status(lp_engine *e, const char *path, bool check_fresh,
                            lp_engine_status_result **out, lp_error *err);
 void lp_engine_status_result_free(lp_engine_status_result *r);

@@ -10,9 +10,7 @@
 #ifndef LP_API_H
 #define LP_API_H
 
-#include "loupe.h"
-
-#include "core/core.h"
+#include "core/core.h" /* and through it src/loupe.h, the public contract */
 #include "core/settings.h"
 #include "index/index.h"
 #include "search/search.h"

@@ -199,6 +199,12 @@ lp_status lp_engine_index_run(lp_engine *e, const char *root, const lp_index_opt
     return lp_index_run(root, opts, rep, err);
 }
 
+static void progress_relay(void *ctx, const lp_index_progress *p)
+{
+    const lp_engine_index_request *req = ctx;
+    req->progress(req->progress_ctx, p->phase, p->files_done, p->files_total);
+}
+
 lp_status lp_engine_index(lp_engine *e, const lp_engine_index_request *req,
                           lp_engine_index_result **out, lp_error *err)
 {
@@ -218,7 +224,9 @@ lp_status lp_engine_index(lp_engine *e, const lp_engine_index_request *req,
                               .allow_broad_root = req->allow_broad_root,
                               .max_total_bytes = req->max_total_bytes,
                               .threads = req->threads,
-                              .cancel = req->cancel};
+                              .cancel = req->cancel,
+                              .progress = req->progress ? progress_relay : NULL,
+                              .progress_ctx = (void *)req};
         rc = lp_engine_index_run(e, root.ptr, &opts, &rep, err);
     }
     if (!rc) {

@@ -260,6 +260,14 @@ done:
     lp_buf_release(&md);
 }
 
+static void count_progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
+{
+    (void)done;
+    (void)total;
+    if (phase && *phase)
+        ++*(int *)ctx;
+}
+
 /* The engine: configuration once, state folder, settings, status, index and search
  * through the public calls. */
 T_TEST(config_engine_calls)
@@ -290,8 +298,10 @@ T_TEST(config_engine_calls)
     lp_engine_search_request q = {.path = repo, .query = "refresh access token"};
     T_CHECK_INT(lp_engine_search(eng, &q, &sr, &e), LP_ENOTINDEXED);
     T_CHECK_STR(e.reason, "not_indexed");
-    lp_engine_index_request ix = {.path = repo};
+    int calls = 0;
+    lp_engine_index_request ix = {.path = repo, .progress = count_progress, .progress_ctx = &calls};
     T_CHECK_OK(lp_engine_index(eng, &ix, &ir, &e), &e);
+    T_CHECK(calls > 0);
     T_CHECK(ir->published && ir->files == 1 && ir->publication_id > 0);
     T_CHECK_OK(lp_engine_search(eng, &q, &sr, &e), &e);
     T_CHECK(sr->nhits >= 1);

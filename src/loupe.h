@@ -92,7 +92,8 @@ const char *lp_status_code(lp_status s); /* thread-safe */
 typedef struct lp_engine lp_engine;
 
 /* One setting given by the caller: name is the loupe.toml key ("frozen_ttl_ms") or the
- * environment variable ("LOUPE_FROZEN_TTL_MS"); value as text ("1000", "true", a path).
+ * environment variable ("LOUPE_FROZEN_TTL_MS"); value as text ("1000", "true", a path), or
+ * NULL to drop the environment's value (the files' or the default then applies).
  * docs/ARCHITECTURE.md lists every setting with its type, default and bounds. */
 typedef struct lp_config_setting {
     const char *name;

@@ -46,7 +46,8 @@ NM      := node_modules
 # Dependencies: Debian packages and pinned npm sources.
 
 APT_BUILD := gcc binutils make pkg-config git libsqlite3-dev libjansson-dev \
-             libxxhash-dev libgit2-dev libutf8proc-dev libzstd-dev libcurl4-openssl-dev
+             libxxhash-dev libgit2-dev libutf8proc-dev libzstd-dev libcurl4-openssl-dev \
+             libpcre2-dev
 APT_TEST  := clang libclang-rt-14-dev python3 sqlite3
 
 DEPS_STAMP := $(B)/.deps-apt
@@ -114,11 +115,11 @@ $(TS_LIB): $(TS_OBJS)
 # ---------------------------------------------------------------------------
 # loupe itself.
 
-PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc libzstd libcurl
+PKGS     := sqlite3 jansson libxxhash libgit2 libutf8proc libzstd libcurl libpcre2-8
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SONAME_DEFS)
 # libgit2 and libcurl are compiled against but opened with dlopen on first use (core.h,
 # lp_dynlib_load): linked, their dependency trees cost every command ~40 mapped libraries.
-PKGS_LINKED := sqlite3 jansson libxxhash libutf8proc libzstd
+PKGS_LINKED := sqlite3 jansson libxxhash libutf8proc libzstd libpcre2-8
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS_LINKED) 2>/dev/null)
 soname_of = $(shell objdump -p $$(pkg-config --variable=libdir $(1) 2>/dev/null)/$(2) 2>/dev/null | \
               awk '/SONAME/ {print $$2}')

@@ -9,6 +9,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -280,6 +283,143 @@ static void check_state(report *r, lp_buf *dir)
     lp_buf_release(&probe);
 }
 
+/*
+ * The MCP round trip: start `<cmd> mcp` as the client would, send initialize, the
+ * initialized notification and tools/list, and read both answers within PROBE_MS. Returns
+ * true with the server's name and tool count in out, or false with what went wrong.
+ */
+#define PROBE_MS 15000
+
+static bool probe_line(const char *line, size_t n, int *got_init, size_t *ntools, lp_buf *out)
+{
+    json_t *m = json_loadb(line, n, 0, NULL);
+    if (!m)
+        return false;
+    json_int_t id = json_integer_value(json_object_get(m, "id"));
+    json_t *res = json_object_get(m, "result");
+    json_t *e = json_object_get(m, "error");
+    bool bad = false;
+    if (e) {
+        const char *msg = json_string_value(json_object_get(e, "message"));
+        lp_buf_printf(out, "the server answered request %lld with an error: %s", (long long)id,
+                      msg ? msg : "(no message)");
+        bad = true;
+    } else if (id == 1 && json_is_object(res)) {
+        *got_init = 1;
+    } else if (id == 2 && json_is_array(json_object_get(res, "tools"))) {
+        *ntools = json_array_size(json_object_get(res, "tools"));
+    }
+    json_decref(m);
+    return bad;
+}
+
+static bool mcp_probe(const char *cmd, lp_buf *out)
+{
+    static const char req[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+        "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+        "\"clientInfo\":{\"name\":\"loupe-doctor\",\"version\":\"1\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n";
+    int in[2], outp[2];
+    if (pipe2(in, O_CLOEXEC) != 0)
+        goto fail_errno;
+    if (pipe2(outp, O_CLOEXEC) != 0) {
+        close(in[0]);
+        close(in[1]);
+        goto fail_errno;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(in[0]);
+        close(in[1]);
+        close(outp[0]);
+        close(outp[1]);
+        goto fail_errno;
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(in[0], 0);
+        dup2(outp[1], 1);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        char *const argv[] = {(char *)cmd, (char *)"mcp", NULL};
+        execv(cmd, argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(outp[1]);
+    signal(SIGPIPE, SIG_IGN);
+    bool wrote = write(in[1], req, sizeof req - 1) == (ssize_t)(sizeof req - 1);
+    lp_buf acc;
+    lp_buf_init(&acc, (size_t)16 << 20); /* tools/list is tens of KiB */
+    int got_init = 0;
+    size_t ntools = SIZE_MAX;
+    bool bad = !wrote, eof = false;
+    if (!wrote)
+        lp_buf_printf(out, "could not send the requests to '%s mcp'", cmd);
+    uint64_t deadline = lp_now_ns() + (uint64_t)PROBE_MS * 1000000u;
+    while (!bad && !eof && (!got_init || ntools == SIZE_MAX)) {
+        uint64_t now = lp_now_ns();
+        if (now >= deadline)
+            break;
+        struct pollfd pf = {.fd = outp[0], .events = POLLIN};
+        int pr = poll(&pf, 1, (int)((deadline - now) / 1000000u) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            break;
+        char chunk[8192];
+        ssize_t r = read(outp[0], chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            eof = true;
+            break;
+        }
+        lp_buf_append(&acc, chunk, (size_t)r);
+        size_t start = 0;
+        for (size_t i = 0; i < acc.len && !bad; i++) {
+            if (acc.ptr[i] != '\n')
+                continue;
+            bad = probe_line(acc.ptr + start, i - start, &got_init, &ntools, out);
+            start = i + 1;
+        }
+        memmove(acc.ptr, acc.ptr + start, acc.len - start);
+        acc.len -= start;
+    }
+    close(in[1]); /* end of input: the server exits */
+    close(outp[0]);
+    int status = 0;
+    for (int i = 0; i < 40 && waitpid(pid, &status, WNOHANG) == 0; i++)
+        usleep(50000);
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    lp_buf_release(&acc);
+    if (bad)
+        return false;
+    if (got_init && ntools != SIZE_MAX) {
+        lp_buf_printf(out, "'%s mcp' answered initialize and tools/list (%zu tools)", cmd,
+                      ntools);
+        return true;
+    }
+    if (eof && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        lp_buf_printf(out, "'%s mcp' could not be started", cmd);
+    else if (eof)
+        lp_buf_printf(out, "'%s mcp' exited before answering %s (exit status %d)", cmd,
+                      got_init ? "tools/list" : "initialize",
+                      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    else
+        lp_buf_printf(out, "'%s mcp' did not answer %s within %d s", cmd,
+                      got_init ? "tools/list" : "initialize", PROBE_MS / 1000);
+    return false;
+fail_errno:
+    lp_buf_printf(out, "cannot start '%s mcp': %s", cmd, strerror(errno));
+    return false;
+}
+
 static void check_client(report *r, const lp_client *c, const char *self)
 {
     lp_buf config, folder, cmd, msg, fix;
@@ -303,8 +443,14 @@ static void check_client(report *r, const lp_client *c, const char *self)
         goto done;
     }
     bool present;
-    bool has_cmd = lp_client_configured_command(c, config.ptr, &cmd, &present);
-    if (!present) {
+    lp_error err = {0};
+    bool has_cmd = lp_client_configured_command(c, config.ptr, &cmd, &present, &err);
+    if (!present && err.code) {
+        lp_buf_printf(&msg, "%s: cannot read %s: %s", c->label, config.ptr, err.msg);
+        problem(r, c->name, msg.ptr,
+                "fix the file (the client cannot read it either), or move it aside and run "
+                "'loupe install' again");
+    } else if (!present) {
         lp_buf_printf(&msg, "%s: no loupe server in %s", c->label, config.ptr);
         warn(r, c->name, msg.ptr, fix.ptr);
     } else if (!has_cmd) {
@@ -321,6 +467,16 @@ static void check_client(report *r, const lp_client *c, const char *self)
     } else {
         lp_buf_printf(&msg, "%s: %s runs %s mcp", c->label, config.ptr, cmd.ptr);
         ok(c->name, msg.ptr);
+    }
+    if (has_cmd && access(cmd.ptr, X_OK) == 0) {
+        lp_buf probe;
+        lp_buf_init(&probe, 0);
+        if (mcp_probe(cmd.ptr, &probe))
+            ok(c->name, probe.ptr);
+        else
+            problem(r, c->name, probe.ptr,
+                    "run it by hand to see its error, then 'loupe install' with a working binary");
+        lp_buf_release(&probe);
     }
 done:
     lp_buf_release(&config);
@@ -372,7 +528,8 @@ const lp_cli_cmd lp_cmd_doctor = {
              "\n"
              "Checks the binary, the state folder ($LOUPE_HOME, else $XDG_STATE_HOME/loupe, else\n"
              "~/.local/state/loupe: must be writable), and each coding agent's configuration\n"
-             "(present, has a loupe server, which points at an existing executable), and each\n"
+             "(readable, has a loupe server, which points at an existing executable that answers\n"
+             "an MCP initialize and tools/list within 15 s), and each\n"
              "indexed codebase (ready, stale, requires_reindex, damaged, ...; walks each tree to\n"
              "detect changed files, and checks each index database in full: SQLite's\n"
              "integrity_check and the lexical index's own check, about 10 ms per MiB of\n"

@@ -3,7 +3,8 @@
  * entry that makes each coding agent start `<this binary> mcp`.
  *
  * Every change keeps the rest of the file byte for byte (see install_json.c and
- * install_toml.c), is preceded by a backup `<file>.loupe-backup-<UTC time>`, and is recorded
+ * install_toml.c), is preceded by one backup of the original `<file>.loupe-backup` (written
+ * once, owner-only), and is recorded
  * in `<state folder>/install.json` (file or container created, TOML prefix added) so that
  * uninstall removes exactly what install wrote. Install is idempotent.
  */
@@ -137,37 +138,57 @@ bool lp_client_detected(const lp_client *c)
     return found;
 }
 
-json_t *lp_client_entry(const lp_client *c, const char *exe)
+const char *const *lp_client_env(void)
+{
+    static const char *env[5];
+    const char *sync = getenv("LOUPE_AUTO_SYNC");
+    const char *home = getenv("LOUPE_HOME");
+    size_t n = 0;
+    env[n++] = "LOUPE_AUTO_SYNC";
+    env[n++] = sync && *sync ? sync : "1";
+    if (home && *home) {
+        env[n++] = "LOUPE_HOME";
+        env[n++] = home;
+    }
+    env[n] = NULL;
+    return env;
+}
+
+json_t *lp_client_entry(const lp_client *c, const char *exe, const char *const *env)
 {
     json_t *e = json_object();
+    json_t *vars = json_object();
+    for (size_t i = 0; env && env[i]; i += 2)
+        json_object_set_new(vars, env[i], lp_json_textz(env[i + 1]));
     if (!strcmp(c->name, "opencode")) {
         json_object_set_new(e, "type", json_string("local"));
         json_object_set_new(e, "command", lp_json_pack("[ss]", exe, "mcp"));
         json_object_set_new(e, "enabled", json_true());
+        json_object_set_new(e, "environment", vars);
         return e;
     }
     if (!strcmp(c->name, "claude"))
         json_object_set_new(e, "type", json_string("stdio"));
     json_object_set_new(e, "command", lp_json_textz(exe));
     json_object_set_new(e, "args", lp_json_pack("[s]", "mcp"));
-    json_object_set_new(e, "env", json_object());
+    json_object_set_new(e, "env", vars);
     return e;
 }
 
 bool lp_client_configured_command(const lp_client *c, const char *config_path, lp_buf *out,
-                                  bool *present)
+                                  bool *present, lp_error *err)
 {
     *present = false;
     lp_buf text;
     lp_buf_init(&text, 0);
     bool ok = false;
-    if (lp_read_file(config_path, MAX_CONFIG_BYTES, &text, NULL) == LP_OK) {
+    if (lp_read_file(config_path, MAX_CONFIG_BYTES, &text, err) == LP_OK) {
         if (c->kind == LP_CLIENT_TOML) {
-            ok = lp_toml_get_command(text.ptr, text.len, CODEX_TABLE, out);
+            ok = lp_toml_get_command(text.ptr, text.len, CODEX_TABLE, out, err);
             *present = ok;
         } else {
             json_t *v = lp_jsonc_get_member(text.ptr, text.len, c->container, SERVER_NAME,
-                                            present, NULL);
+                                            present, err);
             json_t *cmd = json_object_get(v, "command");
             if (json_is_array(cmd))
                 cmd = json_array_get(cmd, 0);
@@ -240,43 +261,47 @@ static void record_save(json_t *rec, const char *path)
 /* ------------------------------------------------------------------------------------------
  * Files. */
 
-/* Copy `path` to `path.loupe-backup-<UTC time>[-N]`; the backup's name into out. */
-static lp_status backup(const char *path, const char *bytes, size_t len, mode_t mode,
-                        lp_buf *out, lp_error *err)
+/* The one backup of a client file: `path.loupe-backup`, the file as it was before loupe's
+ * first change, written once and never replaced (install and uninstall cycles do not pile
+ * up copies of a file that may hold tokens). It is readable by the owner only, whatever the
+ * original's mode. The backup's name into out; *made tells whether this call wrote it. */
+static lp_status backup(const char *path, const char *bytes, size_t len, lp_buf *out,
+                        bool *made, lp_error *err)
 {
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    for (int n = 0; n < 100; n++) {
-        lp_buf_reset(out);
-        lp_buf_printf(out, "%s.loupe-backup-%s", path, stamp);
-        if (n)
-            lp_buf_printf(out, "-%d", n);
-        int fd = open(out->ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
-        if (fd < 0) {
-            if (errno == EEXIST)
-                continue;
-            return lp_error_set(err, LP_EIO, "cannot write the backup %s: %s", out->ptr,
-                                strerror(errno));
-        }
-        size_t off = 0;
-        while (off < len) {
-            ssize_t w = write(fd, bytes + off, len - off);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                close(fd);
-                return lp_error_set(err, LP_EIO, "cannot write the backup %s: %s", out->ptr,
-                                    strerror(errno));
-            }
-            off += (size_t)w;
-        }
-        close(fd);
-        return LP_OK;
+    *made = false;
+    lp_buf_reset(out);
+    lp_buf_printf(out, "%s.loupe-backup", path);
+    int fd = open(out->ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return LP_OK; /* the original is already kept */
+        return lp_error_set(err, LP_EIO, "cannot write the backup %s: %s", out->ptr,
+                            strerror(errno));
     }
-    return lp_error_set(err, LP_EIO, "too many backups of %s this second", path);
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, bytes + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int e = errno;
+            close(fd);
+            unlink(out->ptr);
+            return lp_error_set(err, LP_EIO, "cannot write the backup %s: %s", out->ptr,
+                                strerror(e));
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(out->ptr);
+        return lp_error_set(err, LP_EIO, "cannot write the backup %s: %s", out->ptr,
+                            strerror(e));
+    }
+    close(fd);
+    *made = true;
+    return LP_OK;
 }
 
 /* Write bytes to path (through a symlink to its target), keeping the file's mode. */
@@ -419,10 +444,10 @@ static int run_install(int argc, char **argv)
         lp_status rc;
         if (c->kind == LP_CLIENT_TOML) {
             static const char *const args[] = {"mcp", NULL};
-            rc = lp_toml_set_server(text.ptr, text.len, CODEX_TABLE, exe.ptr, args, &out, &res,
-                                    &created, &err);
+            rc = lp_toml_set_server(text.ptr, text.len, CODEX_TABLE, exe.ptr, args,
+                                    lp_client_env(), &out, &res, &created, &err);
         } else {
-            json_t *entry = lp_client_entry(c, exe.ptr);
+            json_t *entry = lp_client_entry(c, exe.ptr, lp_client_env());
             rc = lp_jsonc_set_member(text.ptr, text.len, c->container, SERVER_NAME, entry, &out,
                                      &res, &created, &err);
             json_decref(entry);
@@ -445,10 +470,9 @@ static int run_install(int argc, char **argv)
                    verb, config.ptr);
             continue;
         }
+        bool made = false;
         if (existed) {
-            struct stat st;
-            mode_t mode = stat(config.ptr, &st) == 0 ? st.st_mode : 0600;
-            if (backup(config.ptr, text.ptr, text.len, mode, &bak, &err)) {
+            if (backup(config.ptr, text.ptr, text.len, &bak, &made, &err)) {
                 fprintf(stderr, "loupe install: %s: %s; nothing was changed\n", c->label,
                         err.msg);
                 failures++;
@@ -481,7 +505,8 @@ static int run_install(int argc, char **argv)
         printf("%s: %s loupe in %s", c->label, res == LP_EDIT_ADDED ? "added" : "updated",
                config.ptr);
         if (existed)
-            printf(" (backup: %s)", bak.ptr);
+            printf(" (%s: %s)", made ? "backup of the original" : "the original stays in",
+                   bak.ptr);
         printf("\n");
     }
     if (!done_any) {
@@ -571,9 +596,8 @@ static int run_uninstall(int argc, char **argv)
                    config.ptr, delete_file ? " and delete the file install created" : "");
             continue;
         }
-        struct stat st;
-        mode_t mode = stat(config.ptr, &st) == 0 ? st.st_mode : 0600;
-        if (backup(config.ptr, text.ptr, text.len, mode, &bak, &err)) {
+        bool made = false;
+        if (backup(config.ptr, text.ptr, text.len, &bak, &made, &err)) {
             fprintf(stderr, "loupe uninstall: %s: %s; nothing was changed\n", c->label, err.msg);
             failures++;
             continue;
@@ -594,8 +618,9 @@ static int run_uninstall(int argc, char **argv)
             json_object_del(rec, config.ptr);
             rec_dirty = true;
         }
-        printf("%s: removed loupe from %s%s (backup: %s)\n", c->label, config.ptr,
-               delete_file ? ", and deleted the file install had created" : "", bak.ptr);
+        printf("%s: removed loupe from %s%s (%s: %s)\n", c->label, config.ptr,
+               delete_file ? ", and deleted the file install had created" : "",
+               made ? "backup" : "the original before loupe stays in", bak.ptr);
     }
     if (!removed && !o.any_chosen)
         printf("no loupe entry found in any client's configuration (nothing to remove)\n");
@@ -626,7 +651,8 @@ const lp_cli_cmd lp_cmd_install = {
              "PATH) is configured. --client takes a comma-separated list.\n"
              "\n"
              "Everything else in the files (other servers, settings, comments, formatting) is\n"
-             "kept; a backup <file>.loupe-backup-<time> is written before any change; running\n"
+             "kept; before the first change the original is kept in <file>.loupe-backup\n"
+             "(once: later changes do not add copies; readable by its owner only); running\n"
              "it again changes nothing. --dry-run says what would change and writes nothing.\n"
              "Undo with 'loupe uninstall'; check with 'loupe doctor'.\n",
     .run = run_install,
@@ -640,6 +666,7 @@ const lp_cli_cmd lp_cmd_uninstall = {
              "Removes the 'loupe' server entry from each client's configuration (every client\n"
              "when --client is not given), and the containers or files that 'loupe install'\n"
              "created, so an install followed by an uninstall gives back the original bytes.\n"
-             "A backup is written before any change.\n",
+             "The original file stays in <file>.loupe-backup (written once, before loupe's\n"
+             "first change).\n",
     .run = run_uninstall,
 };

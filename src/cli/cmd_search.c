@@ -69,12 +69,14 @@ json_t *lp_cli_search_results_json(const char *root, const lp_search_group *grou
         if (!r)
             continue; /* recorded: the command reports it instead of printing */
         lp_search_group_surface_json(r, root, g);
-        if (g->nmembers) {
+        if (g->nmembers || g->listed) {
             lp_json_set_path(r, "file", g->owner.file ? g->owner.file : "",
                              g->owner.file ? strlen(g->owner.file) : 0);
             json_object_set_new(r, "owners", members_json(g));
             json_object_set_new(r, "fileOwners", json_integer(g->nfile_owners));
         }
+        if (g->listed)
+            json_object_set_new(r, "fileSize", json_integer((json_int_t)g->file_size));
         json_array_append_new(arr, r);
     }
     return arr;
@@ -112,6 +114,25 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
     lp_buf_init(&line, 0);
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
+        if (g->listed) {
+            /* A listed file (filters only): its size and first top-level symbols. */
+            printf("%u. %s  (%u lines, %llu bytes, %u top-level symbol%s)%s\n", g->rank,
+                   lp_cli_path_text(g->owner.file, &path), g->owner.end_line,
+                   (unsigned long long)g->file_size, g->nfile_owners,
+                   g->nfile_owners == 1 ? "" : "s",
+                   g->deleted ? "  [stale: file deleted since indexing]"
+                   : g->stale ? "  [stale: file changed since indexing]"
+                              : "");
+            for (uint32_t k = 0; k < g->nmembers; k++) {
+                const lp_search_owner *ow = &g->members[k].owner;
+                const char *name = ow->qname ? ow->qname : ow->symbol ? ow->symbol : "";
+                printf("    %u-%u  %s %s\n", ow->start_line, ow->end_line,
+                       ow->kind ? ow->kind : "", lp_cli_text(name, strlen(name), &what_b));
+            }
+            if (g->nfile_owners > g->nmembers)
+                printf("    ... %u more\n", g->nfile_owners - g->nmembers);
+            continue;
+        }
         if (g->nmembers) {
             /* A file (file view): its score, then its best owners, one a line. */
             printf("%u. %s  (%.2f, %u owner%s)%s\n", g->rank,
@@ -360,8 +381,12 @@ const lp_cli_cmd lp_cmd_search = {
              "The answer starts with a confidence in [0, 1] that it holds what was asked for;\n"
              "below the threshold it warns no_confident_match.\n"
              "Query operators: path:GLOB, -path:GLOB, lang:L[,L], kind:K[,K], sym:NAME,\n"
+             "regex:PATTERN (PCRE2; the matching lines with their owners, a grep over the\n"
+             "index within 3 s; no words beside it),\n"
              "\"exact phrase\". Identifiers (camelCase, snake_case, a.b, a::b) are also\n"
-             "looked up by name.\n"
+             "looked up by name. Filters alone ('path:src/**/*.go', 'lang:rust', with\n"
+             "kind:K to keep files defining such symbols) list the files they match in path\n"
+             "order, with their lines, size and first top-level symbols.\n"
              "Each result shows its breadcrumbs (module > enclosing symbols > owner); results\n"
              "from files changed on disk since indexing are marked [stale]. With path:GLOB in\n"
              "the query, files it names that changed since indexing are read from disk and\n"

@@ -56,18 +56,22 @@ bool lp_jsonc_is_empty_object(const char *text, size_t len);
 /* ------------------------------------------------------------------------------------------
  * TOML (Codex's config.toml): one [table] with `command` and `args`, edited in place. */
 
-/* Make table `table` (e.g. "mcp_servers.loupe") hold command = <command> and
- * args = [<args>...]; appended when missing (created->prefix records what was added). */
+/* Make table `table` (e.g. "mcp_servers.loupe") hold command = <command>,
+ * args = [<args>...] and, when env (NULL-terminated name, value pairs) is not NULL or empty,
+ * env = { NAME = "value", ... } (left alone when the user wrote a [<table>.env] table);
+ * appended when missing (created->prefix records what was added). */
 lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
-                             const char *command, const char *const *args, lp_buf *out,
-                             lp_edit_result *res, lp_edit_created *created, lp_error *err);
+                             const char *command, const char *const *args,
+                             const char *const *env, lp_buf *out, lp_edit_result *res,
+                             lp_edit_created *created, lp_error *err);
 /* Remove the table and its sub-tables; prefix (may be NULL) is removed too when it is what
  * precedes the table at the end of the file. */
 lp_status lp_toml_remove_server(const char *text, size_t len, const char *table,
                                 const char *prefix, lp_buf *out, lp_edit_result *res,
                                 lp_error *err);
 /* command of the table into out (false when absent or not a plain string). */
-bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out);
+bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out,
+                         lp_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * Clients and paths. */
@@ -91,10 +95,15 @@ lp_status lp_client_paths(const lp_client *c, lp_buf *config, lp_buf *folder, lp
 /* Config folder exists or the client's binary is on PATH. */
 bool lp_client_detected(const lp_client *c);
 /* The server entry loupe writes for this client, pointing at exe. */
-json_t *lp_client_entry(const lp_client *c, const char *exe);
-/* The command an existing loupe entry of this client runs (into out); false if none. */
+json_t *lp_client_entry(const lp_client *c, const char *exe, const char *const *env);
+/* The environment install writes into every entry (NULL-terminated name, value pairs):
+ * LOUPE_AUTO_SYNC (its value at install time, else "1": answers follow edits) and LOUPE_HOME
+ * when it is set at install time (the agent then uses the same indexes as the shell). */
+const char *const *lp_client_env(void);
+/* The command an existing loupe entry of this client runs (into out); false if none, with
+ * err set (LP_EIO, LP_EINVAL with line and column) when the file cannot be read or parsed. */
 bool lp_client_configured_command(const lp_client *c, const char *config_path, lp_buf *out,
-                                  bool *present);
+                                  bool *present, lp_error *err);
 
 /* Absolute path of the running binary (/proc/self/exe). */
 lp_status lp_self_exe(lp_buf *out, lp_error *err);

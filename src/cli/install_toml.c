@@ -235,7 +235,8 @@ typedef struct section {
     bool found;
     size_t header;        /* index of the header line */
     size_t begin, end;    /* byte span: header line start .. next foreign header (or EOF) */
-    ssize_t command, args; /* line indexes of the keys, -1 when absent */
+    ssize_t command, args, env; /* line indexes of the keys, -1 when absent */
+    bool env_table;             /* [<table>.env] exists: the user's, left alone */
 } section;
 
 /* Locate the table; LP_EINVAL when it is defined in a form this editor does not handle. */
@@ -243,7 +244,7 @@ static lp_status locate(const char *s, size_t n, const toml_doc *doc, const char
                         section *sec, lp_error *err)
 {
     memset(sec, 0, sizeof *sec);
-    sec->command = sec->args = -1;
+    sec->command = sec->args = sec->env = -1;
     char cur[256] = "";
     bool in_ours = false;
     for (size_t i = 0; i < doc->lines.len; i++) {
@@ -261,6 +262,10 @@ static lp_status locate(const char *s, size_t n, const toml_doc *doc, const char
                 sec->header = i;
                 sec->begin = ln->start;
                 in_ours = true;
+            } else if (ours && sec->found && ln->header && !strncmp(ln->path, table, strlen(table)) &&
+                       !strcmp(ln->path + strlen(table), ".env")) {
+                sec->env_table = true;
+                in_ours = true;
             } else if (ours && !sec->found) {
                 return lp_error_set(err, LP_EINVAL,
                                     "[%s] is defined before [%s]; edit it by hand", ln->path,
@@ -276,6 +281,8 @@ static lp_status locate(const char *s, size_t n, const toml_doc *doc, const char
                 sec->command = (ssize_t)i;
             else if (!strcmp(ln->path, "args"))
                 sec->args = (ssize_t)i;
+            else if (!strcmp(ln->path, "env"))
+                sec->env = (ssize_t)i;
             continue;
         }
         if (in_ours)
@@ -293,9 +300,22 @@ static lp_status locate(const char *s, size_t n, const toml_doc *doc, const char
     return LP_OK;
 }
 
+static void encode_env(const char *const *env, lp_buf *out)
+{
+    lp_buf_puts(out, "{ ");
+    for (size_t i = 0; env[i]; i += 2) {
+        if (i)
+            lp_buf_puts(out, ", ");
+        lp_buf_printf(out, "%s = ", env[i]);
+        encode_string(env[i + 1], out);
+    }
+    lp_buf_puts(out, " }");
+}
+
 lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
-                             const char *command, const char *const *args, lp_buf *out,
-                             lp_edit_result *res, lp_edit_created *created, lp_error *err)
+                             const char *command, const char *const *args,
+                             const char *const *env, lp_buf *out, lp_edit_result *res,
+                             lp_edit_created *created, lp_error *err)
 {
     memset(created, 0, sizeof *created);
     *res = LP_EDIT_UNCHANGED;
@@ -303,12 +323,16 @@ lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
     scan_toml(text, len, &doc);
     section sec;
     lp_status rc = locate(text, len, &doc, table, &sec, err);
-    lp_buf cmd_text, args_text, tmp;
+    lp_buf cmd_text, args_text, env_text, tmp;
     lp_buf_init(&cmd_text, 0);
     lp_buf_init(&args_text, 0);
+    lp_buf_init(&env_text, 0);
     lp_buf_init(&tmp, 0);
     encode_string(command, &cmd_text);
     encode_args(args, &args_text);
+    bool want_env = env && env[0] && !sec.env_table;
+    if (want_env)
+        encode_env(env, &env_text);
     lp_buf_reset(out);
     if (rc)
         goto done;
@@ -324,11 +348,13 @@ lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
             lp_buf_putc(out, '\n');
         }
         lp_buf_printf(out, "[%s]\ncommand = %s\nargs = %s\n", table, cmd_text.ptr, args_text.ptr);
+        if (want_env)
+            lp_buf_printf(out, "env = %s\n", env_text.ptr);
         *res = LP_EDIT_ADDED;
         goto done;
     }
     /* The table exists: compare, then rewrite only the values that differ. */
-    bool cmd_same = false, args_same = false;
+    bool cmd_same = false, args_same = false, env_same = !want_env;
     if (sec.command >= 0) {
         const toml_line *ln = &doc.lines.items[sec.command];
         cmd_same = decode_string(text, ln->value_start, ln->value_end, &tmp) &&
@@ -339,7 +365,12 @@ lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
         lp_str have = lp_str_n(text + ln->value_start, ln->value_end - ln->value_start);
         args_same = lp_str_eq(have, lp_buf_str(&args_text));
     }
-    if (cmd_same && args_same) {
+    if (want_env && sec.env >= 0) {
+        const toml_line *ln = &doc.lines.items[sec.env];
+        lp_str have = lp_str_n(text + ln->value_start, ln->value_end - ln->value_start);
+        env_same = lp_str_eq(have, lp_buf_str(&env_text));
+    }
+    if (cmd_same && args_same && env_same) {
         lp_buf_append(out, text, len);
         goto done;
     }
@@ -350,7 +381,7 @@ lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
         lp_buf *with;
         bool line;
     } edit;
-    edit edits[2];
+    edit edits[3];
     int ne = 0;
     lp_buf add;
     lp_buf_init(&add, 0);
@@ -360,6 +391,12 @@ lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
         edits[ne++] = (edit){ln->value_start, ln->value_end, &args_text, false};
     } else if (sec.args < 0) {
         lp_buf_printf(&add, "args = %s\n", args_text.ptr);
+    }
+    if (want_env && sec.env >= 0 && !env_same) {
+        const toml_line *ln = &doc.lines.items[sec.env];
+        edits[ne++] = (edit){ln->value_start, ln->value_end, &env_text, false};
+    } else if (want_env && sec.env < 0) {
+        lp_buf_printf(&add, "env = %s\n", env_text.ptr);
     }
     if (sec.command >= 0 && !cmd_same) {
         const toml_line *ln = &doc.lines.items[sec.command];
@@ -372,12 +409,13 @@ lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
         lp_buf_append(&add, reorder.ptr, reorder.len);
         lp_buf_release(&reorder);
     }
-    /* edits[] are in decreasing offset order only if args comes after command; sort. */
-    if (ne == 2 && edits[0].from < edits[1].from) {
-        edit t = edits[0];
-        edits[0] = edits[1];
-        edits[1] = t;
-    }
+    /* Apply from the end backwards: sort edits[] by decreasing offset. */
+    for (int i = 1; i < ne; i++)
+        for (int k = i; k > 0 && edits[k - 1].from < edits[k].from; k--) {
+            edit t = edits[k];
+            edits[k] = edits[k - 1];
+            edits[k - 1] = t;
+        }
     for (int k = 0; k < ne; k++) {
         lp_buf next;
         lp_buf_init(&next, 0);
@@ -407,6 +445,7 @@ lp_status lp_toml_set_server(const char *text, size_t len, const char *table,
 done:
     lp_buf_release(&cmd_text);
     lp_buf_release(&args_text);
+    lp_buf_release(&env_text);
     lp_buf_release(&tmp);
     lp_vec_free(&doc.lines);
     return rc;
@@ -443,14 +482,14 @@ done:
     return rc;
 }
 
-bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out)
+bool lp_toml_get_command(const char *text, size_t len, const char *table, lp_buf *out,
+                         lp_error *err)
 {
     toml_doc doc = {0};
     scan_toml(text, len, &doc);
     section sec;
-    lp_error err;
     bool ok = false;
-    if (locate(text, len, &doc, table, &sec, &err) == LP_OK && sec.found && sec.command >= 0) {
+    if (locate(text, len, &doc, table, &sec, err) == LP_OK && sec.found && sec.command >= 0) {
         const toml_line *ln = &doc.lines.items[sec.command];
         ok = decode_string(text, ln->value_start, ln->value_end, out);
     }

@@ -48,7 +48,9 @@ static json_t *result_json(const char *root, int64_t pub_id, const lp_search_gro
     json_object_set_new(r, "snippet", opt_str(g->snippet ? g->snippet : ""));
     json_object_set_new(r, "snippetStartLine", json_integer(g->snippet_start_line));
     lp_search_group_surface_json(r, root, g);
-    if (g->nmembers) { /* file view: the file and its best owners */
+    if (g->listed)
+        json_object_set_new(r, "fileSize", json_integer((json_int_t)g->file_size));
+    if (g->nmembers || g->listed) { /* file view or listing: the file and its owners */
         lp_json_set_path(r, "file", g->owner.file ? g->owner.file : "",
                          g->owner.file ? strlen(g->owner.file) : 0);
         json_t *arr = json_array();
@@ -199,7 +201,10 @@ static const char search_input[] =
     "\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":65536,"
     "\"description\":\"What you are looking for, in words or identifiers: 'where is the "
     "access token refreshed', 'parseConfig', 'retry backoff'; or a whole issue text, stack "
-    "trace or log (long text is reduced to its most telling terms).\"},"
+    "trace or log (long text is reduced to its most telling terms). Filters alone "
+    "('path:src/**/*.go', 'lang:rust') list the files they match with their sizes and "
+    "top-level symbols. regex:PATTERN (PCRE2, quoted when it has spaces) greps the indexed "
+    "text and answers each matching line with its owner.\"},"
     "\"scope\":{\"type\":\"string\",\"enum\":[\"runtime\",\"tests\",\"docs\",\"mixed\"],"
     "\"default\":\"runtime\",\"description\":\"runtime: implementation code first; tests: "
     "test code; docs: documentation; mixed: everything.\"},"
@@ -234,7 +239,7 @@ static const char search_input[] =
     "\"endLine\"]},"                                                                               \
     "\"score\":{\"type\":\"number\"},"                                                             \
     "\"channels\":{\"type\":\"array\",\"items\":{\"enum\":[\"exact\",\"lexical\",\"dense\","       \
-    "\"live\",\"path\"]}},"                                                                          \
+    "\"live\",\"path\",\"regex\"]}},"                                                                \
     "\"snippet\":{\"type\":\"string\",\"description\":\"Numbered lines 'N| text'.\"},"             \
     "\"snippetStartLine\":{\"type\":\"integer\"},"                                                 \
     "\"label\":{\"type\":\"string\",\"description\":\"Qualified name of the owner, or "            \
@@ -265,7 +270,9 @@ static const char search_input[] =
     "best first (id, symbol, qualifiedName, kind, startLine, endLine, score, ownerRank).\","       \
     "\"items\":{\"type\":\"object\"}},"                                                            \
     "\"fileOwners\":{\"type\":\"integer\",\"description\":\"groupBy file: owners of the file "     \
-    "among the candidates.\"},"                                                                    \
+    "among the candidates (a listing: its top-level symbols).\"},"                                \
+    "\"fileSize\":{\"type\":\"integer\",\"description\":\"A listing (filters only): the "     \
+    "file's size in bytes.\"},"                                                                    \
     "\"required\":[\"rank\",\"publicationId\",\"owner\",\"score\",\"channels\",\"snippet\","       \
     "\"label\",\"breadcrumbs\",\"freshness\",\"recommendedNextAction\"]}"
 

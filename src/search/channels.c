@@ -795,3 +795,117 @@ lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_
     }
     return rc;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * Area channel: the "area: subject" convention of commit subjects and issue titles
+ * ("pathlib: extract a function", "net/http: close idle connections"). The area's parts
+ * are compared, squashed and stemmed, with consecutive path components (folders, then the
+ * file name without its extensions); an area naming more than AREA_MAX_FILES files and more
+ * than a quarter of all files says little (a "src" folder). The channel lists the exact and
+ * then the lexical candidates in the named files, in their channel's order: it reorders, it
+ * adds no candidate. */
+
+#define AREA_MAX_FILES 64
+#define AREA_MAX_PARTS 8
+
+/* Squash and stem s into out; 0 when it is too long or empty. */
+static size_t squash_stem(lp_text_tokenizer *tk, lp_str s, lp_buf *tmp,
+                          char out[LP_TEXT_TOKEN_MAX + 1])
+{
+    lp_buf_reset(tmp);
+    lp_text_squash_with(tk, s, tmp);
+    if (tmp->len == 0 || tmp->len > LP_TEXT_TOKEN_MAX)
+        return 0;
+    return lp_text_stem((lp_str){tmp->ptr, tmp->len}, out);
+}
+
+typedef struct area_key {
+    char part[AREA_MAX_PARTS][LP_TEXT_TOKEN_MAX + 1];
+    size_t len[AREA_MAX_PARTS];
+    size_t n;
+} area_key;
+
+/* Split a '/'-separated string into squashed, stemmed parts; false when a part is empty or
+ * too long, or there are too many. The file name loses its extensions when last is true. */
+static bool area_parts(lp_text_tokenizer *tk, lp_str s, bool file_last, lp_buf *tmp,
+                        area_key *k)
+{
+    k->n = 0;
+    size_t i = 0;
+    while (i <= s.len) {
+        size_t j = lp_str_find_char(s, '/', i);
+        bool last = j == SIZE_MAX;
+        if (last)
+            j = s.len;
+        lp_str c = lp_str_sub(s, i, j);
+        if (last && file_last) {
+            size_t dot = lp_str_find_char(c, '.', 1);
+            if (dot != SIZE_MAX)
+                c = lp_str_sub(c, 0, dot);
+        }
+        if (k->n == AREA_MAX_PARTS)
+            return false;
+        if ((k->len[k->n] = squash_stem(tk, c, tmp, k->part[k->n])) == 0)
+            return false;
+        k->n++;
+        i = j + 1;
+    }
+    return k->n > 0;
+}
+
+static bool area_covers(const area_key *area, const area_key *path)
+{
+    for (size_t at = 0; at + area->n <= path->n; at++) {
+        size_t m = 0;
+        while (m < area->n && area->len[m] == path->len[at + m] &&
+               memcmp(area->part[m], path->part[at + m], area->len[m]) == 0)
+            m++;
+        if (m == area->n)
+            return true;
+    }
+    return false;
+}
+
+static bool cand_in_area(lp_text_tokenizer *tk, const area_key *area, const char *path,
+                         lp_buf *tmp, area_key *pk)
+{
+    return path && area_parts(tk, lp_str_c(path), true, tmp, pk) && area_covers(area, pk);
+}
+
+lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
+                          const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                          lp_error *err)
+{
+    if (!q->area)
+        return LP_OK;
+    lp_text_tokenizer *tk = lp_text_tokenizer_new(LP_TEXT_SQUASH);
+    lp_buf tmp;
+    lp_buf_init(&tmp, 0);
+    area_key *area = lp_arena_alloc(arena, sizeof *area);
+    area_key *pk = lp_arena_alloc(arena, sizeof *pk);
+    size_t total = 0, named = 0;
+    lp_status rc = LP_OK;
+    sqlite3_stmt *s = NULL;
+    bool ok = area_parts(tk, lp_str_c(q->area), false, &tmp, area);
+    if (ok && !(rc = lp_store_prepare(st, "SELECT path FROM files", &s, err))) {
+        int step;
+        while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+            total++;
+            named += cand_in_area(tk, area, (const char *)sqlite3_column_text(s, 0), &tmp, pk);
+        }
+        if (step != SQLITE_DONE)
+            rc = lp_store_sql_error(st, "matching the question's area with file names", err);
+        sqlite3_reset(s);
+    }
+    if (ok && !rc && named && (named <= AREA_MAX_FILES || named <= total / 4)) {
+        for (size_t i = 0; i < exact->len && out->len < PATH_MAX_CANDS; i++)
+            if (cand_in_area(tk, area, exact->items[i].path, &tmp, pk))
+                lp_vec_push(out, exact->items[i]);
+        for (size_t i = 0; i < lex->len && out->len < PATH_MAX_CANDS; i++)
+            if (cand_in_area(tk, area, lex->items[i].path, &tmp, pk))
+                lp_vec_push(out, lex->items[i]);
+    }
+    lp_buf_release(&tmp);
+    lp_text_tokenizer_free(tk);
+    return rc;
+}

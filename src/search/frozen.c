@@ -40,8 +40,8 @@ const char *lp_frozen_fail_code(lp_frozen_fail f)
     return (unsigned)f < LP_ARRAY_LEN(fail_codes) ? fail_codes[f] : "continuation_unknown";
 }
 
-static const char *const channel_names[LP_CH_COUNT] = {"exact", "lexical", "dense", "live",
-                                                      "path"};
+static const char *const channel_names[LP_CH_COUNT] = {"exact", "lexical", "dense",
+                                                      "live",  "path",    "regex"};
 
 size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT])
 {
@@ -409,6 +409,10 @@ static json_t *group_json(const lp_search_group *g)
             json_array_append_new(paths, lp_json_textz(g->dup_paths[i]));
         json_object_set_new(o, "dupPaths", paths);
     }
+    if (g->listed) {
+        json_object_set_new(o, "listed", json_true());
+        json_object_set_new(o, "fileSize", json_integer((json_int_t)g->file_size));
+    }
     if (g->nmembers) {
         json_t *members = json_array();
         for (uint32_t i = 0; i < g->nmembers; i++) {
@@ -642,7 +646,10 @@ static bool read_group(json_t *o, lp_arena *a, lp_search_group *g)
     g->live = json_is_true(json_object_get(o, "live"));
     if (json_is_string(json_object_get(o, "textReason")))
         g->text_reason = "parse_budget"; /* the one reason there is */
-    uint64_t roles = 0, ndups = 0;
+    uint64_t roles = 0, ndups = 0, fsize = 0;
+    g->listed = json_is_true(json_object_get(o, "listed"));
+    if (g->listed && json_uint(json_object_get(o, "fileSize"), INT64_MAX, &fsize))
+        g->file_size = fsize;
     if (json_uint(json_object_get(o, "roles"), 0xffff, &roles))
         g->roles = (uint32_t)roles;
     json_t *dp = json_object_get(o, "dupPaths");

@@ -26,7 +26,8 @@ typedef struct parse_state {
     str_vec words, phrases, paths, not_paths, syms, idents, hints;
     const char *prev[2]; /* the two free words before this one (stack frames: "line 3, in f") */
     int_vec langs, kinds;
-    size_t dropped; /* words longer than LP_QUERY_MAX_VALUE */
+    size_t dropped;    /* words longer than LP_QUERY_MAX_VALUE */
+    const char *regex; /* regex: value (arena) */
 } parse_state;
 
 static bool is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
@@ -186,7 +187,7 @@ bool lp_search_is_identifier(lp_str w)
 /* ------------------------------------------------------------------------------------------
  * Operators. */
 
-typedef enum op_kind { OP_NONE, OP_PATH, OP_LANG, OP_KIND, OP_SYM, OP_MISSPELT } op_kind;
+typedef enum op_kind { OP_NONE, OP_PATH, OP_LANG, OP_KIND, OP_SYM, OP_REGEX, OP_MISSPELT } op_kind;
 
 static op_kind op_lookup(lp_str name)
 {
@@ -202,6 +203,8 @@ static op_kind op_lookup(lp_str name)
         return OP_KIND;
     if (lp_str_eq_c(name, "sym"))
         return OP_SYM;
+    if (lp_str_eq_c(name, "regex"))
+        return OP_REGEX;
     for (size_t i = 0; i < LP_ARRAY_LEN(misspelt); i++)
         if (lp_str_eq_c(name, misspelt[i]))
             return OP_MISSPELT;
@@ -304,7 +307,7 @@ static bool apply_op(parse_state *ps, op_kind op, bool neg, lp_str name, lp_str 
     if (op == OP_MISSPELT) {
         lp_error_set(ps->err, LP_EINVAL,
                      "unknown operator '%.*s:'; the operators are path:GLOB, -path:GLOB, "
-                     "lang:, kind:, sym:NAME (put the word in quotes to search for it)",
+                     "lang:, kind:, sym:NAME, regex:PATTERN (put the word in quotes to search for it)",
                      (int)name.len, name.ptr);
         return false;
     }
@@ -316,8 +319,9 @@ static bool apply_op(parse_state *ps, op_kind op, bool neg, lp_str name, lp_str 
     }
     value = lp_str_trim(value);
     if (value.len == 0) {
-        static const char *const examples[] = {"", "path:src/**", "lang:go", "kind:function",
-                                               "sym:parseArgs"};
+        static const char *const examples[] = {"",           "path:src/**",  "lang:go",
+                                               "kind:function", "sym:parseArgs",
+                                               "regex:\"func New\\w+\""};
         lp_error_set(ps->err, LP_EINVAL, "%s%.*s: needs a value, e.g. %s%s", neg ? "-" : "",
                      (int)name.len, name.ptr, neg ? "-" : "", examples[op]);
         return false;
@@ -343,6 +347,16 @@ static bool apply_op(parse_state *ps, op_kind op, bool neg, lp_str name, lp_str 
     case OP_SYM:
         if (!push_str(ps, &ps->syms, value, "sym: names", "sym: name"))
             return false;
+        return true;
+    case OP_REGEX:
+        if (value.len > LP_QUERY_MAX_VALUE)
+            break;
+        if (ps->regex) {
+            lp_error_set(ps->err, LP_EINVAL,
+                         "one regex: per query; join the patterns with '|' in one regex:");
+            return false;
+        }
+        ps->regex = lp_arena_strndup(ps->arena, value.ptr, value.len);
         return true;
     default:
         break;
@@ -641,6 +655,37 @@ static bool parse_item(parse_state *ps, const char **pp, const char *end)
             memcpy(out->field, ps.vec.items, ps.vec.len * sizeof *out->field);                 \
     } while (0)
 
+static bool area_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.' || c == '/';
+}
+
+/* The "area: subject" prefix: one word or slash path right after leading blanks, with at
+ * least one letter, then ':' and a blank. "http://x" and "path:x" (no blank) are not. */
+static const char *parse_area(const char *p, const char *end, lp_arena *arena)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    const char *s = p;
+    bool letter = false;
+    while (p < end && area_byte(*p)) {
+        letter |= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+        p++;
+    }
+    size_t n = (size_t)(p - s);
+    if (!letter || n < 2 || n > 128 || p + 1 >= end || p[0] != ':' ||
+        (p[1] != ' ' && p[1] != '\t'))
+        return NULL;
+    while (n && (s[n - 1] == '/' || s[n - 1] == '.'))
+        n--; /* "net/http/: ..." */
+    while (n && (s[0] == '/' || s[0] == '.')) {
+        s++;
+        n--;
+    }
+    return n ? lp_arena_strndup(arena, s, n) : NULL;
+}
+
 lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_query *out,
                                 lp_error *err)
 {
@@ -678,6 +723,8 @@ lp_status lp_search_query_parse(const char *text, lp_arena *arena, lp_search_que
         TAKE(hints, hints);
         out->shortened = shortened;
         out->dropped = ps.dropped;
+        out->area = parse_area(text, text + n, arena);
+        out->regex = ps.regex;
     }
     lp_vec_free(&ps.words);
     lp_vec_free(&ps.phrases);

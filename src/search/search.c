@@ -154,7 +154,7 @@ static bool admit(const lp_search_query *q, lp_search_scope scope, const lp_cand
 /* ------------------------------------------------------------------------------------------
  * Owners and fusion. */
 
-enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_PATH, CH_N };
+enum { CH_EXACT, CH_LEXICAL, CH_DENSE, CH_PATH, CH_AREA, CH_N };
 
 typedef struct owner {
     lp_cand c;              /* representative: the best chunk (lexical, then dense, exact) */
@@ -232,7 +232,8 @@ static owner *owner_get(owner_set *s, const lp_cand *c, bool *created)
 static void fuse_channel(owner_set *s, const lp_cand_vec *cands, int ch,
                          const lp_search_query *q, lp_search_scope scope)
 {
-    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE, LP_CH_PATH};
+    static const uint32_t bits[CH_N] = {LP_CH_EXACT, LP_CH_LEXICAL, LP_CH_DENSE, LP_CH_PATH,
+                                        LP_CH_PATH};
     uint32_t next = 0;
     for (size_t i = 0; i < cands->len; i++) {
         const lp_cand *c = &cands->items[i];
@@ -626,7 +627,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     lp_search_query q;
     lp_lex_query lq;
     memset(&lq, 0, sizeof lq);
-    lp_cand_vec lex = {0}, exact = {0}, dense = {0}, pathc = {0};
+    lp_cand_vec lex = {0}, exact = {0}, dense = {0}, pathc = {0}, areac = {0};
     owner_set os = {0};
     lp_text_tokenizer *tk = NULL;
     content_cache cc = {.bid = -1};
@@ -644,10 +645,31 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     if ((rc = lp_search_query_parse(req->query, arena, &q, err)))
         goto done;
     lp_lex_query_build(&q, arena, &lq);
+    if (q.regex && lp_search_query_has_terms(&q)) {
+        rc = lp_error_set(err, LP_EINVAL,
+                          "regex: takes no words beside it (it is a grep over the index); put "
+                          "them in the pattern, narrow with path: or lang:, or search the words "
+                          "without regex:");
+        goto done;
+    }
+    if (q.regex || (!lp_search_query_has_terms(&q) && (q.npaths || q.nlangs))) {
+        /* regex: a grep with owners (regex.c); filters only: list the files (listing.c). */
+        lp_publication lpub;
+        if (!(rc = lp_store_current(st, &lpub, err))) {
+            out->publication_id = lpub.id;
+            out->warnings = warnings;
+            rc = q.regex ? lp_search_regex(st, &q, req, arena, out, err)
+                         : lp_search_list_files(st, &q, req, arena, out, err);
+        }
+        if (!rc)
+            rc = lp_search_decorate(st, req, arena, out, err);
+        goto done;
+    }
     if (!lp_search_query_has_terms(&q) || (lq.nterms == 0 && q.nidents == 0)) {
         rc = lp_error_set(err, LP_EINVAL,
                           "the query has no words to search for; ask with words or identifiers, "
-                          "e.g. 'where is the token refreshed'");
+                          "e.g. 'where is the token refreshed', or list files with path: "
+                          "or lang: alone");
         goto done;
     }
     lp_publication pub;
@@ -686,6 +708,8 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     uint64_t t_exact = lp_now_ns();
     if ((rc = lp_channel_path(st, &q, &exact, &lex, arena, &pathc, err)))
         goto done;
+    if ((rc = lp_channel_area(st, &q, &exact, &lex, arena, &areac, err)))
+        goto done;
     if (sw & LP_SW_DENSE) {
         const char *w = NULL;
         run_dense(st, pub.id, &q, arena, &dense, &w);
@@ -707,6 +731,7 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
     fuse_channel(&os, &lex, CH_LEXICAL, &q, req->scope);
     fuse_channel(&os, &dense, CH_DENSE, &q, req->scope);
     fuse_channel(&os, &pathc, CH_PATH, &q, req->scope);
+    fuse_channel(&os, &areac, CH_AREA, &q, req->scope);
 
     for (size_t i = 0; i < os.v.len; i++) {
         owner *o = &os.v.items[i];
@@ -719,6 +744,8 @@ lp_status lp_search_run(lp_store *st, const lp_search_request *req, lp_arena *ar
             f += tune->w_dense / (RRF_K + o->rank[CH_DENSE]);
         if (o->rank[CH_PATH])
             f += tune->w_path / (RRF_K + o->rank[CH_PATH]);
+        if (o->rank[CH_AREA])
+            f += tune->w_area / (RRF_K + o->rank[CH_AREA]);
         o->fused = f * RRF_K;
         o->score = o->fused;
     }
@@ -802,6 +829,7 @@ done:
     lp_vec_free(&exact);
     lp_vec_free(&dense);
     lp_vec_free(&pathc);
+    lp_vec_free(&areac);
     lp_vec_free(&os.v);
     free(os.slots);
     out->timing_ms = (double)(lp_now_ns() - t0) / 1e6;

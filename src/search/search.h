@@ -26,7 +26,8 @@ lp_status lp_search_scope_parse(lp_str name, lp_search_scope *out, lp_error *err
 #define LP_CH_DENSE 0x4u
 #define LP_CH_LIVE 0x8u
 #define LP_CH_PATH 0x10u /* a file the question names (a path, a traceback's frame) */
-#define LP_CH_COUNT 5
+#define LP_CH_REGEX 0x20u /* a line the regex: operator matched */
+#define LP_CH_COUNT 6
 /* The names of the bits set in channels ("exact", "lexical", "dense", "live", "path", in
  * that order) into out; returns how many. The names are static strings. */
 size_t lp_search_channel_names(uint32_t channels, const char *out[LP_CH_COUNT]);
@@ -72,6 +73,8 @@ uint32_t lp_search_path_roles(lp_str path, const char *qname);
  *   kind:K[,K]   keep only owners of these symbol kinds (lp_symkind_name, plus fn, func,
  *                const, var, type)
  *   sym:NAME     a symbol name or qualified name (Foo.bar, a::b) for the exact channel
+ *   regex:RE     a PCRE2 pattern matched line by line against the indexed text (a grep with
+ *                owners: regex.c); one per query, no free words beside it
  *   "a phrase"   an exact phrase between balanced straight quotes; an operator value may be
  *                quoted too: path:"my dir/x.go". An unbalanced quote and typographic quotes
  *                (“ ” ‘ ’ « ») are text: they separate words.
@@ -125,6 +128,9 @@ typedef struct lp_search_query {
     const char **hints; /* files named in the text ("src/app.py", a traceback's frames'
                            files): '/' separators, no line numbers; at most 16, no duplicates */
     size_t nhints;
+    const char *regex; /* regex:PATTERN (PCRE2 syntax), or NULL: a grep over the index */
+    const char *area; /* the "area: subject" prefix of a commit subject or issue title
+                         ("net/http" of "net/http: close idle connections"), or NULL */
     bool shortened; /* the text was cut at LP_QUERY_MAX_BYTES */
     size_t dropped; /* free words dropped for being longer than LP_QUERY_MAX_VALUE */
 } lp_search_query;
@@ -205,6 +211,10 @@ typedef struct lp_search_group {
     const lp_search_member *members; /* best first, at most LP_FILE_MEMBERS_MAX */
     uint32_t nmembers;
     uint32_t nfile_owners; /* owners of this file among the candidates aggregated */
+    /* A file listing (a query of path:/lang: filters only, listing.c): the group is a file,
+     * members are its first top-level symbols, nfile_owners counts them all. */
+    bool listed;
+    uint64_t file_size; /* bytes, when listed */
 } lp_search_group;
 #define LP_SEARCH_DUP_PATHS 5
 

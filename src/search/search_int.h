@@ -112,6 +112,27 @@ lp_status lp_channel_exact(lp_store *st, const lp_search_query *q, lp_arena *are
 lp_status lp_channel_path(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
                           const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
                           lp_error *err);
+/* Files the question's "area: subject" prefix names (lp_search_query.area; folders and
+ * file names compared squashed and stemmed; at most 64 files or a quarter of all): the
+ * exact, then the lexical candidates in them, in their channel's order. */
+lp_status lp_channel_area(lp_store *st, const lp_search_query *q, const lp_cand_vec *exact,
+                          const lp_cand_vec *lex, lp_arena *arena, lp_cand_vec *out,
+                          lp_error *err);
+/* A query of filters only (path: globs, lang:, kind:; no words): the files they match in
+ * path order, each a listed file group (listing.c). */
+lp_status lp_search_list_files(lp_store *st, const lp_search_query *q,
+                               const lp_search_request *req, lp_arena *arena,
+                               lp_search_result *out, lp_error *err);
+/* Whether a file passes q's path:/-path:/lang: filters and an explicit tests or docs scope
+ * (the rule of listings and regex scans: a path glob is explicit about what to read). */
+bool lp_search_file_admitted(const lp_search_query *q, lp_search_scope scope, const char *path,
+                             int lang);
+/* regex:PATTERN (regex.c): the lines it matches in the indexed text of the admitted files,
+ * in path and line order, each with its innermost owner; bounded by LP_REGEX_BUDGET_MS of
+ * wall time and PCRE2's match and depth limits (warnings say what was not read). */
+#define LP_REGEX_BUDGET_MS 3000u
+lp_status lp_search_regex(lp_store *st, const lp_search_query *q, const lp_search_request *req,
+                          lp_arena *arena, lp_search_result *out, lp_error *err);
 /* Chunk ids to candidates, in the order given. */
 lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scores, size_t n,
                             lp_arena *arena, lp_cand_vec *out, lp_error *err);
@@ -121,7 +142,7 @@ lp_status lp_channel_chunks(lp_store *st, const int64_t *cids, const float *scor
 typedef struct lp_search_tuning {
     double col[4];             /* BM25F column weights: name, crumbs, doc, body */
     double k1, b;              /* BM25F */
-    double w_exact, w_lexical, w_dense, w_path; /* RRF channel weights */
+    double w_exact, w_lexical, w_dense, w_path, w_area; /* RRF channel weights */
     double lex;                /* rerank: normalized lexical score */
     double name, qname, path, doc, exact, def; /* rerank features */
     double demote_test, demote_text;           /* runtime scope multipliers */

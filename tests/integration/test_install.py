@@ -77,14 +77,18 @@ def test_install_fresh_home_creates_configs(ctx):
     r = ctx.ok("install")
     exe = os.path.realpath(ctx.loupe)
     assert r.out.count("added loupe in") == 4, r
+    # The chosen environment goes into each entry: auto-sync on, the state folder in effect.
+    env = {"LOUPE_AUTO_SYNC": "1", "LOUPE_HOME": ctx.home}
     claude = json.loads(get(ctx, CLAUDE))
-    assert claude["mcpServers"]["loupe"] == {"type": "stdio", "command": exe, "args": ["mcp"], "env": {}}
+    assert claude["mcpServers"]["loupe"] == {"type": "stdio", "command": exe, "args": ["mcp"], "env": env}
     oc = json.loads(get(ctx, OPENCODE))
-    assert oc["mcp"]["loupe"] == {"type": "local", "command": [exe, "mcp"], "enabled": True}
+    assert oc["mcp"]["loupe"] == {"type": "local", "command": [exe, "mcp"], "enabled": True,
+                                  "environment": env}
     cur = json.loads(get(ctx, CURSOR))
-    assert cur["mcpServers"]["loupe"] == {"command": exe, "args": ["mcp"], "env": {}}
+    assert cur["mcpServers"]["loupe"] == {"command": exe, "args": ["mcp"], "env": env}
     toml = get(ctx, CODEX)
-    assert toml == f'[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n', toml
+    assert toml == (f'[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n'
+                    f'env = {{ LOUPE_AUTO_SYNC = "1", LOUPE_HOME = "{ctx.home}" }}\n'), toml
     # Nothing existed before: uninstall deletes what install created.
     ctx.ok("uninstall")
     for rel in (CLAUDE, CODEX, OPENCODE, CURSOR):
@@ -108,14 +112,18 @@ def test_install_keeps_everything_and_uninstall_restores_bytes(ctx):
     assert json.loads(get(ctx, CURSOR))["mcpServers"]["a"] == {"command": "a"}
     toml = get(ctx, CODEX)
     assert toml.startswith(FIXTURES[CODEX]), toml
-    assert toml.endswith(f'\n\n[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n')
-    # Backups hold the original bytes.
-    for rel, text in FIXTURES.items():
+    assert toml.endswith(f'\n\n[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n'
+                         f'env = {{ LOUPE_AUTO_SYNC = "1", LOUPE_HOME = "{ctx.home}" }}\n'), toml
+    # One backup per file, the original bytes, readable by its owner only.
+    def backups(rel):
         d = os.path.dirname(home(ctx, rel))
-        backups = [f for f in os.listdir(d) if f.startswith(os.path.basename(rel) + ".loupe-backup-")]
-        assert len(backups) == 1, (rel, backups)
-        with open(os.path.join(d, backups[0]), encoding="utf-8") as f:
+        return [f for f in os.listdir(d) if f.startswith(os.path.basename(rel) + ".loupe-backup")]
+
+    for rel, text in FIXTURES.items():
+        assert backups(rel) == [os.path.basename(rel) + ".loupe-backup"], (rel, backups(rel))
+        with open(home(ctx, rel) + ".loupe-backup", encoding="utf-8") as f:
             assert f.read() == text
+        assert os.stat(home(ctx, rel) + ".loupe-backup").st_mode & 0o077 == 0, rel
     # A second install changes nothing and says so.
     before = {rel: get(ctx, rel) for rel in FIXTURES}
     r2 = ctx.ok("install")
@@ -128,6 +136,13 @@ def test_install_keeps_everything_and_uninstall_restores_bytes(ctx):
         assert get(ctx, rel) == text, (rel, get(ctx, rel))
     r4 = ctx.ok("uninstall")
     assert "nothing to remove" in r4.out, r4
+    # Another cycle adds no copies: the original stays the one backup.
+    ctx.ok("install")
+    ctx.ok("uninstall")
+    for rel, text in FIXTURES.items():
+        assert len(backups(rel)) == 1, (rel, backups(rel))
+        with open(home(ctx, rel) + ".loupe-backup", encoding="utf-8") as f:
+            assert f.read() == text
 
 
 def test_install_updates_a_stale_entry_in_place(ctx):
@@ -139,7 +154,17 @@ def test_install_updates_a_stale_entry_in_place(ctx):
     exe = os.path.realpath(ctx.loupe)
     cur = json.loads(get(ctx, CURSOR))
     assert cur["mcpServers"]["loupe"]["command"] == exe and cur["mcpServers"]["b"] == {"command": "b"}
-    assert get(ctx, CODEX) == f'[mcp_servers.loupe]\n# mine\ncommand = "{exe}"\nargs = ["mcp"]\nstartup_timeout_sec = 30\n'
+    assert get(ctx, CODEX) == (f'[mcp_servers.loupe]\nenv = {{ LOUPE_AUTO_SYNC = "1", LOUPE_HOME = '
+                               f'"{ctx.home}" }}\n# mine\ncommand = "{exe}"\nargs = ["mcp"]\n'
+                               'startup_timeout_sec = 30\n'), get(ctx, CODEX)
+    # Opting out of auto-sync at install time is written too; an env the user keeps as a
+    # [mcp_servers.loupe.env] table is left alone.
+    r = ctx.ok("install", "--client", "cursor", env={"LOUPE_AUTO_SYNC": "0"})
+    assert json.loads(get(ctx, CURSOR))["mcpServers"]["loupe"]["env"]["LOUPE_AUTO_SYNC"] == "0"
+    mine = f'[mcp_servers.loupe]\ncommand = "{exe}"\nargs = ["mcp"]\n\n[mcp_servers.loupe.env]\nX = "1"\n'
+    put(ctx, CODEX, mine)
+    r = ctx.ok("install", "--client", "codex")
+    assert "unchanged" in r.out and get(ctx, CODEX) == mine, (r, get(ctx, CODEX))
 
 
 def test_dry_run_writes_nothing(ctx):
@@ -150,7 +175,7 @@ def test_dry_run_writes_nothing(ctx):
     for rel, text in FIXTURES.items():
         assert get(ctx, rel) == text
         d = os.path.dirname(home(ctx, rel))
-        assert not [f for f in os.listdir(d) if ".loupe-backup-" in f]
+        assert not [f for f in os.listdir(d) if ".loupe-backup" in f]
     assert not os.path.exists(os.path.join(ctx.home, "install.json"))
 
 
@@ -183,6 +208,19 @@ def test_doctor_reports_and_explains(ctx):
     ctx.ok("install", "--client", "cursor")
     r = ctx.run("doctor", env={"PATH": "/nonexistent"})
     assert r.rc == 0 and "runs " + os.path.realpath(ctx.loupe) in r.out, r
+    # doctor starts the configured server and completes an MCP round trip.
+    assert "answered initialize and tools/list (" in r.out, r
+    # An executable that is not an MCP server fails the round trip, with what happened.
+    fake = ctx.write("fake-loupe", "#!/bin/sh\necho not a server\nexit 3\n")
+    os.chmod(fake, 0o755)
+    put(ctx, CURSOR, json.dumps({"mcpServers": {"loupe": {"command": fake, "args": ["mcp"]}}}))
+    r = ctx.run("doctor", env={"PATH": "/nonexistent"})
+    assert r.rc == 1 and "exited before answering initialize (exit status 3)" in r.out, r
+    # A client file that does not parse is reported as such, not as "no loupe server".
+    put(ctx, CURSOR, '{"mcpServers": {"loupe": {"command": "x"},,}}')
+    r = ctx.run("doctor", env={"PATH": "/nonexistent"})
+    assert r.rc == 1 and "FAIL  cursor" in r.out and "cannot read" in r.out, r
+    assert "line 1, column" in r.out and "no loupe server" not in r.out, r
     # A state folder that cannot be written is a problem with a fix.
     blocker = ctx.write("blocker", "a file, not a folder")
     r = ctx.run("doctor", env={"PATH": "/nonexistent", "LOUPE_HOME": blocker + "/state"})

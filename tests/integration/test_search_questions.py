@@ -178,3 +178,39 @@ def test_stdin_takes_a_text_longer_than_the_command_line(ctx):
     r = ctx.ok("search", "--path", root, "--stdin", input="zzqqxx " * 5000)
     first = r.out.splitlines()[0]
     assert first.startswith("no results for 'zzqqxx") and len(first) < 200, first
+
+
+def test_an_area_prefix_prefers_the_files_it_names(ctx):
+    root = make_repo(ctx)
+    ctx.write("src/cache.py", '''def evict(table):
+    """Drop the entries past their age."""
+    return table
+''', root=root)
+    ctx.write("src/store.py", '''def purge_expired_entries(table):
+    """Drop expired entries from the table, expired meaning past their age."""
+    return table
+''', root=root)
+    ctx.write("lib/net/http/conn.py", '''def close_stale(table):
+    """Drop the old entries of the connection table."""
+    return table
+''', root=root)
+    ctx.ok("sync", root)
+    # Without an area, the store's function (more of the words) comes first.
+    doc = search(ctx, root, "drop expired entries")
+    assert doc["results"][0]["owner"]["file"] == "src/store.py", doc
+    # "cache: ..." names src/cache.py; the same word later in the text does not.
+    doc = search(ctx, root, "cache: drop expired entries")
+    top = doc["results"][0]
+    assert top["owner"]["file"] == "src/cache.py", doc
+    assert "path" in top["channels"], top
+    doc = search(ctx, root, "drop expired entries from the cache")
+    assert doc["results"][0]["owner"]["file"] != "src/cache.py", doc
+    # A folder path as the area: its files.
+    doc = search(ctx, root, "net/http: drop expired entries")
+    assert doc["results"][0]["owner"]["file"] == "lib/net/http/conn.py", doc
+    # An area naming more than 64 files and a quarter of all says nothing.
+    for i in range(65):
+        ctx.write(f"src/part{i}/cache.py", f"def f{i}():\n    return {i}\n", root=root)
+    ctx.ok("sync", root)
+    doc = search(ctx, root, "cache: drop expired entries")
+    assert doc["results"][0]["owner"]["file"] == "src/store.py", doc

@@ -112,7 +112,7 @@ def test_bad_operators_are_errors(ctx):
                           (["user", "path:"], "needs a value"),
                           (["user", "path:\"src"], "unterminated quote"),
                           (["-lang:go", "user"], "only path: can be negated"),
-                          (["lang:go"], "no words")):
+                          (["kind:function"], "no words")):
         r = ctx.run("search", "--json", "--path", root, "--", *words)
         assert r.rc != 0, (words, r)
         assert needle in r.out + r.err, (words, r)
@@ -162,3 +162,97 @@ def test_channel_switches(ctx):
     assert doc["results"], doc
     assert (any("dense" in r["channels"] for r in doc["results"])
             or any(w.startswith("dense_channel_absent") for w in doc["warnings"])), doc
+
+
+def test_filters_alone_list_files(ctx):
+    """A query of path:/lang: filters only lists the files they match (issue 20 item 5)."""
+    from mcp_client import Session
+    root = make_repo(ctx)
+    for i in range(4):
+        ctx.write(f"src/extra{i}.py", f"def helper{i}():\n    return {i}\n\n\nclass K{i}:\n    pass\n",
+                  root=root)
+    ctx.ok("sync", root)
+    # path: alone: every file under src/, in path order, with size, lines and top symbols.
+    doc = search(ctx, root, "path:src/**")
+    files = [r["file"] for r in doc["results"]]
+    assert files == sorted(files) and files[0] == "src/extra0.py", files
+    assert set(files) == {"src/extra0.py", "src/extra1.py", "src/extra2.py", "src/extra3.py",
+                          "src/session.go", "src/users.py"}, files
+    users = next(r for r in doc["results"] if r["file"] == "src/users.py")
+    size = len(FILES["src/users.py"].encode())
+    assert users["fileSize"] == size and users["owner"]["endLine"] == 14, users
+    assert users["fileOwners"] == 2 and "path" in users["channels"], users
+    assert [o["symbol"] for o in users["owners"]] == ["UserStore", "parse_args"], users
+    assert users["owners"][0]["id"].startswith("sym:"), users
+    assert doc["confidence"] == 1.0 and doc["warnings"] == [], doc
+    # lang: alone, and kind: to keep files that define such symbols.
+    doc = search(ctx, root, "lang:go")
+    assert [r["file"] for r in doc["results"]] == ["src/session.go"], doc
+    doc = search(ctx, root, "path:src/**", "kind:class")
+    assert [r["file"] for r in doc["results"]] == ["src/extra0.py", "src/extra1.py",
+                                                   "src/extra2.py", "src/extra3.py",
+                                                   "src/users.py"], doc
+    assert all(o["kind"] == "class" for r in doc["results"] for o in r["owners"]), doc
+    # More files than the limit: the first ones, a count, and the rest by continuation.
+    r = ctx.ok("search", "--json", "--limit", "2", "--path", root, "--", "path:src/*.py")
+    page = r.json()
+    assert [x["file"] for x in page["results"]] == ["src/extra0.py", "src/extra1.py"], page
+    handle = page["pagination"]["continuation"]
+    more = ctx.ok("more", "--json", handle).json()
+    assert [x["file"] for x in more["results"]][:2] == ["src/extra2.py", "src/extra3.py"], more
+    assert more["results"][0]["fileSize"] > 0, more
+    # Nothing matches: an empty answer that says so.
+    doc = search(ctx, root, "path:nowhere/**")
+    assert doc["results"] == [] and any("no_files_match" in w for w in doc["warnings"]), doc
+    # Plain output: one line per file with its size, then its first symbols.
+    r = ctx.ok("search", "--path", root, "--", "path:src/users.py")
+    assert f"1. src/users.py  (14 lines, {size} bytes, 2 top-level symbols)" in r.out, r
+    # The same over MCP.
+    s = Session(ctx)
+    a = s.call("search_codebase", {"path": root, "query": "path:src/*.go"})
+    assert [x["file"] for x in a["results"]] == ["src/session.go"], a
+    assert a["results"][0]["fileSize"] == len(FILES["src/session.go"].encode()), a
+    s.close()
+
+
+def test_regex_operator_greps_with_owners(ctx):
+    """regex:PATTERN: the matching lines of the indexed text, each with its owner (issue 20
+    item 5); bounded, and errors say how to fix the pattern."""
+    from mcp_client import Session
+    root = make_repo(ctx)
+    doc = search(ctx, root, r'regex:"def \w+_user\("')
+    got = [(r["owner"]["file"], r["owner"]["symbol"], r["snippetStartLine"]) for r in doc["results"]]
+    assert got == [("src/users.py", "load_user", 3), ("src/users.py", "delete_user", 7)], doc
+    assert all(r["channels"] == ["regex"] for r in doc["results"]), doc
+    assert "4| def load_user(self, user_id):" in doc["results"][0]["snippet"].replace("    def", "def"), doc
+    assert doc["confidence"] == 1.0 and doc["warnings"] == [], doc
+    # Filters narrow it.
+    doc = search(ctx, root, "regex:^package", "lang:go")
+    assert [(r["owner"]["file"], r["owner"]["kind"]) for r in doc["results"]] == \
+        [("src/session.go", "package")], doc
+    doc = search(ctx, root, "regex:token", "path:docs/**")
+    assert doc["results"] == [], doc
+    # More lines than the limit: the first ones and a warning.
+    r = ctx.ok("search", "--json", "--limit", "1", "--path", root, "--", "regex:return")
+    page = r.json()
+    assert len(page["results"]) == 1 and page["pagination"]["continuation"], page
+    # A pattern with catastrophic backtracking is stopped per file, and said.
+    ctx.write("src/slow.txt", "a" * 4000 + "!\n", root=root)
+    ctx.ok("sync", root)
+    doc = search(ctx, root, 'regex:"^(a|aa)+$"')
+    assert any(w.startswith("regex_too_costly:") for w in doc["warnings"]), doc
+    # A line outside any symbol is a file region.
+    doc = search(ctx, root, "regex:^a{10}", "path:src/slow.txt", scope="mixed")
+    assert [(r["owner"]["file"], r["owner"]["kind"], r["owner"]["startLine"])
+            for r in doc["results"]] == [("src/slow.txt", "file", 1)], doc
+    # Errors: a pattern that does not compile, words beside regex:, two regexes.
+    for words, needle in (([r"regex:[unclosed"], "does not compile at offset"),
+                          (["regex:x", "token"], "takes no words"),
+                          (["regex:x", "regex:y"], "one regex: per query")):
+        r = ctx.run("search", "--json", "--path", root, "--", *words)
+        assert r.rc != 0 and needle in r.out + r.err, (words, r)
+    # Over MCP.
+    s = Session(ctx)
+    a = s.call("search_codebase", {"path": root, "query": 'regex:"func (Login|RefreshToken)"'})
+    assert [x["owner"]["symbol"] for x in a["results"]] == ["RefreshToken", "Login"], a
+    s.close()

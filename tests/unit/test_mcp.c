@@ -278,6 +278,7 @@ static int toml_roundtrip(lp_t *t, const char *orig)
 {
     int ok = 0;
     static const char *const args[] = {"mcp", NULL};
+    static const char *const env[] = {"LOUPE_AUTO_SYNC", "1", NULL};
     lp_buf out, back, cmd;
     lp_buf_init(&out, 0);
     lp_buf_init(&back, 0);
@@ -286,16 +287,17 @@ static int toml_roundtrip(lp_t *t, const char *orig)
     lp_edit_created cr;
     lp_error err = {0};
     T_CHECK_OK(lp_toml_set_server(orig, strlen(orig), "mcp_servers.loupe", "/a \"b\"/loupe",
-                                  args, &out, &res, &cr, &err),
+                                  args, env, &out, &res, &cr, &err),
                &err);
     T_CHECK(res == LP_EDIT_ADDED);
-    T_CHECK(lp_toml_get_command(out.ptr, out.len, "mcp_servers.loupe", &cmd));
+    T_CHECK(strstr(out.ptr, "env = { LOUPE_AUTO_SYNC = \"1\" }\n") != NULL);
+    T_CHECK(lp_toml_get_command(out.ptr, out.len, "mcp_servers.loupe", &cmd, NULL));
     T_CHECK_STR(cmd.ptr, "/a \"b\"/loupe");
     lp_buf again;
     lp_buf_init(&again, 0);
     lp_edit_created cr2;
-    lp_toml_set_server(out.ptr, out.len, "mcp_servers.loupe", "/a \"b\"/loupe", args, &again,
-                       &res, &cr2, &err);
+    lp_toml_set_server(out.ptr, out.len, "mcp_servers.loupe", "/a \"b\"/loupe", args, env,
+                       &again, &res, &cr2, &err);
     lp_buf_release(&again);
     T_CHECK(res == LP_EDIT_UNCHANGED);
     T_CHECK_OK(lp_toml_remove_server(out.ptr, out.len, "mcp_servers.loupe", cr.prefix, &back,
@@ -332,7 +334,7 @@ T_TEST(install_toml_refuses_other_forms)
                            "mcp_servers.loupe.command = \"x\"\n"};
     for (size_t i = 0; i < LP_ARRAY_LEN(forms); i++)
         T_CHECK_MSG(lp_toml_set_server(forms[i], strlen(forms[i]), "mcp_servers.loupe", "/l",
-                                       args, &out, &res, &cr, &err) == LP_EINVAL,
+                                       args, NULL, &out, &res, &cr, &err) == LP_EINVAL,
                     "accepted %s", forms[i]);
 done:
     lp_buf_release(&out);

@@ -339,6 +339,49 @@ done:
     lp_arena_release(&a);
 }
 
+T_TEST(query_area_prefix)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_search_query q;
+    /* "area: subject", a word or a slash path, with leading blanks; its word stays a word. */
+    T_CHECK_OK(parse(&a, "  net/http/: close idle connections", &q, &err), &err);
+    T_CHECK_STR(q.area, "net/http");
+    T_CHECK_OK(parse(&a, "pathlib: extract a function", &q, &err), &err);
+    T_CHECK_STR(q.area, "pathlib");
+    T_CHECK_STR(q.words[0], "pathlib:");
+    /* Not an area: no blank after the colon, a URL, digits only, a colon later on. */
+    const char *none[] = {"cache:drop it", "http://x.org/a: b", "42: answer", "fix the cli: now",
+                          "a: b", "pathlib:"};
+    for (size_t i = 0; i < LP_ARRAY_LEN(none); i++) {
+        T_CHECK_OK(parse(&a, none[i], &q, &err), &err);
+        T_CHECK(q.area == NULL);
+    }
+done:
+    lp_arena_release(&a);
+}
+
+T_TEST(query_regex_operator)
+{
+    lp_arena a;
+    lp_arena_init(&a, 0);
+    lp_error err;
+    lp_search_query q;
+    T_CHECK_OK(parse(&a, "regex:\"func \\w+ \\(\" path:src/**", &q, &err), &err);
+    T_CHECK_STR(q.regex, "func \\w+ \\(");
+    T_CHECK_INT(q.npaths, 1);
+    T_CHECK(!lp_search_query_has_terms(&q));
+    T_CHECK_OK(parse(&a, "regex:^import", &q, &err), &err);
+    T_CHECK_STR(q.regex, "^import");
+    T_CHECK(parse(&a, "regex:a regex:b", &q, &err) == LP_EINVAL);
+    T_CHECK(strstr(err.msg, "one regex: per query") != NULL);
+    T_CHECK(parse(&a, "regex:", &q, &err) == LP_EINVAL);
+    T_CHECK(strstr(err.msg, "needs a value") != NULL);
+done:
+    lp_arena_release(&a);
+}
+
 T_TEST(query_path_globs)
 {
     lp_arena a;

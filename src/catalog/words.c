@@ -32,6 +32,7 @@
  * channel and say so with a word_channel_absent warning.
  */
 #include "catalog/catalog_int.h"
+#include "core/settings.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -212,7 +213,7 @@ static lp_error default_err;
 
 static void default_load(void)
 {
-    const char *env = getenv("LOUPE_CATALOG_WORDS");
+    const char *env = lp_setting_str(LP_SET_CATALOG_WORDS);
     if (env && *env) {
         if (!strcmp(env, "none")) {
             lp_error_set(&default_err, LP_ENOENT,

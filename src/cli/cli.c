@@ -5,8 +5,7 @@
 
 #include "cli/cli_int.h"
 
-#include "lang/lang.h"
-#include "embed/embed.h"
+#include "api/api.h"
 
 #include <unistd.h>
 
@@ -38,6 +37,7 @@ extern const lp_cli_cmd lp_cmd_trace;
 extern const lp_cli_cmd lp_cmd_refs;
 extern const lp_cli_cmd lp_cmd_changes;
 extern const lp_cli_cmd lp_cmd_arch;
+extern const lp_cli_cmd lp_cmd_debug_settings;
 
 /* The command table: one line per command, in the order --help lists them. */
 static const lp_cli_cmd *const commands[] = {
@@ -68,6 +68,7 @@ static const lp_cli_cmd *const commands[] = {
     &lp_cmd_embed,
     &lp_cmd_refs_dump,
     &lp_cmd_graph_dump,
+    &lp_cmd_debug_settings,
 };
 
 int lp_cli_exit_code(lp_status s)
@@ -194,11 +195,13 @@ static int usage(FILE *out)
     return out == stdout ? LP_EXIT_OK : LP_EXIT_USAGE;
 }
 
-int lp_cli_main(int argc, char **argv)
+/* The process's engine: made once by lp_cli_main, before any command runs. */
+static lp_engine *cli_engine;
+
+lp_engine *lp_cli_engine(void) { return cli_engine; }
+
+static int dispatch(int argc, char **argv)
 {
-    lp_log_init_from_env();
-    lp_lang_init(); /* tree-sitter allocates through lp_xmalloc (clean out-of-memory exit) */
-    lp_embed_register_fingerprint(); /* the model's identity enters the fingerprint */
     if (argc < 2)
         return usage(stderr);
     const char *name = argv[1];
@@ -215,4 +218,20 @@ int lp_cli_main(int argc, char **argv)
     }
     fprintf(stderr, "loupe: unknown command '%s'; run 'loupe --help' for the list\n", name);
     return LP_EXIT_USAGE;
+}
+
+int lp_cli_main(int argc, char **argv)
+{
+    lp_log_init_from_env(); /* the environment's level while the configuration is read */
+    /* Configuration read once (environment, loupe.toml), the embedding identity in the
+     * fingerprint, the state folder: the engine owns them, as it does for a library
+     * caller. Lenient: a state folder that cannot be found is reported by the commands
+     * that need one. */
+    lp_error err = {0};
+    if (lp_engine_open(NULL, true, &cli_engine, &err) != LP_OK)
+        return lp_cli_fail(&err, false);
+    int code = dispatch(argc, argv);
+    lp_engine_free(cli_engine);
+    cli_engine = NULL;
+    return code;
 }

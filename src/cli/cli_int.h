@@ -59,6 +59,8 @@ bool lp_cli_stderr_is_tty(void);
 /* The root for a command: with must_be_indexed, the indexed root containing path (or the
  * current folder when path is NULL); otherwise path itself, resolved and checked for
  * broadness. */
+/* The process's engine (src/api), made by lp_cli_main before any command runs. Borrowed. */
+lp_engine *lp_cli_engine(void);
 lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad,
                           lp_buf *root, lp_error *err);
 /* Bytes that are not UTF-8 in plain output (docs/ARCHITECTURE.md, "Bytes that are not
@@ -95,6 +97,6 @@ struct json_t *lp_cli_pagination_json(size_t offset, size_t shown, size_t frozen
 void lp_cli_search_print(const struct lp_search_group *groups, size_t from, size_t n);
 void lp_cli_more_hint(size_t left, const char *handle);
 
-#define LOUPE_VERSION "0.1.0"
+/* LOUPE_VERSION: src/loupe.h (through core.h) */
 
 #endif

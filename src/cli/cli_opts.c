@@ -3,6 +3,7 @@
  */
 #include "cli/cli_int.h"
 
+#include "api/api.h"
 #include "index/index.h"
 
 #include "core/json.h"
@@ -47,30 +48,7 @@ int lp_cli_unknown_option(const char *cmd, const char *arg)
 lp_status lp_cli_root_for(const char *path, bool must_be_indexed, bool allow_broad, lp_buf *root,
                           lp_error *err)
 {
-    lp_buf abs;
-    lp_buf_init(&abs, 0);
-    lp_status rc;
-    if (!path) {
-        char cwd[LP_PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd)) {
-            rc = lp_error_set(err, LP_EIO, "cannot read the current folder");
-            goto done;
-        }
-        path = cwd;
-        rc = lp_path_real(cwd, &abs, err);
-    } else {
-        rc = lp_path_real(path, &abs, err);
-    }
-    if (rc)
-        goto done;
-    if (must_be_indexed) {
-        rc = lp_store_find_root(abs.ptr, root, err);
-        goto done;
-    }
-    rc = lp_index_resolve_root(abs.ptr, allow_broad, root, err);
-done:
-    lp_buf_release(&abs);
-    return rc;
+    return lp_engine_root_for(lp_cli_engine(), path, must_be_indexed, allow_broad, root, err);
 }
 
 /* True when p has a control character: shown raw, a newline in a file name would forge a

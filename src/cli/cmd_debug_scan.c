@@ -7,6 +7,7 @@
  * Merkle root. Benchmarks (bench/scan.sh) and tests call it; it writes nothing.
  */
 #include "cli/cli_int.h"
+#include "core/settings.h"
 #include "scan/scan.h"
 
 #include "core/json.h"
@@ -39,18 +40,12 @@ static const char usage_text[] =
     "  --no-default-ignores  do not skip node_modules, .venv, __pycache__ and the like\n"
     "  --allow-broad-root    accept /, $HOME and the state folder as ROOT\n";
 
-/* The state folder: $LOUPE_HOME, else $XDG_STATE_HOME/loupe, else ~/.local/state/loupe. */
+/* The state folder by the one rule (core/settings.c); none when it cannot be found (the
+ * scan then has no state folder to leave out, and indexing would say why). */
 static void state_dir(lp_buf *out)
 {
-    const char *v = getenv("LOUPE_HOME");
-    lp_buf_reset(out);
-    if (v && *v) {
-        lp_buf_puts(out, v);
-    } else if ((v = getenv("XDG_STATE_HOME")) && *v) {
-        lp_buf_printf(out, "%s/loupe", v);
-    } else if ((v = getenv("HOME")) && *v) {
-        lp_buf_printf(out, "%s/.local/state/loupe", v);
-    }
+    if (lp_settings_state_dir(out, NULL) != LP_OK)
+        lp_buf_reset(out);
 }
 
 static void hash_all(scan_run *r, lp_error *err)

@@ -6,6 +6,8 @@
  */
 #include "cli/cli_int.h"
 
+#include "api/api.h"
+
 #include "index/index.h"
 
 #include <getopt.h>
@@ -177,7 +179,7 @@ static int run_build(lp_index_op op, const char *name, int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     lp_index_report rep;
-    rc = lp_index_run(root.ptr, &opts, &rep, &err);
+    rc = lp_engine_index_run(lp_cli_engine(), root.ptr, &opts, &rep, &err);
     if (ps.drawn)
         fprintf(stderr, "\r\033[K");
     if (rc == LP_ECANCELED) {

@@ -10,6 +10,7 @@
  */
 #include "cli/cli_int.h"
 #include "cli/install.h"
+#include "core/settings.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -141,8 +142,9 @@ bool lp_client_detected(const lp_client *c)
 const char *const *lp_client_env(void)
 {
     static const char *env[5];
-    const char *sync = getenv("LOUPE_AUTO_SYNC");
-    const char *home = getenv("LOUPE_HOME");
+    /* the settings this process runs with (environment or loupe.toml: core/settings.h) */
+    const char *sync = lp_setting_str(LP_SET_AUTO_SYNC);
+    const char *home = lp_setting_str(LP_SET_HOME);
     size_t n = 0;
     env[n++] = "LOUPE_AUTO_SYNC";
     env[n++] = sync && *sync ? sync : "1";

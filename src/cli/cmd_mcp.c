@@ -4,6 +4,7 @@
  * stdout carries protocol messages only; everything else goes to stderr.
  */
 #include "catalog/catalog.h"
+#include "core/settings.h"
 #include "cli/cli_int.h"
 #include "mcp/mcp.h"
 
@@ -20,17 +21,16 @@ static bool parse_num(const char *cmd, const char *opt, const char *v, uint64_t 
     return true;
 }
 
-static bool env_num(const char *name, uint64_t max, uint64_t *out)
+/* A number setting the server takes when set (0 and unset: the server's default). */
+static bool env_num(lp_setting_id id, uint64_t *out)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return false;
-    if (!lp_parse_u64(lp_str_c(v), out) || *out > max) {
-        fprintf(stderr, "loupe mcp: ignoring %s=%s (not a whole number up to %llu)\n", name, v,
-                (unsigned long long)max);
-        return false;
+    int got = lp_setting_u64_get(id, out);
+    if (got < 0) {
+        const lp_setting_def *d = lp_setting_def_of(id);
+        fprintf(stderr, "loupe mcp: ignoring %s=%s (not a whole number up to %llu)\n", d->env,
+                lp_setting_str(id), (unsigned long long)d->max);
     }
-    return true;
+    return got == 1;
 }
 
 /* Load every --tool-catalog file into one catalog (all or nothing: a file that fails stops
@@ -66,14 +66,13 @@ static int run(int argc, char **argv)
     lp_error err = {0};
     int code = LP_EXIT_OK;
     uint64_t n;
-    if (env_num("LOUPE_MCP_WORKERS", LP_MCP_MAX_WORKERS, &n))
+    if (env_num(LP_SET_MCP_WORKERS, &n))
         opt.workers = (unsigned)n;
-    if (env_num("LOUPE_MCP_MAX_RESULT_BYTES", (uint64_t)64 << 20, &n))
+    if (env_num(LP_SET_MCP_MAX_RESULT_BYTES, &n))
         opt.max_result_bytes = (size_t)n;
-    if (env_num("LOUPE_MCP_CALL_TIMEOUT_MS", 86400000u, &n))
+    if (env_num(LP_SET_MCP_CALL_TIMEOUT_MS, &n))
         opt.call_timeout_ms = (unsigned)n;
-    const char *tt = getenv("LOUPE_MCP_TEST_TOOLS");
-    opt.test_tools = tt && !strcmp(tt, "1");
+    opt.test_tools = lp_setting_bool(LP_SET_MCP_TEST_TOOLS);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

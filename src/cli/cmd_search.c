@@ -2,7 +2,9 @@
  * cmd_search.c: `loupe search QUERY`.
  */
 #include "cli/cli_int.h"
+#include "core/settings.h"
 
+#include "api/api.h"
 #include "index/index.h"
 #include "search/search.h"
 
@@ -280,7 +282,6 @@ static int run(int argc, char **argv)
     lp_error err = {0};
     lp_buf root;
     lp_buf_init(&root, 0);
-    lp_store *st = NULL;
     lp_arena arena;
     lp_arena_init(&arena, 0);
     int code = LP_EXIT_OK;
@@ -294,37 +295,12 @@ static int run(int argc, char **argv)
     lp_status rc = lp_search_scope_parse(lp_str_c(scope_arg), &req.scope, &err);
     if (!rc)
         rc = lp_cli_root_for(root_arg, true, false, &root, &err);
-    if (!rc)
-        rc = lp_store_open(root.ptr, LP_STORE_READ, &st, &err);
     lp_search_result res;
     bool no_continuation = false; /* more results, but no handle for them */
+    /* open, pin, check the publication, search, freeze: one engine call */
     if (!rc)
-        rc = lp_store_pin(st, &err);
-    if (!rc) {
-        lp_publication pub;
-        rc = lp_store_current(st, &pub, &err);
-        if (!rc && pub.id == 0)
-            rc = lp_error_set(&err, LP_ENOTINDEXED, "%s has no publication yet; run 'loupe index'",
-                              root.ptr);
-        else if (!rc && !lp_publication_compatible(&pub)) {
-            lp_fingerprint_explain(&pub, root.ptr, false, err.msg, sizeof err.msg);
-            rc = err.code = LP_EREINDEX;
-        }
-        if (!rc)
-            rc = lp_search_run(st, &req, &arena, &res, &err);
-        if (!rc && res.ngroups > limit) {
-            /* A continuation that cannot be written (a full disk) is a warning: the search
-             * itself read nothing it could not read. */
-            lp_error ferr = {0};
-            if (lp_search_freeze(root.ptr, &req, &res, (uint32_t)limit, (uint32_t)limit,
-                                 &handle, NULL, &ferr) != LP_OK) {
-                lp_search_continuation_unavailable(&res, &arena, (size_t)limit, &ferr);
-                lp_buf_reset(&handle);
-                no_continuation = true;
-            }
-        }
-        lp_store_unpin(st);
-    }
+        rc = lp_engine_search_run(lp_cli_engine(), root.ptr, &req, (uint32_t)limit, &arena, &res,
+                                  &handle, &no_continuation, &err);
     if (rc) {
         code = lp_cli_fail(&err, json);
         goto done;
@@ -349,7 +325,7 @@ static int run(int argc, char **argv)
         json_object_set_new(j, "liveResults", json_integer(res.nlive));
         json_object_set_new(j, "groupBy", lp_json_textz(lp_search_grouping_name(res.group)));
         json_object_set_new(j, "confidence", json_real(round(res.confidence * 1000.0) / 1000.0));
-        if (getenv("LOUPE_SEARCH_FEATURES")) { /* for bench/quality/confidence.py */
+        if (lp_setting_bool(LP_SET_SEARCH_FEATURES)) { /* for bench/quality/confidence.py */
             json_t *f = json_object();
             const char *const *names = lp_search_conf_names();
             for (size_t i = 0; i < LP_CONF_NFEAT; i++)
@@ -381,7 +357,6 @@ static int run(int argc, char **argv)
     }
 done:
     lp_buf_release(&handle);
-    lp_store_close(st);
     lp_buf_release(&query);
     lp_buf_release(&root);
     lp_arena_release(&arena);

@@ -32,39 +32,9 @@
  * The numeric values are stable (they appear in logs); lp_status_code() gives the stable
  * snake_case code that JSON outputs and exit paths use.
  */
-typedef enum lp_status {
-    LP_OK = 0,
-    LP_ERROR = -1,         /* generic failure; msg says what */
-    LP_ENOMEM = -2,        /* memory limit reached (never plain malloc failure: that aborts) */
-    LP_EINVAL = -3,        /* bad argument or input */
-    LP_ENOENT = -4,        /* file, root, symbol or handle not found */
-    LP_EIO = -5,           /* read/write failure */
-    LP_ETOOBIG = -6,       /* input past a documented limit */
-    LP_EBUSY = -7,         /* another writer owns the root */
-    LP_EPATH = -8,         /* path refused: outside the root, escape, NUL, too long */
-    LP_ECORRUPT = -9,      /* stored state is damaged */
-    LP_ECANCELED = -10,    /* operation cancelled */
-    LP_ENOTINDEXED = -11,  /* root has no publication */
-    LP_EREINDEX = -12,     /* publication fingerprint differs from this binary */
-    LP_EAMBIGUOUS = -13,   /* a name resolves to several things */
-    LP_EUNSUPPORTED = -14, /* not supported for this language/input */
-    LP_EBROADROOT = -15,   /* root is /, $HOME or the state directory */
-    LP_EEXPIRED = -16,     /* continuation handle expired or drifted */
-    LP_ESQL = -17,         /* SQLite failure */
-    LP_EEXIST = -18,       /* already exists */
-    LP_EUSAGE = -19,       /* command-line usage error */
-    LP_ELIMIT = -20,       /* a process or system limit was reached (open files, kernel
-                              memory, file size): not a property of the input; retry after
-                              raising the limit the message names */
-    LP_ENOSPC = -21,       /* no space left on the device (or quota) */
-} lp_status;
-
-#define LP_ERROR_MSG_MAX 256
-
-typedef struct lp_error {
-    lp_status code;
-    char msg[LP_ERROR_MSG_MAX];
-} lp_error;
+/* lp_status, lp_error and LP_ERROR_MSG_MAX are part of the public contract: src/loupe.h
+ * defines them (it includes nothing of ours, so it can be installed alone). */
+#include "loupe.h"
 
 /* Stable snake_case name of a status ("ok", "path_refused", ...). Never NULL. */
 const char *lp_status_code(lp_status s);
@@ -78,6 +48,13 @@ lp_status lp_error_setv(lp_error *err, lp_status code, const char *fmt, va_list 
 /* Prefix the existing message with context: "context: old message". */
 void lp_error_prefix(lp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lp_error_clear(lp_error *err);
+/* A finer stable code than the status (e.g. "continuation_expired"); lp_error_set clears
+ * it. reason is copied (cut to the field). */
+void lp_error_set_reason(lp_error *err, const char *reason);
+/* The stable reason: the one set, else lp_status_code(err->code). Never NULL. */
+const char *lp_error_reason(const lp_error *err);
+/* Fill err->reason from the status when no finer reason was set (public API exits). */
+void lp_error_finish(lp_error *err);
 
 /* errno classes. A resource error (EMFILE, ENFILE, ENOMEM, ENOBUFS, EFBIG) says nothing
  * about the file being opened or read: it must never be recorded as a property of that file

@@ -48,6 +48,7 @@ lp_status lp_error_setv(lp_error *err, lp_status code, const char *fmt, va_list 
 {
     if (err) {
         err->code = code;
+        err->reason[0] = '\0';
         /* Format in full, then cut where a character ends (a path or a line of source in
          * the message may be any script). */
         char full[4 * LP_ERROR_MSG_MAX];
@@ -182,7 +183,25 @@ void lp_error_clear(lp_error *err)
     if (err) {
         err->code = LP_OK;
         err->msg[0] = '\0';
+        err->reason[0] = '\0';
     }
+}
+
+void lp_error_set_reason(lp_error *err, const char *reason)
+{
+    if (err)
+        snprintf(err->reason, sizeof err->reason, "%s", reason ? reason : "");
+}
+
+const char *lp_error_reason(const lp_error *err)
+{
+    return err->reason[0] ? err->reason : lp_status_code(err->code);
+}
+
+void lp_error_finish(lp_error *err)
+{
+    if (err && err->code && !err->reason[0])
+        lp_error_set_reason(err, lp_status_code(err->code));
 }
 
 static void oom(size_t n)

@@ -4,6 +4,7 @@
  * A line is written with a single write(2) so lines from threads never interleave.
  */
 #include "core/core.h"
+#include "core/settings.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@ bool lp_log_enabled(lp_log_level lv) { return log_level != LP_LOG_OFF && (int)lv
 
 void lp_log_init_from_env(void)
 {
-    const char *v = getenv("LOUPE_LOG");
+    const char *v = lp_setting_str(LP_SET_LOG);
     if (!v || !*v)
         return;
     for (int i = 0; i < (int)LP_ARRAY_LEN(level_names); i++)

@@ -12,6 +12,7 @@
  * 31 MiB without), which therefore makes none.
  */
 #include "core/core.h"
+#include "core/settings.h"
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -35,8 +36,7 @@ size_t lp_mem_tune(size_t reserve_max)
 #ifdef LP_SANITIZER_ALLOCATOR
     return 0; /* the sanitizer's allocator owns the heap: nothing to reserve or advise */
 #endif
-    const char *off = getenv("LOUPE_NO_HUGEPAGES");
-    if (off && *off && strcmp(off, "0") != 0)
+    if (lp_setting_bool(LP_SET_NO_HUGEPAGES))
         return 0;
     /* Under an address-space limit (ulimit -v), reserve at most an eighth of it. */
     size_t reserve = reserve_max;

@@ -7,6 +7,7 @@
  * row. So lookups and embedding never read outside the mapping, whatever file was given.
  */
 #include "embed/embed_int.h"
+#include "core/settings.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -354,7 +355,7 @@ static pthread_mutex_t identity_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void default_load(void)
 {
-    const char *env = getenv("LOUPE_EMBED_MODEL");
+    const char *env = lp_setting_str(LP_SET_EMBED_MODEL);
     if (env && *env) {
         if (!strcmp(env, "none")) {
             lp_error_set(&default_err, LP_ENOENT,
@@ -406,7 +407,7 @@ const char *lp_embed_default_identity(void)
         default_identity_set = true;
         uint8_t head[LP_EMBED_HEADER_BYTES];
         size_t n = 0;
-        const char *env = getenv("LOUPE_EMBED_MODEL");
+        const char *env = lp_setting_str(LP_SET_EMBED_MODEL);
         if (env && *env) {
             if (strcmp(env, "none") != 0) {
                 int fd = open(env, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a fifo */

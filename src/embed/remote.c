@@ -18,6 +18,7 @@
  * model's (int8 + scale).
  */
 #include "embed/embed_int.h"
+#include "core/settings.h"
 
 /* Calls go through function pointers, so curl's type-checking macros must not wrap them. */
 #define CURL_DISABLE_TYPECHECK 1
@@ -87,31 +88,26 @@ static lp_error remote_err;
 
 static void remote_load(void)
 {
-    const char *url = getenv("LOUPE_EMBED_URL");
-    if (!url || !*url)
+    const char *url = lp_setting_str(LP_SET_EMBED_URL);
+    if (!url)
         return;
-    const char *model = getenv("LOUPE_EMBED_REMOTE_MODEL");
-    const char *dim = getenv("LOUPE_EMBED_DIM");
-    uint64_t d = 0, to = 15000;
-    if (!model || !*model || !dim || !lp_parse_u64(lp_str_c(dim), &d) || d < 2 ||
-        d > REMOTE_DIM_MAX) {
+    const char *model = lp_setting_str(LP_SET_EMBED_REMOTE_MODEL);
+    uint64_t d = 0, to = lp_setting_u64(LP_SET_EMBED_TIMEOUT_MS);
+    if (!model || lp_setting_u64_get(LP_SET_EMBED_DIM, &d) != 1 || d > REMOTE_DIM_MAX) {
         lp_error_set(&remote_err, LP_EINVAL,
                      "LOUPE_EMBED_URL is set but LOUPE_EMBED_REMOTE_MODEL and LOUPE_EMBED_DIM "
                      "(2..%d) are not both valid; set them or unset LOUPE_EMBED_URL",
                      REMOTE_DIM_MAX);
         return;
     }
-    const char *t = getenv("LOUPE_EMBED_TIMEOUT_MS");
-    if (t && (!lp_parse_u64(lp_str_c(t), &to) || to == 0 || to > 600000))
-        to = 15000;
     if (curl_load(&remote_err))
         return;
     C.curl_global_init(CURL_GLOBAL_DEFAULT);
     lp_embed_remote *r = lp_xcalloc(1, sizeof *r);
     r->url = lp_xstrdup(url);
     r->model = lp_xstrdup(model);
-    const char *key = getenv("LOUPE_EMBED_API_KEY");
-    r->key = key && *key ? lp_xstrdup(key) : NULL;
+    const char *key = lp_setting_str(LP_SET_EMBED_API_KEY);
+    r->key = key ? lp_xstrdup(key) : NULL;
     r->dim = (uint32_t)d;
     r->timeout_ms = (long)to;
     char hex[LP_HASH_HEX];
@@ -137,8 +133,7 @@ lp_status lp_embed_remote_get(const lp_embed_remote **out, lp_error *err)
 
 bool lp_embed_remote_configured(void)
 {
-    const char *url = getenv("LOUPE_EMBED_URL");
-    return url && *url;
+    return lp_setting_str(LP_SET_EMBED_URL) != NULL;
 }
 
 const char *lp_embed_remote_identity(const lp_embed_remote *r) { return r->identity; }

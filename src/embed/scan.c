@@ -7,6 +7,7 @@
  * best (score desc, index asc) and sorts it at the end.
  */
 #include "embed/embed.h"
+#include "core/settings.h"
 
 #include <pthread.h>
 
@@ -93,7 +94,7 @@ static void detect_level(void)
     else if (__builtin_cpu_supports("sse4.1"))
         l = LP_SIMD_SSE41;
 #endif
-    const char *cap = getenv("LOUPE_SIMD");
+    const char *cap = lp_setting_str(LP_SET_SIMD);
     if (cap) {
         lp_simd_level c = !strcmp(cap, "portable") ? LP_SIMD_PORTABLE
                           : !strcmp(cap, "sse41")  ? LP_SIMD_SSE41

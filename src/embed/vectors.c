@@ -7,6 +7,7 @@
  * a search holding an index keeps it valid even when the cache drops it.
  */
 #include "embed/embed_int.h"
+#include "core/settings.h"
 
 #include <pthread.h>
 #include <strings.h>
@@ -24,9 +25,7 @@ bool lp_embed_code_vectors_enabled(void)
 {
     if (lp_embed_remote_configured())
         return true;
-    const char *v = getenv("LOUPE_DENSE");
-    return v && (!strcmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "yes") ||
-                 !strcasecmp(v, "true"));
+    return lp_setting_bool(LP_SET_DENSE);
 }
 
 void lp_embed_register_fingerprint(void)

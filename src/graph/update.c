@@ -19,6 +19,7 @@
  * checks on random edit sequences that the result equals a full rebuild.
  */
 #include "graph/graph_int.h"
+#include "core/settings.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -986,11 +987,9 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
     lp_status irc = lp_store_bulk_indexes_build(st, LP_STORE_IX_REFS, err);
     if (irc)
         return irc;
-    const char *nog = getenv("LOUPE_TEST_NO_GRAPH");
-    if (nog && *nog && strcmp(nog, "0") != 0)
+    if (lp_setting_bool(LP_SET_TEST_NO_GRAPH))
         return lp_store_exec(st, "DELETE FROM edges; DELETE FROM notes;", err);
-    const char *force = getenv("LOUPE_TEST_GRAPH_FULL");
-    if (force && *force && strcmp(force, "0") != 0)
+    if (lp_setting_bool(LP_SET_TEST_GRAPH_FULL))
         full = true;
     if (!full && nchanges == 0)
         return LP_OK;

@@ -11,6 +11,7 @@
  * publication row; any failure or cancel rolls back and the previous publication stays.
  */
 #include "index/index_int.h"
+#include "core/settings.h"
 
 #include "embed/embed.h"
 #include "graph/graph.h"
@@ -726,23 +727,14 @@ static unsigned worker_count(const lp_index_opts *opts, uint64_t budget_bytes)
  * difference is milliseconds there, and the incremental path keeps its coverage. */
 static bool rebuild_pays(size_t stored, size_t touched)
 {
-    uint64_t pct = 20, min_files = 1000, v;
-    const char *e = getenv("LOUPE_SYNC_REBUILD_PERCENT");
-    if (e && lp_parse_u64(lp_str_c(e), &v) && v <= 100)
-        pct = v;
-    e = getenv("LOUPE_SYNC_REBUILD_MIN_FILES");
-    if (e && lp_parse_u64(lp_str_c(e), &v))
-        min_files = v;
+    uint64_t pct = lp_setting_u64(LP_SET_SYNC_REBUILD_PERCENT);
+    uint64_t min_files = lp_setting_u64(LP_SET_SYNC_REBUILD_MIN_FILES);
     return pct > 0 && stored >= min_files && stored > 0 && touched * 100 >= pct * stored;
 }
 
 static uint64_t default_limit(void)
 {
-    const char *env = getenv("LOUPE_MAX_TOTAL_BYTES");
-    uint64_t v;
-    if (env && lp_parse_u64(lp_str_c(env), &v) && v > 0)
-        return v;
-    return LP_SCAN_MAX_TOTAL_BYTES;
+    return lp_setting_u64(LP_SET_MAX_TOTAL_BYTES);
 }
 
 /* The searchable-byte limit of this build: --max-total-bytes when given (and remembered
@@ -889,11 +881,10 @@ static lp_status check_cancel(const char *root, const lp_index_opts *opts, lp_er
 }
 
 /* Test hook: sleep LOUPE_TEST_PAUSE_<what>_MS milliseconds (tests send a signal then). */
-static void test_pause(const char *var)
+static void test_pause(lp_setting_id var)
 {
-    const char *v = getenv(var);
-    uint64_t ms = 0;
-    if (v && lp_parse_u64(lp_str_c(v), &ms) && ms)
+    uint64_t ms = lp_setting_u64(var);
+    if (ms)
         usleep((useconds_t)LP_MIN(ms, 10000u) * 1000u);
 }
 
@@ -1127,10 +1118,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     }
     uint64_t done_items = 0;
     /* Test hook: slow the writer down so tests can kill or race a build mid-way. */
-    uint64_t test_delay_us = 0;
-    const char *delay_env = getenv("LOUPE_TEST_WRITE_DELAY_US");
-    if (delay_env)
-        lp_parse_u64(lp_str_c(delay_env), &test_delay_us);
+    uint64_t test_delay_us = lp_setting_u64(LP_SET_TEST_WRITE_DELAY_US);
     result *r;
     while ((r = queue_pop(&b))) {
         if (test_delay_us)
@@ -1230,10 +1218,10 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         rep->partial = cur.partial;
     }
     /* Test hook: a crash between the last write and the commit must lose nothing. */
-    if (getenv("LOUPE_TEST_CRASH_BEFORE_COMMIT"))
+    if (lp_setting_bool(LP_SET_TEST_CRASH_BEFORE_COMMIT))
         abort();
     rep->ms_publish = (lp_now_ns() - t_phase) / 1000000;
-    test_pause("LOUPE_TEST_PAUSE_BEFORE_COMMIT_MS");
+    test_pause(LP_SET_TEST_PAUSE_BEFORE_COMMIT_MS);
     t_phase = lp_now_ns();
     /* The last cancellation point: past it the publication is committed and stays. */
     if ((rc = check_cancel(root, opts, err)))
@@ -1241,7 +1229,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     rc = lp_store_exec(st, "COMMIT", err);
     in_txn = rc != LP_OK;
     if (!rc)
-        test_pause("LOUPE_TEST_PAUSE_AFTER_COMMIT_MS");
+        test_pause(LP_SET_TEST_PAUSE_AFTER_COMMIT_MS);
     if (!rc && evidence_changed)
         lp_store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
     rep->ms_commit = (lp_now_ns() - t_phase) / 1000000;

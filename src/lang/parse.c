@@ -4,6 +4,7 @@
  * to the chunker (chunk.c). Everything returned lives in the caller's arena.
  */
 #include "lang/lang_int.h"
+#include "core/settings.h"
 #include "lang/refs_int.h"
 
 #include <strings.h>
@@ -69,13 +70,8 @@ static bool too_costly_lines(lp_lang lang, lp_str content)
 
 void lp_parse_budget_default(uint64_t *bytes, uint64_t *ms)
 {
-    uint64_t v;
-    const char *e = getenv("LOUPE_PARSE_BUDGET_MB");
-    *bytes = e && lp_parse_u64(lp_str_c(e), &v) && v <= ((uint64_t)1 << 24)
-                 ? v << 20
-                 : (uint64_t)LP_PARSE_BUDGET_MB << 20;
-    e = getenv("LOUPE_PARSE_BUDGET_MS");
-    *ms = e && lp_parse_u64(lp_str_c(e), &v) ? v : LP_PARSE_BUDGET_MS;
+    *bytes = lp_setting_u64(LP_SET_PARSE_BUDGET_MB) << 20;
+    *ms = lp_setting_u64(LP_SET_PARSE_BUDGET_MS);
 }
 
 static lp_status parse_code_inner(lp_lang lang, lp_str content, const lx_chunk_opts *o,

@@ -7,6 +7,7 @@
  * references come out sorted by start byte (stable), owners index the symbol array.
  */
 #include "lang/refs_int.h"
+#include "core/settings.h"
 
 #include <stdlib.h>
 
@@ -19,8 +20,7 @@ const char *lp_refkind_name(lp_refkind k)
 
 bool lx_refs_disabled(void)
 {
-    const char *e = getenv("LOUPE_TEST_NO_GRAPH");
-    return e && *e && strcmp(e, "0") != 0;
+    return lp_setting_bool(LP_SET_TEST_NO_GRAPH);
 }
 
 uint8_t lx_refs_capture_role(lp_str s, bool *bad)

@@ -10,12 +10,11 @@
  * server records the root as fresh for its new publication.
  */
 #include "mcp/tools_int.h"
+#include "core/settings.h"
 
 #include <sys/stat.h>
 
 #define FRESH_SLOTS 32
-#define DEFAULT_FRESH_TTL_MS 2000u
-#define DEFAULT_AUTO_SYNC_WAIT_MS 5000u
 
 typedef struct fresh_entry {
     char *root; /* NULL: free slot */
@@ -39,14 +38,6 @@ struct lp_tools {
     unsigned auto_sync_wait_ms;
 };
 
-static unsigned env_ms(const char *name, unsigned dflt, unsigned max)
-{
-    const char *v = getenv(name);
-    uint64_t n;
-    if (v && *v && lp_parse_u64(lp_str_c(v), &n) && n <= max)
-        return (unsigned)n;
-    return dflt;
-}
 
 static void op_done(void *ctx, const lp_op_info *op)
 {
@@ -64,10 +55,10 @@ lp_tools *lp_tools_new(void)
     pthread_cond_init(&t->walked, NULL);
     t->ops = lp_ops_new(op_done, t);
     t->pool = lp_store_pool_new(POOL_IDLE_MAX);
-    t->fresh_ttl_ms = env_ms("LOUPE_FRESHNESS_TTL_MS", DEFAULT_FRESH_TTL_MS, 3600000);
-    const char *as = getenv("LOUPE_AUTO_SYNC");
-    t->auto_sync = as && !strcmp(as, "1");
-    t->auto_sync_wait_ms = env_ms("LOUPE_AUTO_SYNC_WAIT_MS", DEFAULT_AUTO_SYNC_WAIT_MS, 600000);
+    /* settings (core/settings.h): the table holds the defaults and bounds */
+    t->fresh_ttl_ms = (unsigned)lp_setting_u64(LP_SET_FRESHNESS_TTL_MS);
+    t->auto_sync = lp_setting_bool(LP_SET_AUTO_SYNC);
+    t->auto_sync_wait_ms = (unsigned)lp_setting_u64(LP_SET_AUTO_SYNC_WAIT_MS);
     return t;
 }
 

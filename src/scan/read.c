@@ -10,6 +10,7 @@
  * O_NONBLOCK keeps a fifo swapped in from blocking the open.
  */
 #include "scan/scan_int.h"
+#include "core/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,9 +112,7 @@ static int open_resolved(int rootfd, const char *root, const char *rel, lp_skip_
 /* LOUPE_TEST_READ_DELAY_US: a pause between chunks (tests of files rewritten mid-read). */
 static unsigned read_delay_us(void)
 {
-    const char *e = getenv("LOUPE_TEST_READ_DELAY_US");
-    uint64_t v;
-    return e && lp_parse_u64(lp_str_c(e), &v) && v <= 1000000 ? (unsigned)v : 0;
+    return (unsigned)lp_setting_u64(LP_SET_TEST_READ_DELAY_US);
 }
 
 /* Read fd into out, at most limit bytes. A failed read(2) gives LP_SKIP_UNREADABLE with

@@ -38,6 +38,7 @@
  * LOUPE_FALLBACK="off:abbrev,compound,segment,prefix,typo" turns parts off, for ablations.
  */
 #include "search/search_int.h"
+#include "core/settings.h"
 
 #include "text/text.h"
 
@@ -66,7 +67,7 @@ static const char *const part_names[] = {"compound", "segment", "prefix", "typo"
 
 static void off_load(void)
 {
-    const char *v = getenv("LOUPE_FALLBACK");
+    const char *v = lp_setting_str(LP_SET_FALLBACK);
     if (!v || strncmp(v, "off:", 4) != 0)
         return;
     lp_str s = lp_str_c(v + 4);

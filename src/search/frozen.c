@@ -13,6 +13,7 @@
  * match its file is unknown (never served).
  */
 #include "search/search.h"
+#include "core/settings.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,21 +63,9 @@ uint32_t lp_search_channel_bit(const char *name)
 /* ------------------------------------------------------------------------------------------
  * Limits (the environment may lower or raise them; tests use short TTLs). */
 
-static uint64_t env_u64(const char *name, uint64_t dflt, uint64_t min)
-{
-    const char *v = getenv(name);
-    uint64_t n;
-    if (v && *v && lp_parse_u64(lp_str_c(v), &n) && n >= min)
-        return n;
-    return dflt;
-}
-
-static int64_t ttl_ms(void) { return (int64_t)env_u64("LOUPE_FROZEN_TTL_MS", LP_FROZEN_TTL_MS, 1); }
-static uint64_t max_sets(void) { return env_u64("LOUPE_FROZEN_MAX_SETS", LP_FROZEN_MAX_SETS, 1); }
-static uint64_t max_bytes(void)
-{
-    return env_u64("LOUPE_FROZEN_MAX_BYTES", LP_FROZEN_MAX_BYTES, 4096);
-}
+static int64_t ttl_ms(void) { return (int64_t)lp_setting_u64(LP_SET_FROZEN_TTL_MS); }
+static uint64_t max_sets(void) { return lp_setting_u64(LP_SET_FROZEN_MAX_SETS); }
+static uint64_t max_bytes(void) { return lp_setting_u64(LP_SET_FROZEN_MAX_BYTES); }
 
 static lp_status frozen_dir(lp_buf *out, lp_error *err)
 {

@@ -33,7 +33,7 @@ static agg_params params(void)
     static const lp_tune_field fields[] = {{"damp", offsetof(agg_params, damp)},
                                            {"decay", offsetof(agg_params, decay)}};
     agg_params p = {FILE_DAMP, FILE_DECAY};
-    lp_search_tune_env("LOUPE_SEARCH_FILE", fields, LP_ARRAY_LEN(fields), &p, true);
+    lp_search_tune_env(LP_SET_SEARCH_FILE, fields, LP_ARRAY_LEN(fields), &p, true);
     return p;
 }
 

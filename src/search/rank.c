@@ -198,10 +198,10 @@ static lp_search_tuning tuning = {
 };
 static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
 
-void lp_search_tune_env(const char *env, const lp_tune_field *fields, size_t n, void *base,
+void lp_search_tune_env(lp_setting_id env, const lp_tune_field *fields, size_t n, void *base,
                         bool nonneg)
 {
-    const char *v = getenv(env);
+    const char *v = lp_setting_str(env);
     if (!v || !*v)
         return;
     lp_str s = lp_str_c(v);
@@ -257,7 +257,7 @@ static void tuning_load(void)
         {"long_groups", offsetof(lp_search_tuning, long_groups)},
         {"long_common", offsetof(lp_search_tuning, long_common)},
     };
-    lp_search_tune_env("LOUPE_SEARCH_TUNE", fields, LP_ARRAY_LEN(fields), &tuning, false);
+    lp_search_tune_env(LP_SET_SEARCH_TUNE, fields, LP_ARRAY_LEN(fields), &tuning, false);
 }
 
 const lp_search_tuning *lp_search_tuning_get(void)

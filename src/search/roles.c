@@ -527,7 +527,7 @@ static void factors_load(void)
         {"meta", offsetof(role_factors, meta)},
         {"example", offsetof(role_factors, example)},
     };
-    lp_search_tune_env("LOUPE_ROLE_TUNE", fields, LP_ARRAY_LEN(fields), &factors, false);
+    lp_search_tune_env(LP_SET_ROLE_TUNE, fields, LP_ARRAY_LEN(fields), &factors, false);
 }
 
 double lp_roles_factor(uint32_t roles, bool about_tests, bool spare_foreign, double demote_test)

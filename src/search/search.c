@@ -18,6 +18,7 @@
  * qualified name asc, id asc: fully deterministic.
  */
 #include "search/search_int.h"
+#include "core/settings.h"
 
 #include "embed/embed.h"
 #include "text/text.h"
@@ -80,7 +81,7 @@ static unsigned default_switches(void)
 
 static unsigned channel_switches(void)
 {
-    const char *v = getenv("LOUPE_SEARCH_CHANNELS");
+    const char *v = lp_setting_str(LP_SET_SEARCH_CHANNELS);
     if (!v || !*v)
         return default_switches();
     unsigned sw = 0;

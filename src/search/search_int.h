@@ -10,6 +10,7 @@
 #define LP_SEARCH_INT_H
 
 #include "search/search.h"
+#include "core/settings.h"
 
 #include "lang/lang.h"
 #include "text/text.h"
@@ -162,7 +163,7 @@ typedef struct lp_tune_field {
     const char *name;
     size_t off;
 } lp_tune_field;
-void lp_search_tune_env(const char *env, const lp_tune_field *fields, size_t n, void *base,
+void lp_search_tune_env(lp_setting_id env, const lp_tune_field *fields, size_t n, void *base,
                         bool nonneg);
 
 /* The curated programming synonym table (synonyms.c): expansions of a folded word, best

@@ -2,6 +2,7 @@
  * roots.c: the state folder layout, the list of indexed roots, clear, symbol ids.
  */
 #include "store/store_int.h"
+#include "core/settings.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,40 +11,7 @@
 
 lp_status lp_store_state_dir(lp_buf *out, lp_error *err)
 {
-    lp_buf_reset(out);
-    const char *home = getenv("LOUPE_HOME");
-    const char *xdg = getenv("XDG_STATE_HOME");
-    const char *user = getenv("HOME");
-    if (home && !*home)
-        /* Set but empty is a mistake (an unset variable in a script, `LOUPE_HOME= loupe`):
-         * falling back to the default folder would silently read and write another index. */
-        return lp_error_set(err, LP_EINVAL,
-                            "LOUPE_HOME is set but empty; set it to an absolute folder, or unset "
-                            "it ('unset LOUPE_HOME') to use the default state folder "
-                            "($XDG_STATE_HOME/loupe, else ~/.local/state/loupe)");
-    if (home && *home)
-        lp_buf_puts(out, home);
-    else if (xdg && *xdg && xdg[0] == '/')
-        lp_buf_printf(out, "%s/loupe", xdg);
-    else if (user && *user)
-        lp_buf_printf(out, "%s/.local/state/loupe", user);
-    else
-        return lp_error_set(err, LP_EINVAL,
-                            "cannot find a state folder: set LOUPE_HOME (or HOME) to a folder "
-                            "loupe may write");
-    if (out->ptr[0] != '/')
-        return lp_error_set(err, LP_EINVAL, "LOUPE_HOME must be an absolute path, not '%s'",
-                            out->ptr);
-    /* Normalize so comparisons with real paths work (a trailing slash, "//"). */
-    lp_buf norm;
-    lp_buf_init(&norm, 0);
-    lp_status rc = lp_path_normalize(lp_buf_str(out), &norm, err);
-    if (!rc) {
-        lp_buf_reset(out);
-        lp_buf_put_str(out, lp_buf_str(&norm));
-    }
-    lp_buf_release(&norm);
-    return rc;
+    return lp_settings_state_dir(out, err); /* the one rule (core/settings.c) */
 }
 
 void lp_store_root_id(const char *root, char out[17])

@@ -5,6 +5,7 @@
  * own. The writer connection and readers coexist through WAL; readers never wait for it.
  */
 #include "store/store_int.h"
+#include "core/settings.h"
 
 #include "core/versions.h"
 #include "text/text.h"
@@ -323,8 +324,7 @@ void lp_fingerprint_current(lp_fingerprint *out)
 {
     /* LOUPE_TEST_NO_GRAPH=1 (benchmarks) builds without references or edges: such an index
      * has no relationship evidence, and says so in its fingerprint. */
-    const char *nog = getenv("LOUPE_TEST_NO_GRAPH");
-    int rel = nog && *nog && strcmp(nog, "0") != 0 ? 0 : LP_RELATIONSHIP_VERSION;
+    int rel = lp_setting_bool(LP_SET_TEST_NO_GRAPH) ? 0 : LP_RELATIONSHIP_VERSION;
     snprintf(out->text, sizeof out->text,
              "schema=%d;parser=%d;extractor=%d;tokenizer=%d;relationship=%d;embedding=%s",
              LP_SCHEMA_VERSION, LP_PARSER_VERSION, LP_EXTRACTOR_VERSION, LP_TOKENIZER_VERSION,

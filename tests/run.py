@@ -6,6 +6,9 @@ Groups (each prints TAP-like `ok - name` / `not ok - name` lines, which are coun
   integration[rel|asan]          tests/integration/test_*.py against the real binary
   node                           tests/node/*.test.mjs (real MCP clients), when present
   fuzz-replay                    committed fuzz corpora replayed through the asan binary
+  checks                         include order and private headers, lp_ prefix of exported
+                                 symbols (tests/checks/run_checks.py), each shown failing
+                                 on a planted violation
 
 Usage: tests/run.py [--build DIR] [--only GROUP] [-k SUBSTRING]
 """
@@ -67,6 +70,7 @@ def main():
     }
     groups = []
     k = [args.k] if args.k else []
+    groups.append(("checks", [sys.executable, "tests/checks/run_checks.py", "--build", build], {}))
     groups.append(("unit[rel]", [f"{build}/rel/unit-tests"] + k, {}))
     groups.append(("unit[asan]", [f"{build}/asan/unit-tests"] + k, asan_env))
     integ = [sys.executable, "tests/integration/runner.py"] + (["-k", args.k] if args.k else [])

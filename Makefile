@@ -297,7 +297,7 @@ FORMAT_SRC = $(SRC_ALL) $(wildcard src/*/*.h) $(UNIT_SRC) $(wildcard tests/unit/
 format:
 	@tools/apt-ensure clang-format-14
 	$(CLANG_FORMAT) -i $(FORMAT_SRC)
-# Counts what `make format` would change (not part of make test; decision 0022).
+# Counts what `make format` would change (not part of make test; decision 0024).
 format-check:
 	@tools/apt-ensure clang-format-14
 	@n=$$($(CLANG_FORMAT) --dry-run $(FORMAT_SRC) 2>&1 | grep -c 'warning: code should be clang-formatted'); \

@@ -324,6 +324,11 @@ $(B)/embed-bench: bench/embed_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB
 	@echo "LD[bench] $@"
 	@$(CC) $(REL_CFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS_ALL) -o $@
 
+# lp_map against the hash tables it replaced (bench/map_bench.c; decision 0024).
+$(B)/map-bench: bench/map_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB)
+	@echo "LD[bench] $@"
+	@$(CC) $(REL_CFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS_ALL) -o $@
+
 model: $(B)/loupe-train
 	@tools/train/make-model.sh $(B)/loupe-train
 

@@ -290,6 +290,37 @@ void lp_hasher_update(lp_hasher *h, const void *p, size_t n);
 lp_hash128 lp_hasher_digest(const lp_hasher *h);
 
 /* ------------------------------------------------------------------------------------------
+ * lp_map: the hash map of the project. Byte-string keys to uint32 values (typically an index
+ * into a vector the caller owns), open addressing with linear probing, at most half full,
+ * XXH3-64 of the key cached in each slot (compared before the bytes; growing never rehashes).
+ * Zero-initialize for an empty map; lp_map_free releases the slots (not the keys).
+ *
+ * Keys: lp_map_put copies a new key into `a` (valid while the arena lives); with a == NULL
+ * the key is borrowed and must outlive the map. Values start at 0 in a new slot.
+ * Iteration: slots[0..cap) with hash != 0 are occupied; the order depends only on the keys
+ * and the order they were inserted in (the same inserts give the same order).
+ * The pointer lp_map_get/lp_map_put return is valid until the next lp_map_put.
+ * Not thread-safe: one writer, no concurrent readers while it writes. */
+typedef struct lp_map_slot {
+    uint64_t hash; /* 0: empty */
+    const char *key;
+    uint32_t klen;
+    uint32_t val;
+} lp_map_slot;
+
+typedef struct lp_map {
+    lp_map_slot *slots;
+    size_t cap, len;
+} lp_map;
+
+uint32_t *lp_map_get(const lp_map *m, const void *key, size_t klen);
+uint32_t *lp_map_put(lp_map *m, lp_arena *a, const void *key, size_t klen, bool *created);
+/* Room for n keys without growing (fewer allocations when n is known; the first put of an
+ * empty map otherwise makes 256 slots). Changes the slot order, not the contents. */
+void lp_map_reserve(lp_map *m, size_t n);
+void lp_map_free(lp_map *m);
+
+/* ------------------------------------------------------------------------------------------
  * Paths.
  *
  * Relative paths inside a root are stored normalized: '/' separators, no "." or empty

@@ -36,7 +36,7 @@ static int dep_cmp(const void *a, const void *b)
 
 typedef struct arch {
     LP_VEC(pkg) pkgs;
-    gmap by_name;
+    lp_map by_name;
     LP_VEC(dep) deps;
     lp_arena arena;
 } arch;
@@ -44,7 +44,7 @@ typedef struct arch {
 static uint32_t pkg_of(arch *a, const char *name)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(&a->by_name, &a->arena, name, strlen(name), &created);
+    uint32_t *slot = lp_map_put(&a->by_name, &a->arena, name, strlen(name), &created);
     if (created) {
         *slot = (uint32_t)a->pkgs.len;
         pkg *p = lp_vec_push_zero(&a->pkgs);
@@ -330,7 +330,7 @@ done:
     lp_vec_free(&fid_pkg);
     lp_vec_free(&a.pkgs);
     lp_vec_free(&a.deps);
-    gmap_free(&a.by_name);
+    lp_map_free(&a.by_name);
     lp_arena_release(&a.arena);
     if (rc) {
         json_decref(res);

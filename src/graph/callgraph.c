@@ -22,7 +22,7 @@ typedef struct node {
 
 typedef struct nodeset {
     LP_VEC(node) items;
-    gmap index;
+    lp_map index;
     lp_arena arena;
 } nodeset;
 
@@ -30,7 +30,7 @@ static int32_t ns_find(nodeset *ns, int64_t fid, int32_t ord)
 {
     char key[48];
     int kl = snprintf(key, sizeof key, "%lld:%d", (long long)fid, ord);
-    uint32_t *p = gmap_get(&ns->index, key, (size_t)kl);
+    uint32_t *p = lp_map_get(&ns->index, key, (size_t)kl);
     return p ? (int32_t)*p : -1;
 }
 
@@ -39,7 +39,7 @@ static int32_t ns_add(nodeset *ns, node n)
     char key[48];
     int kl = snprintf(key, sizeof key, "%lld:%d", (long long)n.fid, n.ord);
     bool created = false;
-    uint32_t *p = gmap_put(&ns->index, &ns->arena, key, (size_t)kl, &created);
+    uint32_t *p = lp_map_put(&ns->index, &ns->arena, key, (size_t)kl, &created);
     if (created) {
         *p = (uint32_t)ns->items.len;
         lp_vec_push(&ns->items, n);
@@ -50,7 +50,7 @@ static int32_t ns_add(nodeset *ns, node n)
 static void ns_free(nodeset *ns)
 {
     lp_vec_free(&ns->items);
-    gmap_free(&ns->index);
+    lp_map_free(&ns->index);
     lp_arena_release(&ns->arena);
 }
 
@@ -115,8 +115,8 @@ typedef struct cg {
     size_t max_nodes, max_edges, nedges;
     bool cut_nodes, cut_edges, cut_depth;
     uint32_t langs;
-    gmap edge_seen; /* "sfid:sord:ref:dfid:dord" of edges already listed */
-    gmap sym_index; /* "fid:ord" -> index in syms (symbols read once) */
+    lp_map edge_seen; /* "sfid:sord:ref:dfid:dord" of edges already listed */
+    lp_map sym_index; /* "fid:ord" -> index in syms (symbols read once) */
     LP_VEC(gq_sym) syms;
 } cg;
 
@@ -125,7 +125,7 @@ static lp_status cg_sym(cg *g, int64_t fid, int32_t ord, gq_sym *out, lp_error *
 {
     char key[48];
     int kl = snprintf(key, sizeof key, "%lld:%d", (long long)fid, ord);
-    uint32_t *p = gmap_get(&g->sym_index, key, (size_t)kl);
+    uint32_t *p = lp_map_get(&g->sym_index, key, (size_t)kl);
     if (p) {
         *out = g->syms.items[*p];
         return LP_OK;
@@ -133,7 +133,7 @@ static lp_status cg_sym(cg *g, int64_t fid, int32_t ord, gq_sym *out, lp_error *
     lp_status rc = gq_symbol_at(g->st, fid, ord, g->arena, out, err);
     if (rc)
         return rc;
-    *gmap_put(&g->sym_index, g->arena, key, (size_t)kl, NULL) = (uint32_t)g->syms.len;
+    *lp_map_put(&g->sym_index, g->arena, key, (size_t)kl, NULL) = (uint32_t)g->syms.len;
     lp_vec_push(&g->syms, *out);
     return LP_OK;
 }
@@ -214,13 +214,13 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
         char ekey[96];
         int ekl = snprintf(ekey, sizeof ekey, "%lld:%d:%d:%lld:%d", (long long)sfid, sord, n.pref,
                            (long long)(callers ? cur.fid : n.fid), callers ? cur.ord : n.ord);
-        if (gmap_get(&g->edge_seen, ekey, (size_t)ekl))
+        if (lp_map_get(&g->edge_seen, ekey, (size_t)ekl))
             continue;
         if (g->nedges >= g->max_edges) {
             g->cut_edges = true;
             continue;
         }
-        gmap_put(&g->edge_seen, &g->ns.arena, ekey, (size_t)ekl, NULL);
+        lp_map_put(&g->edge_seen, &g->ns.arena, ekey, (size_t)ekl, NULL);
         char a[LP_PATH_MAX + 8], b[LP_PATH_MAX + 8], strat[96];
         gq_sym src;
         if (cg_sym(g, sfid, sord, &src, err)) {
@@ -630,8 +630,8 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
 done:
     json_decref(g.nodes);
     json_decref(g.edges);
-    gmap_free(&g.edge_seen);
-    gmap_free(&g.sym_index);
+    lp_map_free(&g.edge_seen);
+    lp_map_free(&g.sym_index);
     lp_vec_free(&g.syms);
     ns_free(&g.ns);
     lp_arena_release(&arena);

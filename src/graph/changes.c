@@ -439,11 +439,11 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     /* callers of the touched symbols */
     size_t nseeds = nodes.len, direct = 0, transitive = 0;
     bool cut_callers = false;
-    gmap seen = {0};
+    lp_map seen = {0};
     for (size_t i = 0; i < nodes.len; i++) {
         char key[48];
         int kl = snprintf(key, sizeof key, "%lld:%d", (long long)nodes.items[i].fid, nodes.items[i].ord);
-        gmap_put(&seen, &arena, key, (size_t)kl, NULL);
+        lp_map_put(&seen, &arena, key, (size_t)kl, NULL);
     }
     for (size_t i = 0; i < nodes.len && !rc; i++) {
         cnode cur = nodes.items[i];
@@ -463,18 +463,18 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                        (int32_t)i, cur.seed, sqlite3_column_int(s, 2), sqlite3_column_int(s, 3)};
             char key[48];
             int kl = snprintf(key, sizeof key, "%lld:%d", (long long)n.fid, n.ord);
-            if (gmap_get(&seen, key, (size_t)kl))
+            if (lp_map_get(&seen, key, (size_t)kl))
                 continue;
             if (nodes.len - nseeds >= max_callers) {
                 cut_callers = true;
                 continue;
             }
-            gmap_put(&seen, &arena, key, (size_t)kl, NULL);
+            lp_map_put(&seen, &arena, key, (size_t)kl, NULL);
             lp_vec_push(&nodes, n);
         }
         sqlite3_reset(s);
     }
-    gmap_free(&seen);
+    lp_map_free(&seen);
     if (rc)
         goto done;
     callers = json_array();

@@ -121,16 +121,7 @@ typedef struct gpair {
     int32_t ord;
 } gpair;
 
-/* String-keyed open-addressing map to uint32 values (keys live in the view's arena). */
-typedef struct gmap {
-    const char **keys;
-    uint32_t *klen;
-    uint32_t *vals;
-    size_t cap, len;
-} gmap;
-uint32_t *gmap_get(const gmap *m, const char *k, size_t klen);
-uint32_t *gmap_put(gmap *m, lp_arena *a, const char *k, size_t klen, bool *created);
-void gmap_free(gmap *m);
+/* String-keyed maps are core's lp_map (keys in the view's arena). */
 
 typedef LP_VEC(gpair) gpair_vec;
 typedef LP_VEC(uint32_t) u32_vec;
@@ -144,13 +135,13 @@ typedef struct gview {
     size_t nfiles;
     int32_t *by_fid; /* fid -> file index, -1 */
     int64_t max_fid;
-    gmap by_stem;    /* base name without extension -> list index (stem_lists) */
+    lp_map by_stem;    /* base name without extension -> list index (stem_lists) */
     u32_lists stem_lists;
-    gmap by_dir;     /* directory -> list index (dir_lists) */
+    lp_map by_dir;     /* directory -> list index (dir_lists) */
     u32_lists dir_lists;
     LP_VEC(gblob *) blobs; /* arena-allocated: pointers stay valid while the view lives */
-    gmap blob_of;    /* decimal bid -> blob index */
-    gmap names;      /* symbol name -> list index (name_lists) */
+    lp_map blob_of;    /* decimal bid -> blob index */
+    lp_map names;      /* symbol name -> list index (name_lists) */
     pair_lists name_lists;
     bool preloaded;  /* every name is in `names` (full builds) */
     bool maps_built; /* by_stem, by_dir (built on first use) */
@@ -161,13 +152,13 @@ typedef struct gview {
     LP_VEC(const char *) crate_names;
     bool modules_loaded;
     /* C/C++ include closures: file index -> sorted list of file indexes (cached). */
-    gmap closures;
+    lp_map closures;
     LP_VEC(u32_vec *) closure_lists; /* each list heap-allocated: pointers stay valid */
     /* module resolution caches: "<lang>:<file or dir>:<text>" -> file list */
-    gmap mod_cache;
+    lp_map mod_cache;
     u32_lists mod_lists;
     bool rust_indexed;
-    gmap rust_modules; /* "<crate>:<module path>" -> file list (mod_lists) */
+    lp_map rust_modules; /* "<crate>:<module path>" -> file list (mod_lists) */
 } gview;
 
 /* Open a view of the publication the connection sees. preload: read every symbol name at
@@ -188,7 +179,7 @@ lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t
 /* Files in a directory ("" = root) / with a base name stem (without extension). */
 const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len);
 const u32_vec *gv_stem_files(gview *v, const char *stem, size_t len);
-gmap *gv_dir_map(gview *v); /* directory -> dir_lists index (built on first use) */
+lp_map *gv_dir_map(gview *v); /* directory -> dir_lists index (built on first use) */
 /* A test file by its path (tests/ folders, test_*.py, *_test.go, *.test.ts, FooTest.java...). */
 bool gv_is_test_path(const char *path, lp_lang lang);
 /* Derived per-file facts (package, module path, test file). */

@@ -33,7 +33,7 @@ static void sort_unique(gfiles *out)
 /* Cached results: key -> list in mod_lists. Returns true (and fills out) on a hit. */
 static bool cache_get(gview *v, const char *key, size_t klen, gfiles *out)
 {
-    uint32_t *p = gmap_get(&v->mod_cache, key, klen);
+    uint32_t *p = lp_map_get(&v->mod_cache, key, klen);
     if (!p)
         return false;
     const u32_vec *l = &v->mod_lists.items[*p];
@@ -45,7 +45,7 @@ static bool cache_get(gview *v, const char *key, size_t klen, gfiles *out)
 static void cache_put(gview *v, const char *key, size_t klen, const gfiles *in)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(&v->mod_cache, &v->arena, key, klen, &created);
+    uint32_t *slot = lp_map_put(&v->mod_cache, &v->arena, key, klen, &created);
     if (!created)
         return;
     u32_vec l = {0};
@@ -285,9 +285,9 @@ void gm_go_package(gview *v, const char *path, gfiles *out)
     if (!found.len) {
         const char *best = NULL;
         size_t best_len = 0, ties = 0;
-        const gmap *dirs = gv_dir_map(v);
+        const lp_map *dirs = gv_dir_map(v);
         for (size_t i = 0; i < dirs->cap; i++) {
-            const char *d = dirs->keys[i];
+            const char *d = dirs->slots[i].key;
             if (!d || !*d)
                 continue;
             lp_str ds = lp_str_c(d);
@@ -383,7 +383,7 @@ const u32_vec *gm_include_closure(gview *v, uint32_t file)
 {
     char key[24];
     int kl = snprintf(key, sizeof key, "%u", file);
-    uint32_t *have = gmap_get(&v->closures, key, (size_t)kl);
+    uint32_t *have = lp_map_get(&v->closures, key, (size_t)kl);
     if (have)
         return v->closure_lists.items[*have];
     gfiles seen = {0}, queue = {0};
@@ -414,7 +414,7 @@ const u32_vec *gm_include_closure(gview *v, uint32_t file)
     for (size_t i = 0; i < seen.len; i++)
         lp_vec_push(l, seen.items[i]);
     lp_vec_free(&seen);
-    *gmap_put(&v->closures, &v->arena, key, (size_t)kl, NULL) = (uint32_t)v->closure_lists.len;
+    *lp_map_put(&v->closures, &v->arena, key, (size_t)kl, NULL) = (uint32_t)v->closure_lists.len;
     lp_vec_push(&v->closure_lists, l);
     return l;
 }
@@ -435,7 +435,7 @@ static void rust_index(gview *v)
         lp_buf_init(&key, 0);
         lp_buf_printf(&key, "%d:%s", (int)v->files[i].crate, v->files[i].module);
         bool created = false;
-        uint32_t *slot = gmap_put(&v->rust_modules, &v->arena, key.ptr, key.len, &created);
+        uint32_t *slot = lp_map_put(&v->rust_modules, &v->arena, key.ptr, key.len, &created);
         if (created) {
             *slot = (uint32_t)v->mod_lists.len;
             u32_vec empty = {0};
@@ -453,7 +453,7 @@ void gm_rust_module(gview *v, uint32_t file, const char *path, gfiles *out)
     lp_buf key;
     lp_buf_init(&key, 0);
     lp_buf_printf(&key, "%d:%s", (int)v->files[file].crate, path);
-    uint32_t *slot = gmap_get(&v->rust_modules, key.ptr, key.len);
+    uint32_t *slot = lp_map_get(&v->rust_modules, key.ptr, key.len);
     lp_buf_release(&key);
     if (!slot)
         return;

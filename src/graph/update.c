@@ -308,10 +308,10 @@ static lp_status full_rebuild(writer *w)
                          w->err);
 }
 
-static void add_name(gmap *set, lp_arena *a, const char *s, size_t n)
+static void add_name(lp_map *set, lp_arena *a, const char *s, size_t n)
 {
     if (n)
-        gmap_put(set, a, s, n, NULL);
+        lp_map_put(set, a, s, n, NULL);
 }
 
 /* Names of the symbols, import/export names and aliases of one blob into the set. */
@@ -324,7 +324,7 @@ static bool member_kind(int k)
            k == LP_SYM_CONSTRUCTOR || k == LP_SYM_ENUM_MEMBER;
 }
 
-static lp_status blob_names(lp_store *st, int64_t bid, gmap *names, gmap *tops, lp_arena *a,
+static lp_status blob_names(lp_store *st, int64_t bid, lp_map *names, lp_map *tops, lp_arena *a,
                             lp_error *err)
 {
     sqlite3_stmt *s;
@@ -411,7 +411,7 @@ static lp_status blob_rows(lp_store *st, int64_t bid, lp_arena *a, symrow_vec *o
     return LP_OK;
 }
 
-static void row_names(const symrow *r, gmap *names, gmap *tops, lp_arena *a)
+static void row_names(const symrow *r, lp_map *names, lp_map *tops, lp_arena *a)
 {
     add_name(names, a, r->name, strlen(r->name));
     if (!member_kind(r->kind))
@@ -472,11 +472,11 @@ typedef LP_VEC(remap) remap_vec;
  * and of types whose base list changed. Symbols that only moved (same identity, new ord)
  * keep their edges: the ords are remapped. */
 static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64_t new_bid,
-                               gmap *names, gmap *tops, lp_arena *a, remap_vec *rm,
+                               lp_map *names, lp_map *tops, lp_arena *a, remap_vec *rm,
                                lp_error *err)
 {
     symrow_vec o = {0}, n = {0}, so = {0}, sn = {0};
-    gmap by_key = {0};
+    lp_map by_key = {0};
     lp_status rc = blob_rows(st, old_bid, a, &o, err);
     if (!rc)
         rc = blob_rows(st, new_bid, a, &n, err);
@@ -487,13 +487,13 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
     if (rc)
         goto done;
     for (size_t i = 0; i < n.len; i++)
-        *gmap_put(&by_key, a, n.items[i].key, strlen(n.items[i].key), NULL) = (uint32_t)i + 1;
+        *lp_map_put(&by_key, a, n.items[i].key, strlen(n.items[i].key), NULL) = (uint32_t)i + 1;
     LP_VEC(uint8_t) seen = {0};
     lp_vec_reserve(&seen, n.len + 1);
     memset(seen.items, 0, n.len + 1);
     for (size_t i = 0; i < o.len; i++) {
         const symrow *r = &o.items[i];
-        uint32_t *hit = gmap_get(&by_key, r->key, strlen(r->key));
+        uint32_t *hit = lp_map_get(&by_key, r->key, strlen(r->key));
         if (!hit) {
             row_names(r, names, tops, a);
             continue;
@@ -512,13 +512,13 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
             row_names(&n.items[i], names, tops, a);
     lp_vec_free(&seen);
     /* structural references present in one version only (a multiset difference) */
-    gmap_free(&by_key);
+    lp_map_free(&by_key);
     for (size_t i = 0; i < sn.len; i++) {
-        uint32_t *c = gmap_put(&by_key, a, sn.items[i].key, strlen(sn.items[i].key), NULL);
+        uint32_t *c = lp_map_put(&by_key, a, sn.items[i].key, strlen(sn.items[i].key), NULL);
         (*c)++;
     }
     for (size_t i = 0; i < so.len; i++) {
-        uint32_t *c = gmap_get(&by_key, so.items[i].key, strlen(so.items[i].key));
+        uint32_t *c = lp_map_get(&by_key, so.items[i].key, strlen(so.items[i].key));
         if (c && *c) {
             (*c)--;
             continue;
@@ -529,7 +529,7 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
         add_name(tops, a, so.items[i].sig, strlen(so.items[i].sig));
     }
     for (size_t i = 0; i < sn.len; i++) {
-        uint32_t *c = gmap_get(&by_key, sn.items[i].key, strlen(sn.items[i].key));
+        uint32_t *c = lp_map_get(&by_key, sn.items[i].key, strlen(sn.items[i].key));
         if (!c || !*c)
             continue;
         (*c)--; /* present in the new version only */
@@ -539,7 +539,7 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
         add_name(tops, a, sn.items[i].sig, strlen(sn.items[i].sig));
     }
 done:
-    gmap_free(&by_key);
+    lp_map_free(&by_key);
     lp_vec_free(&o);
     lp_vec_free(&n);
     lp_vec_free(&so);
@@ -602,7 +602,7 @@ static void mark_ref(sel *sels, uint32_t file, int32_t ord)
  * that is only a member's (not in tops; NULL: every name counts) reaches references only in
  * languages with an implicit `this` (Java, C++, C#, Scala): elsewhere a member is reached
  * through a receiver, whose type is the second key. */
-static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, const gmap *tops)
+static lp_status mark_by_key(writer *w, sel *sels, int column, const lp_map *set, const lp_map *tops)
 {
     /* by name: not the references whose result the name cannot change: receivers typed by
      * the function, self/this/super (they depend on the receiver's type, the second key)
@@ -619,14 +619,15 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, 
         ("SELECT f.fid, r.ord FROM refs r JOIN files f ON f.bid = r.bid WHERE r.mkey = ?1"
          " AND r.mkey <> '' AND ?2")};
     for (size_t i = 0; i < set->cap; i++) {
-        if (!set->keys[i])
+        if (!set->slots[i].key)
             continue;
         sqlite3_stmt *s;
         lp_status rc = lp_store_prepare(w->st, sqls[column], &s, w->err);
         if (rc)
             return rc;
-        sqlite3_bind_text(s, 1, set->keys[i], (int)set->klen[i], SQLITE_STATIC);
-        sqlite3_bind_int(s, 2, !tops || gmap_get(tops, set->keys[i], set->klen[i]) ? 1 : 0);
+        const lp_map_slot *e = &set->slots[i];
+        sqlite3_bind_text(s, 1, e->key, (int)e->klen, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, !tops || lp_map_get(tops, e->key, e->klen) ? 1 : 0);
         while (sqlite3_step(s) == SQLITE_ROW) {
             int32_t fi = gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
             if (fi >= 0)
@@ -671,7 +672,7 @@ static lp_status propagate_imports(writer *w, sel *sels)
             lp_arena_release(&a);
             return rc;
         }
-        gmap bound = {0};
+        lp_map bound = {0};
         bool everything = false;
         for (size_t k = 0; k < n; k++) {
             const gref *r = &refs[k];
@@ -682,7 +683,7 @@ static lp_status propagate_imports(writer *w, sel *sels)
             if (lp_str_eq_c(b, "*"))
                 everything = true;
             else if (b.len)
-                gmap_put(&bound, &a, b.ptr, b.len, NULL);
+                lp_map_put(&bound, &a, b.ptr, b.len, NULL);
         }
         if (everything) {
             x->all = true;
@@ -692,12 +693,12 @@ static lp_status propagate_imports(writer *w, sel *sels)
                 lp_str key2 = (r->flags & (LP_REFF_TYPED | LP_REFF_SELF | LP_REFF_SUPER))
                                   ? last_seg(lp_str_c(r->rtype), '.')
                                   : first_seg(lp_str_c(r->qual));
-                if (gmap_get(&bound, r->name, strlen(r->name)) ||
-                    (key2.len && gmap_get(&bound, key2.ptr, key2.len)))
+                if (lp_map_get(&bound, r->name, strlen(r->name)) ||
+                    (key2.len && lp_map_get(&bound, key2.ptr, key2.len)))
                     mark_ref(sels, (uint32_t)i, r->ord);
             }
         }
-        gmap_free(&bound);
+        lp_map_free(&bound);
         lp_arena_release(&a);
     }
     return LP_OK;
@@ -715,7 +716,7 @@ static lp_status exec_fid(lp_store *st, const char *sql, int64_t fid, lp_error *
     return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "updating edges", err);
 }
 
-static void add_path_keys(gmap *k, lp_arena *a, const char *path)
+static void add_path_keys(lp_map *k, lp_arena *a, const char *path)
 {
     lp_str p = lp_str_c(path);
     lp_str base = lp_path_basename(p);
@@ -734,7 +735,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     lp_status rc = LP_OK;
     lp_arena a;
     lp_arena_init(&a, 0);
-    gmap names = {0}, tops = {0}, keys = {0};
+    lp_map names = {0}, tops = {0}, keys = {0};
     remap_vec remaps = {0};
     sel *sels = lp_xcalloc(v->nfiles ? v->nfiles : 1, sizeof(sel));
     lp_buf s1, s2;
@@ -802,9 +803,9 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     /* subclassing closes N: a type whose bases name something in N joins it */
     for (int round = 0; round < 8 && !rc; round++) {
         size_t before = names.len;
-        gmap add = {0};
+        lp_map add = {0};
         for (size_t i = 0; i < names.cap; i++) {
-            if (!names.keys[i])
+            if (!names.slots[i].key)
                 continue;
             sqlite3_stmt *s;
             if ((rc = lp_store_prepare(st,
@@ -813,18 +814,19 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
                                        " WHERE r.name = ?1 AND r.kind = 3",
                                        &s, w->err)))
                 break;
-            sqlite3_bind_text(s, 1, names.keys[i], (int)names.klen[i], SQLITE_STATIC);
+            sqlite3_bind_text(s, 1, names.slots[i].key, (int)names.slots[i].klen,
+                              SQLITE_STATIC);
             while (sqlite3_step(s) == SQLITE_ROW)
                 add_name(&add, &a, (const char *)sqlite3_column_text(s, 0),
                          (size_t)sqlite3_column_bytes(s, 0));
             sqlite3_reset(s);
         }
         for (size_t i = 0; i < add.cap; i++)
-            if (add.keys[i]) {
-                add_name(&names, &a, add.keys[i], add.klen[i]);
-                add_name(&tops, &a, add.keys[i], add.klen[i]);
+            if (add.slots[i].key) {
+                add_name(&names, &a, add.slots[i].key, add.slots[i].klen);
+                add_name(&tops, &a, add.slots[i].key, add.slots[i].klen);
             }
-        gmap_free(&add);
+        lp_map_free(&add);
         if (names.len == before)
             break;
     }
@@ -832,9 +834,9 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         goto done;
     /* path keys also match names and second keys (module aliases named after files) */
     for (size_t i = 0; i < keys.cap; i++)
-        if (keys.keys[i]) {
-            add_name(&names, &a, keys.keys[i], keys.klen[i]);
-            add_name(&tops, &a, keys.keys[i], keys.klen[i]);
+        if (keys.slots[i].key) {
+            add_name(&names, &a, keys.slots[i].key, keys.slots[i].klen);
+            add_name(&tops, &a, keys.slots[i].key, keys.slots[i].klen);
         }
     if ((rc = mark_by_key(w, sels, 0, &names, &tops)) ||
         (rc = mark_by_key(w, sels, 1, &names, &tops)) ||
@@ -964,9 +966,9 @@ done:
     for (size_t i = 0; i < v->nfiles; i++)
         lp_vec_free(&sels[i].bits);
     free(sels);
-    gmap_free(&names);
-    gmap_free(&tops);
-    gmap_free(&keys);
+    lp_map_free(&names);
+    lp_map_free(&tops);
+    lp_map_free(&keys);
     lp_vec_free(&remaps);
     lp_buf_release(&s1);
     lp_buf_release(&s2);

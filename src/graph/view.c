@@ -13,86 +13,12 @@
 
 #include <stdlib.h>
 
-/* ------------------------------------------------------------------------------------------
- * gmap. */
-
-static uint64_t key_hash(const char *k, size_t n)
-{
-    uint64_t h = lp_hash64_of(k, n);
-    return h ? h : 1;
-}
-
-uint32_t *gmap_get(const gmap *m, const char *k, size_t klen)
-{
-    if (!m->cap)
-        return NULL;
-    size_t i = (size_t)key_hash(k, klen) & (m->cap - 1);
-    while (m->keys[i]) {
-        if (m->klen[i] == klen && memcmp(m->keys[i], k, klen) == 0)
-            return &m->vals[i];
-        i = (i + 1) & (m->cap - 1);
-    }
-    return NULL;
-}
-
-static void gmap_grow(gmap *m)
-{
-    gmap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 256;
-    m->keys = lp_xcalloc(m->cap, sizeof *m->keys);
-    m->klen = lp_xcalloc(m->cap, sizeof *m->klen);
-    m->vals = lp_xcalloc(m->cap, sizeof *m->vals);
-    for (size_t i = 0; i < old.cap; i++) {
-        if (!old.keys[i])
-            continue;
-        size_t j = (size_t)key_hash(old.keys[i], old.klen[i]) & (m->cap - 1);
-        while (m->keys[j])
-            j = (j + 1) & (m->cap - 1);
-        m->keys[j] = old.keys[i];
-        m->klen[j] = old.klen[i];
-        m->vals[j] = old.vals[i];
-    }
-    free(old.keys);
-    free(old.klen);
-    free(old.vals);
-}
-
-uint32_t *gmap_put(gmap *m, lp_arena *a, const char *k, size_t klen, bool *created)
-{
-    if ((m->len + 1) * 2 > m->cap)
-        gmap_grow(m);
-    size_t i = (size_t)key_hash(k, klen) & (m->cap - 1);
-    while (m->keys[i]) {
-        if (m->klen[i] == klen && memcmp(m->keys[i], k, klen) == 0) {
-            if (created)
-                *created = false;
-            return &m->vals[i];
-        }
-        i = (i + 1) & (m->cap - 1);
-    }
-    m->keys[i] = lp_arena_strndup(a, k, klen);
-    m->klen[i] = (uint32_t)klen;
-    m->vals[i] = 0;
-    m->len++;
-    if (created)
-        *created = true;
-    return &m->vals[i];
-}
-
-void gmap_free(gmap *m)
-{
-    free(m->keys);
-    free(m->klen);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
-}
-
 /* Append v to the list stored under key (a new list when the key is new). */
-static void u32_list_add(gmap *m, lp_arena *a, u32_lists *lists, const char *k, size_t klen,
+static void u32_list_add(lp_map *m, lp_arena *a, u32_lists *lists, const char *k, size_t klen,
                          uint32_t v)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(m, a, k, klen, &created);
+    uint32_t *slot = lp_map_put(m, a, k, klen, &created);
     if (created) {
         *slot = (uint32_t)lists->len;
         u32_vec empty = {0};
@@ -101,11 +27,11 @@ static void u32_list_add(gmap *m, lp_arena *a, u32_lists *lists, const char *k, 
     lp_vec_push(&lists->items[*slot], v);
 }
 
-static void pair_list_add(gmap *m, lp_arena *a, pair_lists *lists, const char *k, size_t klen,
+static void pair_list_add(lp_map *m, lp_arena *a, pair_lists *lists, const char *k, size_t klen,
                           gpair v)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(m, a, k, klen, &created);
+    uint32_t *slot = lp_map_put(m, a, k, klen, &created);
     if (created) {
         *slot = (uint32_t)lists->len;
         gpair_vec empty = {0};
@@ -200,13 +126,13 @@ void gv_close(gview *v)
 {
     free(v->files);
     free(v->by_fid);
-    gmap_free(&v->by_stem);
-    gmap_free(&v->by_dir);
-    gmap_free(&v->blob_of);
-    gmap_free(&v->names);
-    gmap_free(&v->closures);
-    gmap_free(&v->mod_cache);
-    gmap_free(&v->rust_modules);
+    lp_map_free(&v->by_stem);
+    lp_map_free(&v->by_dir);
+    lp_map_free(&v->blob_of);
+    lp_map_free(&v->names);
+    lp_map_free(&v->closures);
+    lp_map_free(&v->mod_cache);
+    lp_map_free(&v->rust_modules);
     for (size_t i = 0; i < v->mod_lists.len; i++)
         lp_vec_free(&v->mod_lists.items[i]);
     lp_vec_free(&v->mod_lists);
@@ -282,18 +208,18 @@ int32_t gv_file_of_path(gview *v, const char *path, size_t len)
 const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len)
 {
     build_maps(v);
-    uint32_t *p = gmap_get(&v->by_dir, dir, len);
+    uint32_t *p = lp_map_get(&v->by_dir, dir, len);
     return p ? &v->dir_lists.items[*p] : NULL;
 }
 
 const u32_vec *gv_stem_files(gview *v, const char *stem, size_t len)
 {
     build_maps(v);
-    uint32_t *p = gmap_get(&v->by_stem, stem, len);
+    uint32_t *p = lp_map_get(&v->by_stem, stem, len);
     return p ? &v->stem_lists.items[*p] : NULL;
 }
 
-gmap *gv_dir_map(gview *v)
+lp_map *gv_dir_map(gview *v)
 {
     build_maps(v);
     return &v->by_dir;
@@ -343,7 +269,7 @@ const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
         return v->blobs.items[f->blob];
     char key[24];
     int kl = snprintf(key, sizeof key, "%lld", (long long)f->bid);
-    uint32_t *have = gmap_get(&v->blob_of, key, (size_t)kl);
+    uint32_t *have = lp_map_get(&v->blob_of, key, (size_t)kl);
     if (have) {
         f->blob = (int32_t)*have;
         return v->blobs.items[*have];
@@ -409,7 +335,7 @@ const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
     lp_vec_free(&syms);
     lp_vec_free(&refs);
     f->blob = (int32_t)(v->blobs.len - 1);
-    *gmap_put(&v->blob_of, &v->arena, key, (size_t)kl, NULL) = (uint32_t)f->blob;
+    *lp_map_put(&v->blob_of, &v->arena, key, (size_t)kl, NULL) = (uint32_t)f->blob;
     return b;
 }
 
@@ -446,7 +372,7 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
 {
     *out = NULL;
     *n = 0;
-    uint32_t *have = gmap_get(&v->names, name, len);
+    uint32_t *have = lp_map_get(&v->names, name, len);
     if (have) {
         *out = v->name_lists.items[*have].items;
         *n = v->name_lists.items[*have].len;
@@ -463,7 +389,7 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
         return rc;
     sqlite3_bind_text(s, 1, name, (int)len, SQLITE_STATIC);
     bool created = false;
-    uint32_t *slot = gmap_put(&v->names, &v->arena, name, len, &created);
+    uint32_t *slot = lp_map_put(&v->names, &v->arena, name, len, &created);
     lp_vec_reserve(&v->name_lists, v->name_lists.len + 1);
     memset(&v->name_lists.items[v->name_lists.len], 0, sizeof v->name_lists.items[0]);
     *slot = (uint32_t)v->name_lists.len++;

@@ -321,6 +321,38 @@ void lp_map_reserve(lp_map *m, size_t n);
 void lp_map_free(lp_map *m);
 
 /* ------------------------------------------------------------------------------------------
+ * lp_pool: the project's worker pool. N threads take the indexes 0..nitems-1 in order, each
+ * turns its index into a result (ops->work), and results go through one bounded queue
+ * (at most max_items results and max_bytes of their sizes, one result always fits) to the
+ * thread that calls lp_pool_pop, in completion order. Meant for "many workers, one writer"
+ * (the index build, evidence collection): the popping thread owns every result it gets.
+ *
+ *   thread_start(ctx) -> per-worker state (may be NULL), on the worker's thread;
+ *   work(ctx, state, index, &bytes) -> a result (never NULL), on the worker's thread;
+ *   thread_end(ctx, state), on the worker's thread as it exits;
+ *   discard(ctx, result) frees a result that will not be popped (after lp_pool_stop).
+ *
+ * lp_pool_start returns the number of threads started (0 with *thread_err set when none
+ * could be; fewer than asked is not an error: the started ones do all the work).
+ * lp_pool_pop blocks; NULL once every worker has exited and the queue is empty.
+ * lp_pool_stop (any thread): workers take no new index and discard what they finish.
+ * lp_pool_finish: stop, discard what is queued, join, release. Call it exactly once after a
+ * successful start, from the popping thread. */
+typedef struct lp_pool_ops {
+    void *(*thread_start)(void *ctx);
+    void *(*work)(void *ctx, void *state, size_t index, uint64_t *bytes);
+    void (*thread_end)(void *ctx, void *state);
+    void (*discard)(void *ctx, void *result);
+} lp_pool_ops;
+
+typedef struct lp_pool lp_pool;
+unsigned lp_pool_start(lp_pool **out, const lp_pool_ops *ops, void *ctx, size_t nitems,
+                       unsigned threads, size_t max_items, uint64_t max_bytes, int *thread_err);
+void *lp_pool_pop(lp_pool *p);
+void lp_pool_stop(lp_pool *p);
+void lp_pool_finish(lp_pool *p);
+
+/* ------------------------------------------------------------------------------------------
  * Paths.
  *
  * Relative paths inside a root are stored normalized: '/' separators, no "." or empty

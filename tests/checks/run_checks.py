@@ -76,6 +76,15 @@ def include_checks():
             rc, out = run([sys.executable, INCLUDES, "--root", tmp])
             report(rc != 0 and where in out and what in out,
                    f"include check fails on a planted `{line.strip()}` in {rel}", out)
+    # A public header at the top of src/ (src/loupe.h) may not be included from below.
+    with tempfile.TemporaryDirectory(prefix="loupe-chk-") as tmp:
+        planted_tree(tmp)
+        if not os.path.exists(os.path.join(tmp, "src/loupe.h")):
+            append(os.path.join(tmp, "src/loupe.h"), "/* planted */\n")
+        append(os.path.join(tmp, "src/store/store.c"), '#include "loupe.h"\n')
+        rc, out = run([sys.executable, INCLUDES, "--root", tmp])
+        report(rc != 0 and "src/store/store.c:" in out and "public header loupe.h" in out,
+               "include check fails on the public header loupe.h included from store", out)
     # An allow-list entry that matches nothing any more is itself a failure.
     with tempfile.TemporaryDirectory(prefix="loupe-chk-") as tmp:
         planted_tree(tmp)

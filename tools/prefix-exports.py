@@ -8,7 +8,8 @@ build/rel/obj), so after a merge that brought new unprefixed helpers, run it aga
 
 Each name N becomes lp_N, replaced as a whole word (so `lx_chunk` does not touch
 `lx_chunk_text`, and `lp_lx_chunk` is never renamed twice) in the C sources and headers of
-src/, tests/, tools/ and bench/, and in docs/*.md and the README. A name whose lp_ form is
+src/, tests/, tools/ and bench/, and in docs/*.md (not docs/decisions/, which record
+the past) and the README. A name whose lp_ form is
 already a word anywhere there is a collision: the script stops before changing anything.
 
 Usage: tools/prefix-exports.py [--objdir build/rel/obj] [--dry-run] [--build]
@@ -34,7 +35,8 @@ def files_to_edit():
             for n in names:
                 if n.endswith(CODE_EXT):
                     out.append(os.path.join(dirpath, n))
-    for dirpath, _, names in os.walk(os.path.join(ROOT, "docs")):
+    for dirpath, dirs, names in os.walk(os.path.join(ROOT, "docs")):
+        dirs[:] = [d for d in dirs if d != "decisions"]  # records of the past keep old names
         out += [os.path.join(dirpath, n) for n in names if n.endswith(".md")]
     out.append(os.path.join(ROOT, "README.md"))
     return sorted(p for p in out if os.path.isfile(p))

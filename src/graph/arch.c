@@ -119,19 +119,19 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
 {
     *out = NULL;
     lp_store *st = call->st;
-    const char *subtree = gq_arg_str(call->args, "subtree");
+    const char *subtree = lp_gq_arg_str(call->args, "subtree");
     if (subtree) {
-        lp_status prc = gq_check_rel_arg(
+        lp_status prc = lp_gq_check_rel_arg(
             "subtree", subtree, json_string_length(json_object_get(call->args, "subtree")), err);
         if (prc)
             return prc;
     }
-    const char *scope = gq_arg_str(call->args, "scope");
+    const char *scope = lp_gq_arg_str(call->args, "scope");
     if (!scope)
         scope = "runtime";
     if (strcmp(scope, "runtime") && strcmp(scope, "tests") && strcmp(scope, "all"))
         return lp_error_set(err, LP_EINVAL, "scope must be runtime, tests or all, not '%s'", scope);
-    size_t max_pkgs = (size_t)gq_arg_int(call->args, "maxPackages", 200, 1, 5000);
+    size_t max_pkgs = (size_t)lp_gq_arg_int(call->args, "maxPackages", 200, 1, 5000);
     arch a;
     memset(&a, 0, sizeof a);
     lp_arena_init(&a.arena, 0);
@@ -160,7 +160,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
             if (!lp_path_under(lp_str_c(subtree), lp_str_c(path), &rel))
                 continue;
         }
-        bool test = gv_is_test_path(path, lang);
+        bool test = lp_gv_is_test_path(path, lang);
         if ((!strcmp(scope, "runtime") && test) || (!strcmp(scope, "tests") && !test))
             continue;
         const char *ns = (const char *)sqlite3_column_text(s, 4);
@@ -267,7 +267,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
             qsort(members.items, members.len, sizeof(char *), name_cmp);
             json_t *m = json_array();
             for (size_t i = 0; i < members.len; i++)
-                json_array_append_new(m, gq_json_str(members.items[i]));
+                json_array_append_new(m, lp_gq_json_str(members.items[i]));
             json_array_append_new(cycles, m);
         }
         lp_vec_free(&members);
@@ -291,7 +291,7 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
             if (p->langs & (1u << l))
                 json_array_append_new(langs, lp_json_textz(lp_lang_name((lp_lang)l)));
         json_array_append_new(pkgs, lp_json_pack("{s:o, s:o, s:i, s:i, s:i, s:i}", "name",
-                                              gq_json_str(p->name), "languages", langs, "files",
+                                              lp_gq_json_str(p->name), "languages", langs, "files",
                                               (int)p->files, "symbols", (int)p->symbols, "fanIn",
                                               (int)p->fan_in, "fanOut", (int)p->fan_out));
     }
@@ -299,18 +299,18 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
     for (size_t i = 0; i < a.deps.len && i < max_pkgs * 8; i++) {
         const dep *d = &a.deps.items[i];
         json_array_append_new(deps, lp_json_pack("{s:o, s:o, s:I, s:I}", "from",
-                                              gq_json_str(a.pkgs.items[d->from].name), "to",
-                                              gq_json_str(a.pkgs.items[d->to].name), "calls",
+                                              lp_gq_json_str(a.pkgs.items[d->from].name), "to",
+                                              lp_gq_json_str(a.pkgs.items[d->to].name), "calls",
                                               (json_int_t)d->calls, "imports", (json_int_t)d->imports));
     }
     bool cut = order.len > max_pkgs || a.deps.len > max_pkgs * 8;
     lp_vec_free(&order);
     lp_publication pub;
     if (!lp_store_current(st, &pub, NULL) && pub.partial)
-        gq_warn(res, "publication_partial",
+        lp_gq_warn(res, "publication_partial",
                 "the publication reached its byte limit: packages past it are missing");
     json_object_set_new(res, "scope", lp_json_textz(scope));
-    json_object_set_new(res, "subtree", subtree ? gq_json_str(subtree) : json_null());
+    json_object_set_new(res, "subtree", subtree ? lp_gq_json_str(subtree) : json_null());
     json_object_set_new(res, "packages", pkgs);
     json_object_set_new(res, "dependencies", deps);
     json_object_set_new(res, "cycles", cycles);
@@ -320,10 +320,10 @@ lp_status lp_graph_architecture(const lp_graph_call *call, json_t **out, lp_erro
                                   "internalEdges", (json_int_t)internal));
     json_object_set_new(res, "truncation", lp_json_pack("{s:b}", "packages", cut));
     if (cut)
-        gq_warn(res, "packages_truncated",
+        lp_gq_warn(res, "packages_truncated",
                 "%zu packages shown of %zu; narrow with subtree or raise maxPackages", max_pkgs,
                 a.pkgs.len);
-    gq_warn(res, "evidence",
+    lp_gq_warn(res, "evidence",
             "dependencies count proved CALLS and IMPORTS edges only; calls the rules cannot "
             "resolve are not counted, so a missing dependency is not proof of independence");
 done:

@@ -85,10 +85,10 @@ static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char 
         lp_buf_init(&text, 300); /* a longer name is cut where a character ends */
         lp_buf_printf(&text, "%s%s%s", qual && *qual ? qual : "", qual && *qual ? "." : "",
                       name ? name : "");
-        o = gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine",
+        o = lp_gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine",
                                       sqlite3_column_int(s, 0), "endLine",
                                       sqlite3_column_int(s, 1), "args",
-                                      gq_json_str((const char *)sqlite3_column_text(s, 2)),
+                                      lp_gq_json_str((const char *)sqlite3_column_text(s, 2)),
                                       "callee", lp_json_text(text.ptr, text.len)),
                          "file", path);
         lp_buf_release(&text);
@@ -99,7 +99,7 @@ static json_t *call_site(lp_store *st, int64_t fid, int32_t ref_ord, const char 
 
 static const char *strategy(lp_lang l, int rule, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s.%s", lp_lang_name(l), gr_rule_name((gr_rule)rule));
+    snprintf(buf, cap, "%s.%s", lp_lang_name(l), lp_gr_rule_name((gr_rule)rule));
     return buf;
 }
 
@@ -120,7 +120,7 @@ typedef struct cg {
     LP_VEC(gq_sym) syms;
 } cg;
 
-/* gq_symbol_at through the call's cache. The pointer is valid until the next call. */
+/* lp_gq_symbol_at through the call's cache. The pointer is valid until the next call. */
 static lp_status cg_sym(cg *g, int64_t fid, int32_t ord, gq_sym *out, lp_error *err)
 {
     char key[48];
@@ -130,7 +130,7 @@ static lp_status cg_sym(cg *g, int64_t fid, int32_t ord, gq_sym *out, lp_error *
         *out = g->syms.items[*p];
         return LP_OK;
     }
-    lp_status rc = gq_symbol_at(g->st, fid, ord, g->arena, out, err);
+    lp_status rc = lp_gq_symbol_at(g->st, fid, ord, g->arena, out, err);
     if (rc)
         return rc;
     *lp_map_put(&g->sym_index, g->arena, key, (size_t)kl, NULL) = (uint32_t)g->syms.len;
@@ -145,7 +145,7 @@ static json_t *node_json(cg *g, int32_t idx, lp_error *err)
     if (cg_sym(g, n->fid, n->ord, &s, err))
         return NULL;
     g->langs |= 1u << s.lang;
-    json_t *o = gq_sym_json(&s);
+    json_t *o = lp_gq_sym_json(&s);
     json_object_set_new(o, "depth", json_integer(n->depth));
     json_object_set_new(o, "side", lp_json_textz(n->side == 0 ? "root" : n->side == 1 ? "callee" : "caller"));
     return o;
@@ -296,15 +296,15 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         if (n->kind == GE_NOTE_UNRESOLVED) {
             unres++;
             gr_reason reason = (gr_reason)n->rule;
-            const char *rn = gr_reason_name(reason);
+            const char *rn = lp_gr_reason_name(reason);
             json_t *cnt = json_object_get(by_reason, rn);
             json_object_set_new(by_reason, rn, json_integer(cnt ? json_integer_value(cnt) + 1 : 1));
             if (json_array_size(unresolved) < 50) {
                 json_t *u = lp_json_pack("{s:o, s:{s:i, s:i}, s:s, s:s}", "callee",
-                                         gq_json_str(n->text), "callSite", "startLine",
+                                         lp_gq_json_str(n->text), "callSite", "startLine",
                                          (int)n->start_line, "endLine", (int)n->end_line,
-                                         "reason", rn, "explanation", gr_reason_text(reason));
-                gq_with_file(json_object_get(u, "callSite"), "file", root->path);
+                                         "reason", rn, "explanation", lp_gr_reason_text(reason));
+                lp_gq_with_file(json_object_get(u, "callSite"), "file", root->path);
                 json_array_append_new(unresolved, u);
             }
             continue;
@@ -333,14 +333,14 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         for (size_t k = 0; k < found.len; k++) {
             gq_sym c;
             if (!cg_sym(g, found.items[k].fid, found.items[k].ord, &c, NULL))
-                json_array_append_new(cands, gq_sym_json(&c));
+                json_array_append_new(cands, lp_gq_sym_json(&c));
         }
         lp_vec_free(&found);
-        json_t *a = lp_json_pack("{s:o, s:{s:i, s:i}, s:i, s:o}", "callee", gq_json_str(n->text),
+        json_t *a = lp_json_pack("{s:o, s:{s:i, s:i}, s:i, s:o}", "callee", lp_gq_json_str(n->text),
                                  "callSite", "startLine", (int)n->start_line, "endLine",
                                  (int)n->end_line, "candidateCount", (int)n->value,
                                  "candidates", cands);
-        gq_with_file(json_object_get(a, "callSite"), "file", root->path);
+        lp_gq_with_file(json_object_get(a, "callSite"), "file", root->path);
         json_array_append_new(ambiguous, a);
     }
     lp_vec_free(&notes);
@@ -445,7 +445,7 @@ static lp_status caller_evidence(cg *g, const gq_sym *root, json_t *summary, jso
         lp_buf_printf(&text, "%s%s%s", p->qual && *p->qual ? p->qual : "",
                       p->qual && *p->qual ? "." : "", root->name);
         json_array_append_new(possible,
-                              gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
+                              lp_gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
                                                         lp_json_text(text.ptr, text.len),
                                                         "startLine", (int)p->line),
                                            "file", p->path));
@@ -482,18 +482,18 @@ static json_t *tests_of(cg *g, const gq_sym *root)
     json_t *last = NULL;
     for (size_t i = 0; i < found.len; i++) {
         const node *n = &found.items[i];
-        json_t *ev = lp_json_textz(gr_rule_name((gr_rule)n->prule));
+        json_t *ev = lp_json_textz(lp_gr_rule_name((gr_rule)n->prule));
         if (last && i > 0 && found.items[i - 1].fid == n->fid && found.items[i - 1].ord == n->ord) {
             json_array_append_new(json_object_get(last, "evidence"), ev);
             continue;
         }
         gq_sym t;
-        if (gq_symbol_at(g->st, n->fid, n->ord, g->arena, &t, NULL)) {
+        if (lp_gq_symbol_at(g->st, n->fid, n->ord, g->arena, &t, NULL)) {
             json_decref(ev);
             last = NULL;
             continue;
         }
-        last = gq_sym_json(&t);
+        last = lp_gq_sym_json(&t);
         json_t *evs = json_array();
         json_array_append_new(evs, ev);
         json_object_set_new(last, "evidence", evs);
@@ -506,17 +506,17 @@ static json_t *tests_of(cg *g, const gq_sym *root)
 lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error *err)
 {
     *out = NULL;
-    const char *id = gq_arg_str(call->args, "symbolId");
+    const char *id = lp_gq_arg_str(call->args, "symbolId");
     if (!id)
         return lp_error_set(err, LP_EINVAL, "call_graph needs symbolId (a sym:... id from search, "
                                             "file_outline or a previous call_graph)");
-    const char *dir = gq_arg_str(call->args, "direction");
+    const char *dir = lp_gq_arg_str(call->args, "direction");
     if (!dir)
         dir = "both";
     if (strcmp(dir, "both") && strcmp(dir, "callers") && strcmp(dir, "callees"))
         return lp_error_set(err, LP_EINVAL, "direction must be callers, callees or both, not '%s'",
                             dir);
-    int depth = (int)gq_arg_int(call->args, "depth", 2, 1, 5);
+    int depth = (int)lp_gq_arg_int(call->args, "depth", 2, 1, 5);
     uint64_t t0 = lp_now_ns(), t_bfs = t0, t_callee = t0, t_caller = t0;
     size_t g_nodes = 0, g_edges = 0;
     cg g;
@@ -527,14 +527,14 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
     lp_arena_init(&arena, 0);
     g.arena = &arena;
     lp_arena_init(&g.ns.arena, 0);
-    g.max_nodes = (size_t)gq_arg_int(call->args, "maxNodes", 100, 1, 1000);
-    g.max_edges = (size_t)gq_arg_int(call->args, "maxEdges", 300, 1, 5000);
+    g.max_nodes = (size_t)lp_gq_arg_int(call->args, "maxNodes", 100, 1, 1000);
+    g.max_edges = (size_t)lp_gq_arg_int(call->args, "maxEdges", 300, 1, 5000);
     g.nodes = json_array();
     g.edges = json_array();
     json_t *res = json_object();
     json_object_set_new(res, "warnings", json_array());
     gq_sym root;
-    lp_status rc = gq_symbol_by_id(call->st, id, &arena, &root, err);
+    lp_status rc = lp_gq_symbol_by_id(call->st, id, &arena, &root, err);
     if (rc)
         goto done;
     if (root.ord < 0) {
@@ -606,7 +606,7 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
                         json_string("edges are proved calls; unresolved and ambiguous call sites "
                                     "are evidence, not edges; an absent edge does not prove that "
                                     "no call exists (see capabilities)"));
-    json_object_set_new(res, "root", gq_sym_json(&root));
+    json_object_set_new(res, "root", lp_gq_sym_json(&root));
     json_object_set_new(res, "direction", lp_json_textz(dir));
     json_object_set_new(res, "depth", json_integer(depth));
     json_object_set_new(res, "nodes", g.nodes);
@@ -614,17 +614,17 @@ lp_status lp_graph_call_graph(const lp_graph_call *call, json_t **out, lp_error 
     g.nodes = g.edges = NULL;
     json_object_set_new(res, "tests", tests_of(&g, &root));
     json_object_set_new(res, "evidenceSummary", summary);
-    json_object_set_new(res, "capabilities", gq_caps_for_langs(g.langs));
+    json_object_set_new(res, "capabilities", lp_gq_caps_for_langs(g.langs));
     json_object_set_new(res, "truncation",
                         lp_json_pack("{s:b, s:b, s:b}", "nodes", g.cut_nodes, "edges", g.cut_edges,
                                   "depth", g.cut_depth));
     if (g.cut_nodes || g.cut_edges)
-        gq_warn(res, "graph_truncated",
+        lp_gq_warn(res, "graph_truncated",
                 "the graph was cut at %zu nodes / %zu edges; raise maxNodes / maxEdges or lower "
                 "depth",
                 g.max_nodes, g.max_edges);
     if (g.cut_depth)
-        gq_warn(res, "depth_limit", "more calls lie beyond depth %d; call again from a frontier "
+        lp_gq_warn(res, "depth_limit", "more calls lie beyond depth %d; call again from a frontier "
                                     "node or raise depth (max 5)",
                 depth);
 done:
@@ -655,8 +655,8 @@ done:
 lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error *err)
 {
     *out = NULL;
-    const char *from_id = gq_arg_str(call->args, "fromId");
-    const char *to_id = gq_arg_str(call->args, "toId");
+    const char *from_id = lp_gq_arg_str(call->args, "fromId");
+    const char *to_id = lp_gq_arg_str(call->args, "toId");
     if (!from_id || !to_id)
         return lp_error_set(err, LP_EINVAL,
                             "trace_path needs fromId and toId (sym:... ids, or file:<path>)");
@@ -678,8 +678,8 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
     } else {
         kinds[LP_EDGE_CALLS] = true;
     }
-    int max_depth = (int)gq_arg_int(call->args, "maxDepth", 8, 1, 16);
-    size_t max_nodes = (size_t)gq_arg_int(call->args, "maxNodes", 5000, 1, 100000);
+    int max_depth = (int)lp_gq_arg_int(call->args, "maxDepth", 8, 1, 16);
+    size_t max_nodes = (size_t)lp_gq_arg_int(call->args, "maxNodes", 5000, 1, 100000);
     lp_arena arena;
     lp_arena_init(&arena, 0);
     nodeset ns;
@@ -688,9 +688,9 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
     json_t *res = json_object();
     json_object_set_new(res, "warnings", json_array());
     gq_sym from, to;
-    lp_status rc = gq_symbol_by_id(call->st, from_id, &arena, &from, err);
+    lp_status rc = lp_gq_symbol_by_id(call->st, from_id, &arena, &from, err);
     if (!rc)
-        rc = gq_symbol_by_id(call->st, to_id, &arena, &to, err);
+        rc = lp_gq_symbol_by_id(call->st, to_id, &arena, &to, err);
     if (rc)
         goto done;
     node r0 = {from.fid, from.ord, 0, 0, -1, 0, 0, -1, 0};
@@ -776,18 +776,18 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
         for (int k = nc - 1; k >= 0; k--) {
             const node *n = &ns.items.items[chain[k]];
             gq_sym s;
-            if ((rc = gq_symbol_at(call->st, n->fid, n->ord, &arena, &s, err)))
+            if ((rc = lp_gq_symbol_at(call->st, n->fid, n->ord, &arena, &s, err)))
                 break;
-            json_array_append_new(path, gq_sym_json(&s));
+            json_array_append_new(path, lp_gq_sym_json(&s));
             if (n->parent < 0)
                 continue;
             const node *p = &ns.items.items[n->parent];
             gq_sym ps;
-            if ((rc = gq_symbol_at(call->st, p->fid, p->ord, &arena, &ps, err)))
+            if ((rc = lp_gq_symbol_at(call->st, p->fid, p->ord, &arena, &ps, err)))
                 break;
             char strat[96];
             json_t *e = json_object();
-            json_t *pj = gq_sym_json(&ps), *nj = gq_sym_json(&s);
+            json_t *pj = lp_gq_sym_json(&ps), *nj = lp_gq_sym_json(&s);
             json_object_set(e, "from", json_object_get(pj, "id"));
             json_object_set(e, "to", json_object_get(nj, "id"));
             json_decref(pj);
@@ -801,8 +801,8 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
             json_array_append_new(edges, e);
         }
     }
-    json_object_set_new(res, "from", gq_sym_json(&from));
-    json_object_set_new(res, "to", gq_sym_json(&to));
+    json_object_set_new(res, "from", lp_gq_sym_json(&from));
+    json_object_set_new(res, "to", lp_gq_sym_json(&to));
     json_object_set_new(res, "found", json_boolean(hit >= 0));
     json_int_t length = hit >= 0 ? (json_int_t)json_array_size(edges) : -1;
     json_object_set_new(res, "path", path);
@@ -817,14 +817,14 @@ lp_status lp_graph_trace_path(const lp_graph_call *call, json_t **out, lp_error 
             json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
     json_object_set_new(res, "edgeKinds", used);
     json_object_set_new(res, "capabilities",
-                        gq_caps_for_langs((1u << from.lang) | (1u << to.lang)));
+                        lp_gq_caps_for_langs((1u << from.lang) | (1u << to.lang)));
     if (hit < 0) {
         if (cut_nodes || cut_depth)
-            gq_warn(res, "no_path_within_budget",
+            lp_gq_warn(res, "no_path_within_budget",
                     "no path found within %d steps / %zu nodes; raise maxDepth or maxNodes",
                     max_depth, max_nodes);
         else
-            gq_warn(res, "no_proved_path",
+            lp_gq_warn(res, "no_proved_path",
                     "no path over proved edges of the chosen kinds; unresolved or dynamic calls "
                     "may still connect them (see capabilities)");
     }

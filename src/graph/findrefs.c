@@ -47,13 +47,13 @@ static int32_t owner_at(const fsym *syms, size_t n, uint32_t off)
 lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_error *err)
 {
     *out = NULL;
-    const char *id = gq_arg_str(call->args, "symbolId");
+    const char *id = lp_gq_arg_str(call->args, "symbolId");
     if (!id)
         return lp_error_set(err, LP_EINVAL, "find_references needs symbolId (a sym:... id)");
-    size_t max_results = (size_t)gq_arg_int(call->args, "maxResults", 200, 1, 5000);
-    const char *prefix = gq_arg_str(call->args, "pathPrefix");
+    size_t max_results = (size_t)lp_gq_arg_int(call->args, "maxResults", 200, 1, 5000);
+    const char *prefix = lp_gq_arg_str(call->args, "pathPrefix");
     if (prefix) {
-        lp_status prc = gq_check_rel_arg(
+        lp_status prc = lp_gq_check_rel_arg(
             "pathPrefix", prefix, json_string_length(json_object_get(call->args, "pathPrefix")),
             err);
         if (prc)
@@ -66,7 +66,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
     json_t *matches = json_array();
     gq_sym root;
     lp_publication pub;
-    lp_status rc = gq_symbol_by_id(call->st, id, &arena, &root, err);
+    lp_status rc = lp_gq_symbol_by_id(call->st, id, &arena, &root, err);
     if (!rc && root.ord < 0)
         rc = lp_error_set(err, LP_EINVAL, "find_references needs a symbol id, not a file");
     if (!rc)
@@ -157,7 +157,7 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
                     for (size_t k = 0; k < ords.len; k++) {
                         fsym *f = lp_vec_push_zero(&syms);
                         f->ord = ords.items[k];
-                        if (gq_symbol_at(call->st, fid, f->ord, &arena, &f->row, NULL)) {
+                        if (lp_gq_symbol_at(call->st, fid, f->ord, &arena, &f->row, NULL)) {
                             syms.len--;
                             continue;
                         }
@@ -173,14 +173,14 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
             size_t ll = (size_t)(le - line_start);
             char *text = lp_arena_strndup(&arena, line_start, lp_utf8_cut(line_start, ll, 240));
             json_t *m = json_object();
-            gq_with_file(m, "file", path);
+            lp_gq_with_file(m, "file", path);
             json_object_set_new(m, "line", json_integer(line));
             json_object_set_new(m, "column", json_integer((json_int_t)(p - line_start) + 1));
             json_object_set_new(m, "startByte", json_integer((json_int_t)off));
             json_object_set_new(m, "endByte", json_integer((json_int_t)(off + nl)));
-            json_object_set_new(m, "text", gq_json_str(text));
+            json_object_set_new(m, "text", lp_gq_json_str(text));
             int32_t o = owner_at(syms.items, syms.len, (uint32_t)off);
-            json_object_set_new(m, "owner", o >= 0 ? gq_sym_json(&syms.items[o].row) : json_null());
+            json_object_set_new(m, "owner", o >= 0 ? lp_gq_sym_json(&syms.items[o].row) : json_null());
             bool is_def = sqlite3_column_int64(s, 0) == root.fid && off >= root.start_byte &&
                           off < root.end_byte && line == root.start_line;
             json_object_set_new(m, "isDefinition", json_boolean(is_def));
@@ -205,8 +205,8 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
     if (pub.partial)
         json_array_append_new(reasons, json_string("publication_partial"));
     bool complete = !cut && !pub.partial;
-    json_object_set_new(res, "symbol", gq_sym_json(&root));
-    json_object_set_new(res, "name", gq_json_str(name));
+    json_object_set_new(res, "symbol", lp_gq_sym_json(&root));
+    json_object_set_new(res, "name", lp_gq_json_str(name));
     json_object_set_new(res, "identifierBoundary", json_boolean(boundary));
     json_object_set_new(res, "matches", matches);
     matches = NULL;
@@ -218,17 +218,17 @@ lp_status lp_graph_find_references(const lp_graph_call *call, json_t **out, lp_e
                   (json_int_t)files_total, "filesWithMatches", (json_int_t)files_with,
                   "totalMatches", (json_int_t)total, "bytesScanned", (json_int_t)bytes,
                   "publicationMerkle", merkle));
-    json_object_set_new(res, "pathPrefix", prefix ? gq_json_str(prefix) : json_null());
+    json_object_set_new(res, "pathPrefix", prefix ? lp_gq_json_str(prefix) : json_null());
     if (cut)
-        gq_warn(res, "results_truncated",
+        lp_gq_warn(res, "results_truncated",
                 "%zu of at least %zu matches shown (maxResults); raise maxResults or narrow with "
                 "pathPrefix",
                 max_results, total);
     if (pub.partial)
-        gq_warn(res, "publication_partial",
+        lp_gq_warn(res, "publication_partial",
                 "the publication reached its byte limit: files past it were not indexed, so "
                 "matches there are missing");
-    gq_warn(res, "textual_matches",
+    lp_gq_warn(res, "textual_matches",
             "matches are textual occurrences of '%s' in published content (comments, strings and "
             "other symbols with that name included); use call_graph for proved calls",
             name);

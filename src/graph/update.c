@@ -255,7 +255,7 @@ static void resolve_file(writer *w, uint32_t file, const uint8_t *sel, size_t ns
     lp_arena_init(&a, 0);
     gref *refs = NULL;
     size_t n = 0;
-    if ((w->rc = gv_all_refs(w->v, f->bid, &a, &refs, &n, w->err))) {
+    if ((w->rc = lp_gv_all_refs(w->v, f->bid, &a, &refs, &n, w->err))) {
         lp_arena_release(&a);
         return;
     }
@@ -266,12 +266,12 @@ static void resolve_file(writer *w, uint32_t file, const uint8_t *sel, size_t ns
         if (r->kind == LP_REF_BASE)
             continue;
         gres res;
-        gr_resolve(w->v, file, r, &res);
+        lp_gr_resolve(w->v, file, r, &res);
         w->stats->refs_resolved++;
         write_result(w, file, r, &res);
     }
     if (all)
-        gr_file_edges(w->v, file, emit_file_edge, w);
+        lp_gr_file_edges(w->v, file, emit_file_edge, w);
     lp_arena_release(&a);
 }
 
@@ -629,7 +629,7 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const lp_map *set
         sqlite3_bind_text(s, 1, e->key, (int)e->klen, SQLITE_STATIC);
         sqlite3_bind_int(s, 2, !tops || lp_map_get(tops, e->key, e->klen) ? 1 : 0);
         while (sqlite3_step(s) == SQLITE_ROW) {
-            int32_t fi = gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
+            int32_t fi = lp_gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
             if (fi >= 0)
                 mark_ref(sels, (uint32_t)fi, sqlite3_column_int(s, 1));
         }
@@ -667,7 +667,7 @@ static lp_status propagate_imports(writer *w, sel *sels)
         lp_arena_init(&a, 0);
         gref *refs = NULL;
         size_t n = 0;
-        lp_status rc = gv_all_refs(v, v->files[i].bid, &a, &refs, &n, w->err);
+        lp_status rc = lp_gv_all_refs(v, v->files[i].bid, &a, &refs, &n, w->err);
         if (rc) {
             lp_arena_release(&a);
             return rc;
@@ -753,7 +753,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             goto done;
         }
         bool added = !c->old_bid, deleted = !c->new_bid;
-        int32_t same = gv_file_of_path(v, c->path, strlen(c->path));
+        int32_t same = lp_gv_file_of_path(v, c->path, strlen(c->path));
         if (!added && !deleted && same >= 0 && v->files[same].fid == c->old_fid) {
             if ((rc = changed_delta(st, c->old_fid, c->old_bid, c->new_bid, &names, &tops, &a,
                                     &remaps, w->err)))
@@ -766,7 +766,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         }
         if (added || deleted)
             add_path_keys(&keys, &a, c->path);
-        int32_t fi = gv_file_of_path(v, c->path, strlen(c->path));
+        int32_t fi = lp_gv_file_of_path(v, c->path, strlen(c->path));
         if (fi >= 0)
             sels[fi].all = true;
         if (c->old_fid && (deleted || fi < 0 || v->files[fi].fid != c->old_fid))
@@ -791,7 +791,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
                         goto done;
                     sqlite3_bind_int64(s, 1, c->old_fid);
                     while (sqlite3_step(s) == SQLITE_ROW) {
-                        int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+                        int32_t src = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
                         if (src >= 0)
                             lp_vec_push(&c_roots, (uint32_t)src);
                     }
@@ -853,7 +853,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             break;
         sqlite3_bind_int64(s, 1, v->files[cur].fid);
         while (sqlite3_step(s) == SQLITE_ROW) {
-            int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+            int32_t src = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
             if (src >= 0 && !sels[src].all) {
                 sels[src].all = true;
                 lp_vec_push(&c_roots, (uint32_t)src);
@@ -870,7 +870,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             if (sels[i].all || !sels[i].bits.len ||
                 (v->files[i].lang != LP_LANG_C && v->files[i].lang != LP_LANG_CPP))
                 continue;
-            const gblob *b = gv_blob(v, (uint32_t)i, w->err);
+            const gblob *b = lp_gv_blob(v, (uint32_t)i, w->err);
             for (uint32_t k = 0; b && k < b->nsrefs; k++)
                 if (b->srefs[k].kind == LP_REF_IMPORT && !b->srefs[k].name[0] &&
                     (size_t)b->srefs[k].ord < sels[i].bits.len && sels[i].bits.items[b->srefs[k].ord]) {
@@ -888,7 +888,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
                 break;
             sqlite3_bind_int64(s, 1, v->files[cur].fid);
             while (sqlite3_step(s) == SQLITE_ROW) {
-                int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+                int32_t src = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
                 if (src >= 0 && !sels[src].all) {
                     sels[src].all = true;
                     lp_vec_push(&c_roots, (uint32_t)src);
@@ -999,15 +999,15 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
     if (!full && nchanges == 0)
         return LP_OK;
     gview v;
-    lp_status rc = gv_open(&v, st, full, err);
+    lp_status rc = lp_gv_open(&v, st, full, err);
     writer w = {st, &v, stats, LP_OK, err};
     if (!rc && !full) {
         bool need_full = false;
         rc = incremental(&w, changes, nchanges, &need_full);
         if (!rc && need_full) {
-            gv_close(&v);
+            lp_gv_close(&v);
             memset(stats, 0, sizeof *stats);
-            if (!(rc = gv_open(&v, st, true, err))) {
+            if (!(rc = lp_gv_open(&v, st, true, err))) {
                 w.v = &v;
                 full = true;
             }
@@ -1017,7 +1017,7 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
         stats->full = true;
         rc = full_rebuild(&w);
     }
-    gv_close(&v);
+    lp_gv_close(&v);
     stats->ms = (lp_now_ns() - t0) / 1000000;
     lp_log(rc ? LP_LOG_WARN : LP_LOG_INFO, "graph.update",
            "full=%d files=%llu refs=%llu edges=%llu ambiguous=%llu unresolved=%llu ms=%llu",
@@ -1057,7 +1057,7 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
             lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 5));
         lp_buf_printf(&line, " %s %s ref=%d\n",
                       lp_edge_kind_name((lp_edge_kind)sqlite3_column_int(s, 6)),
-                      gr_rule_name((gr_rule)sqlite3_column_int(s, 7)), sqlite3_column_int(s, 8));
+                      lp_gr_rule_name((gr_rule)sqlite3_column_int(s, 7)), sqlite3_column_int(s, 8));
         lp_vec_push(&lines, lp_xstrdup(line.ptr));
     }
     sqlite3_reset(s);
@@ -1077,7 +1077,7 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
                 lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 2));
             if (sqlite3_column_int(s, 3) == GE_NOTE_UNRESOLVED)
                 lp_buf_printf(&line, " unresolved %s ref=%d\n",
-                              gr_reason_name((gr_reason)sqlite3_column_int(s, 5)),
+                              lp_gr_reason_name((gr_reason)sqlite3_column_int(s, 5)),
                               sqlite3_column_int(s, 6));
             else
                 lp_buf_printf(&line, " ambiguous candidates=%d ref=%d\n",

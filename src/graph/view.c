@@ -7,7 +7,7 @@
  * symbols either from one bulk read (full rebuilds) or one indexed query per name
  * (incremental rebuilds and the tools). Both give the same lists, sorted by (file, ord).
  *
- * Everything lives in the view's arena or its vectors; gv_close frees it all.
+ * Everything lives in the view's arena or its vectors; lp_gv_close frees it all.
  */
 #include "graph/graph_int.h"
 
@@ -56,7 +56,7 @@ static int pair_cmp(const void *a, const void *b)
     return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
-lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
+lp_status lp_gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
 {
     memset(v, 0, sizeof *v);
     v->st = st;
@@ -103,7 +103,7 @@ lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
                                &s, err)))
         return rc;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        int32_t fi = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+        int32_t fi = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
         if (fi < 0)
             continue;
         gpair p = {(uint32_t)fi, sqlite3_column_int(s, 1)};
@@ -122,7 +122,7 @@ lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
     return LP_OK;
 }
 
-void gv_close(gview *v)
+void lp_gv_close(gview *v)
 {
     free(v->files);
     free(v->by_fid);
@@ -159,7 +159,7 @@ void gv_close(gview *v)
     memset(v, 0, sizeof *v);
 }
 
-int32_t gv_file_of_fid(const gview *v, int64_t fid)
+int32_t lp_gv_file_of_fid(const gview *v, int64_t fid)
 {
     if (fid < 0 || fid > v->max_fid || !v->by_fid)
         return -1;
@@ -183,10 +183,10 @@ static void build_maps(gview *v)
     }
 }
 
-/* v->files is in path order (gv_open: ORDER BY path, SQLite's bytewise order), so one
+/* v->files is in path order (lp_gv_open: ORDER BY path, SQLite's bytewise order), so one
  * binary search finds a path without building the maps (an incremental update needs only
  * this lookup, for a handful of paths). */
-int32_t gv_file_of_path(gview *v, const char *path, size_t len)
+int32_t lp_gv_file_of_path(gview *v, const char *path, size_t len)
 {
     size_t lo = 0, hi = v->nfiles;
     while (lo < hi) {
@@ -205,21 +205,21 @@ int32_t gv_file_of_path(gview *v, const char *path, size_t len)
     return -1;
 }
 
-const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len)
+const u32_vec *lp_gv_dir_files(gview *v, const char *dir, size_t len)
 {
     build_maps(v);
     uint32_t *p = lp_map_get(&v->by_dir, dir, len);
     return p ? &v->dir_lists.items[*p] : NULL;
 }
 
-const u32_vec *gv_stem_files(gview *v, const char *stem, size_t len)
+const u32_vec *lp_gv_stem_files(gview *v, const char *stem, size_t len)
 {
     build_maps(v);
     uint32_t *p = lp_map_get(&v->by_stem, stem, len);
     return p ? &v->stem_lists.items[*p] : NULL;
 }
 
-lp_map *gv_dir_map(gview *v)
+lp_map *lp_gv_dir_map(gview *v)
 {
     build_maps(v);
     return &v->by_dir;
@@ -262,7 +262,7 @@ static void read_ref(gview *v, lp_arena *a, sqlite3_stmt *s, gref *r)
     (void)v;
 }
 
-const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
+const gblob *lp_gv_blob(gview *v, uint32_t file, lp_error *err)
 {
     gfile *f = &v->files[file];
     if (f->blob >= 0)
@@ -339,7 +339,7 @@ const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
     return b;
 }
 
-lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t *n,
+lp_status lp_gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t *n,
                       lp_error *err)
 {
     *out = NULL;
@@ -367,7 +367,7 @@ lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t
     return LP_OK;
 }
 
-lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, size_t *n,
+lp_status lp_gv_lookup(gview *v, const char *name, size_t len, const gpair **out, size_t *n,
                     lp_error *err)
 {
     *out = NULL;
@@ -396,7 +396,7 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
     gpair_vec *l = &v->name_lists.items[*slot];
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        int32_t fi = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+        int32_t fi = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
         if (fi >= 0)
             lp_vec_push(l, ((gpair){(uint32_t)fi, sqlite3_column_int(s, 1)}));
     }
@@ -410,7 +410,7 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
     return LP_OK;
 }
 
-lp_status gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err)
+lp_status lp_gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err)
 {
     lp_status rc = lp_store_content_get(v->st, bid, out, err);
     if (rc == LP_ENOENT) {
@@ -421,21 +421,21 @@ lp_status gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err)
     return rc;
 }
 
-const gsym *gv_sym(gview *v, gpair p)
+const gsym *lp_gv_sym(gview *v, gpair p)
 {
-    const gblob *b = gv_blob(v, p.file, NULL);
+    const gblob *b = lp_gv_blob(v, p.file, NULL);
     if (!b || p.ord < 0 || (uint32_t)p.ord >= b->nsyms)
         return NULL;
     return &b->syms[p.ord];
 }
 
-bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
+bool lp_gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
 {
     gfile *f = &v->files[p.file];
     /* A full build resolves every file: nearly every blob gets loaded anyway, and then a
      * check is a memory compare; one row per check would cost more in total. */
     if (f->blob >= 0 || v->preloaded) {
-        const gsym *s = gv_sym(v, p);
+        const gsym *s = lp_gv_sym(v, p);
         if (s)
             *kind = s->kind;
         return s && !strcmp(s->qname, qname);
@@ -457,7 +457,7 @@ bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
     return same;
 }
 
-bool gv_is_type_kind(int k)
+bool lp_gv_is_type_kind(int k)
 {
     switch (k) {
     case LP_SYM_CLASS:
@@ -474,7 +474,7 @@ bool gv_is_type_kind(int k)
     }
 }
 
-bool gv_is_callable_kind(int k)
+bool lp_gv_is_callable_kind(int k)
 {
     return k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR ||
            k == LP_SYM_MACRO;
@@ -503,7 +503,7 @@ static bool has_component(const char *path, const char *const *names)
 
 static bool path_is_test(const gfile *f);
 
-bool gv_is_test_path(const char *path, lp_lang lang)
+bool lp_gv_is_test_path(const char *path, lp_lang lang)
 {
     gfile f;
     memset(&f, 0, sizeof f);
@@ -563,7 +563,7 @@ static const char *python_module(gview *v, const char *path)
     return m;
 }
 
-void gv_derive(gview *v, uint32_t file)
+void lp_gv_derive(gview *v, uint32_t file)
 {
     gfile *f = &v->files[file];
     if (f->derived)
@@ -572,7 +572,7 @@ void gv_derive(gview *v, uint32_t file)
     f->pkg = "";
     f->module = "";
     f->is_test = path_is_test(f);
-    const gblob *b = gv_blob(v, file, NULL);
+    const gblob *b = lp_gv_blob(v, file, NULL);
     if (b) {
         for (uint32_t i = 0; i < b->nsyms; i++) {
             const gsym *s = &b->syms[i];
@@ -591,7 +591,7 @@ void gv_derive(gview *v, uint32_t file)
     if (f->lang == LP_LANG_PYTHON)
         f->module = python_module(v, f->path);
     else if (f->lang == LP_LANG_RUST) {
-        gv_load_modules(v);
+        lp_gv_load_modules(v);
         /* crate: the longest crate directory containing the file */
         size_t best = 0;
         int32_t crate = -1;
@@ -631,7 +631,7 @@ void gv_derive(gview *v, uint32_t file)
 }
 
 /* go.mod module lines and Cargo.toml package names. */
-void gv_load_modules(gview *v)
+void lp_gv_load_modules(gview *v)
 {
     if (v->modules_loaded)
         return;
@@ -644,7 +644,7 @@ void gv_load_modules(gview *v)
         bool gomod = lp_str_eq_c(base, "go.mod"), cargo = lp_str_eq_c(base, "Cargo.toml");
         if (!gomod && !cargo)
             continue;
-        if (gv_content(v, f->bid, &buf, NULL) || buf.err)
+        if (lp_gv_content(v, f->bid, &buf, NULL) || buf.err)
             continue;
         lp_str text = lp_buf_str(&buf);
         lp_str name = LP_STR("");

@@ -342,7 +342,7 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
     /* <name>.scm, with <name>-refs.scm (reference patterns, refs.c) appended */
     lp_embedded_query qsrc = {spec->query_name, NULL, 0}, *eq = &qsrc;
     char *owned = NULL;
-    lx_refs_query_source(spec->query_name, &qsrc.src, &qsrc.len, &owned, &rt->has_refs);
+    lp_lx_refs_query_source(spec->query_name, &qsrc.src, &qsrc.len, &owned, &rt->has_refs);
     if (!eq->src)
         return lp_error_set(err, LP_ERROR, "no embedded query for %s (build defect)",
                             spec->query_name);
@@ -411,7 +411,7 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
             rt->capture_role[c] = LX_CAP_QUALIFIER;
         } else {
             bool bad = false;
-            rt->capture_ref[c] = lx_refs_capture_role(s, &bad);
+            rt->capture_ref[c] = lp_lx_refs_capture_role(s, &bad);
             if (bad)
                 return lp_error_set(err, LP_ERROR, "query %s-refs.scm: unknown capture @%.*s",
                                     spec->query_name, (int)n, name);
@@ -481,13 +481,13 @@ static void ts_count_free(void *p)
     free(p);
 }
 
-int64_t lx_ts_live_bytes(void) { return tl_ts_live; }
+int64_t lp_lx_ts_live_bytes(void) { return tl_ts_live; }
 
 static _Thread_local lx_budget *tl_budget;
 
-lx_budget *lx_budget_current(void) { return tl_budget; }
+lx_budget *lp_lx_budget_current(void) { return tl_budget; }
 
-void lx_budget_arm(lx_budget *b)
+void lp_lx_budget_arm(lx_budget *b)
 {
     tl_budget = b;
     if (b) {
@@ -497,7 +497,7 @@ void lx_budget_arm(lx_budget *b)
     }
 }
 
-bool lx_budget_spent(lx_budget *b, uint64_t extra_bytes)
+bool lp_lx_budget_spent(lx_budget *b, uint64_t extra_bytes)
 {
     if (!b)
         return false;

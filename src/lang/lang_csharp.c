@@ -115,7 +115,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         return true;
     TSNode root = cx->leaf ? cx->anc[cx->depth] : d->node;
     const char *type = ts_node_type(root);
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
 
     if (!strcmp(type, "file_scoped_namespace_declaration")) {
         s->prefix = true;

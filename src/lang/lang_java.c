@@ -36,7 +36,7 @@ static mods read_mods(const lx_ctx *cx, TSNode def)
 {
     mods m;
     memset(&m, 0, sizeof(m));
-    TSNode mn = lx_child_of_type(def, "modifiers");
+    TSNode mn = lp_lx_child_of_type(def, "modifiers");
     if (ts_node_is_null(mn))
         return m;
     static const char *const tests[] = {"Test", "ParameterizedTest", "RepeatedTest",
@@ -84,7 +84,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         s->no_chunk = true;
         return true;
     }
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
     bool in_interface = container && container->kind == LP_SYM_INTERFACE;
     TSNode def = cx->leaf ? cx->anc[cx->depth] : d->node; /* fields: the declaration */
     const char *type = ts_node_type(def);

@@ -30,7 +30,7 @@ static bool is_function(const lx_sym *c)
 
 static void read_modifiers(lx_ctx *cx, TSNode def, lx_sym *s)
 {
-    TSNode mods = lx_child_of_type(def, "modifiers");
+    TSNode mods = lp_lx_child_of_type(def, "modifiers");
     if (ts_node_is_null(mods))
         return;
     TSTreeCursor c = ts_tree_cursor_new(mods);
@@ -77,7 +77,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     (void)scope;
     if (!s)
         return true;
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
     const char *type = ts_node_type(d->node);
     if (s->kind == LP_SYM_PACKAGE) {
         if (!s->has_body) {

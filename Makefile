@@ -7,7 +7,8 @@
 #   make asan       the sanitizer build only (build/asan/loupe)
 #   make tsan       the ThreadSanitizer build (build/tsan/loupe; not part of make test)
 #   make fuzz       libFuzzer runs of tests/fuzz (FUZZ_SECONDS per target, default 300)
-#   make format     clang-format the sources in place
+#   make format     clang-format the sources in place (clang-format-14 from Debian)
+#   make format-check  count the replacements `make format` would make
 #   make lint       clang-tidy over the sources
 #   make bench      benchmarks (never part of make test); QUICK=1 for the short run
 #   make bench-speed  search latency by question length and identifier latency against rg,
@@ -327,8 +328,18 @@ fuzz-build: $(FUZZ_DEPS_STAMP) $(NPM_STAMP)
 fuzz: fuzz-build
 	@bench/fuzz.sh $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),) $(FUZZ_TARGETS)
 
+# clang-format 14 from Debian (clang-format-14); .clang-format matches the code as written.
+CLANG_FORMAT ?= clang-format-14
+FORMAT_SRC = $(SRC_ALL) $(wildcard src/*/*.h) $(UNIT_SRC) $(wildcard tests/unit/*.h)
+.PHONY: format-check
 format:
-	clang-format -i $(SRC_ALL) $(wildcard src/*/*.h) $(UNIT_SRC) $(wildcard tests/unit/*.h)
+	@tools/apt-ensure clang-format-14
+	$(CLANG_FORMAT) -i $(FORMAT_SRC)
+# Counts what `make format` would change (not part of make test; decision 0024).
+format-check:
+	@tools/apt-ensure clang-format-14
+	@n=$$($(CLANG_FORMAT) --dry-run $(FORMAT_SRC) 2>&1 | grep -c 'warning: code should be clang-formatted'); \
+	    echo "format-check: $$n replacements clang-format would make"
 
 lint: $(NPM_STAMP)
 	clang-tidy --quiet $(SRC_ALL) -- $(BASE_CFLAGS) $(PKG_CFLAGS)
@@ -354,6 +365,11 @@ install: $(B)/loupe lib
 
 # The dense channel's benchmark (bench/embed.sh writes bench/RESULTS-embed.md).
 $(B)/embed-bench: bench/embed_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB)
+	@echo "LD[bench] $@"
+	@$(CC) $(REL_CFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS_ALL) -o $@
+
+# lp_map against the hash tables it replaced (bench/map_bench.c; decision 0024).
+$(B)/map-bench: bench/map_bench.c $(filter-out %/main.o,$(rel_OBJ)) $(TS_LIB)
 	@echo "LD[bench] $@"
 	@$(CC) $(REL_CFLAGS) $(PKG_CFLAGS) $^ $(LDLIBS_ALL) -o $@
 

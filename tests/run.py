@@ -6,7 +6,10 @@ Groups (each prints TAP-like `ok - name` / `not ok - name` lines, which are coun
   integration[rel|asan]          tests/integration/test_*.py against the real binary
   node                           tests/node/*.test.mjs (real MCP clients), when present
   fuzz-replay                    committed fuzz corpora replayed through the asan binary
-  checks                         source checks (tests/checks/test_*.py: schema ownership)
+  checks                         source checks: include order and private headers, lp_ prefix
+                                 of exported symbols (tests/checks/run_checks.py, each shown
+                                 failing on a planted violation), schema ownership
+                                 (tests/checks/test_*.py)
   library                        make install into a temporary DESTDIR; examples/search.c
                                  built against it (pkg-config) and run; exports lp_* only
 
@@ -70,6 +73,7 @@ def main():
     }
     groups = []
     k = [args.k] if args.k else []
+    groups.append(("checks", [sys.executable, "tests/checks/run_checks.py", "--build", build], {}))
     groups.append(("unit[rel]", [f"{build}/rel/unit-tests"] + k, {}))
     groups.append(("unit[asan]", [f"{build}/asan/unit-tests"] + k, asan_env))
     integ = [sys.executable, "tests/integration/runner.py"] + (["-k", args.k] if args.k else [])

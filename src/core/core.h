@@ -267,6 +267,69 @@ void lp_hasher_update(lp_hasher *h, const void *p, size_t n);
 lp_hash128 lp_hasher_digest(const lp_hasher *h);
 
 /* ------------------------------------------------------------------------------------------
+ * lp_map: the hash map of the project. Byte-string keys to uint32 values (typically an index
+ * into a vector the caller owns), open addressing with linear probing, at most half full,
+ * XXH3-64 of the key cached in each slot (compared before the bytes; growing never rehashes).
+ * Zero-initialize for an empty map; lp_map_free releases the slots (not the keys).
+ *
+ * Keys: lp_map_put copies a new key into `a` (valid while the arena lives); with a == NULL
+ * the key is borrowed and must outlive the map. Values start at 0 in a new slot.
+ * Iteration: slots[0..cap) with hash != 0 are occupied; the order depends only on the keys
+ * and the order they were inserted in (the same inserts give the same order).
+ * The pointer lp_map_get/lp_map_put return is valid until the next lp_map_put.
+ * Not thread-safe: one writer, no concurrent readers while it writes. */
+typedef struct lp_map_slot {
+    uint64_t hash; /* 0: empty */
+    const char *key;
+    uint32_t klen;
+    uint32_t val;
+} lp_map_slot;
+
+typedef struct lp_map {
+    lp_map_slot *slots;
+    size_t cap, len;
+} lp_map;
+
+uint32_t *lp_map_get(const lp_map *m, const void *key, size_t klen);
+uint32_t *lp_map_put(lp_map *m, lp_arena *a, const void *key, size_t klen, bool *created);
+/* Room for n keys without growing (fewer allocations when n is known; the first put of an
+ * empty map otherwise makes 256 slots). Changes the slot order, not the contents. */
+void lp_map_reserve(lp_map *m, size_t n);
+void lp_map_free(lp_map *m);
+
+/* ------------------------------------------------------------------------------------------
+ * lp_pool: the project's worker pool. N threads take the indexes 0..nitems-1 in order, each
+ * turns its index into a result (ops->work), and results go through one bounded queue
+ * (at most max_items results and max_bytes of their sizes, one result always fits) to the
+ * thread that calls lp_pool_pop, in completion order. Meant for "many workers, one writer"
+ * (the index build, evidence collection): the popping thread owns every result it gets.
+ *
+ *   thread_start(ctx) -> per-worker state (may be NULL), on the worker's thread;
+ *   work(ctx, state, index, &bytes) -> a result (never NULL), on the worker's thread;
+ *   thread_end(ctx, state), on the worker's thread as it exits;
+ *   discard(ctx, result) frees a result that will not be popped (after lp_pool_stop).
+ *
+ * lp_pool_start returns the number of threads started (0 with *thread_err set when none
+ * could be; fewer than asked is not an error: the started ones do all the work).
+ * lp_pool_pop blocks; NULL once every worker has exited and the queue is empty.
+ * lp_pool_stop (any thread): workers take no new index and discard what they finish.
+ * lp_pool_finish: stop, discard what is queued, join, release. Call it exactly once after a
+ * successful start, from the popping thread. */
+typedef struct lp_pool_ops {
+    void *(*thread_start)(void *ctx);
+    void *(*work)(void *ctx, void *state, size_t index, uint64_t *bytes);
+    void (*thread_end)(void *ctx, void *state);
+    void (*discard)(void *ctx, void *result);
+} lp_pool_ops;
+
+typedef struct lp_pool lp_pool;
+unsigned lp_pool_start(lp_pool **out, const lp_pool_ops *ops, void *ctx, size_t nitems,
+                       unsigned threads, size_t max_items, uint64_t max_bytes, int *thread_err);
+void *lp_pool_pop(lp_pool *p);
+void lp_pool_stop(lp_pool *p);
+void lp_pool_finish(lp_pool *p);
+
+/* ------------------------------------------------------------------------------------------
  * Paths.
  *
  * Relative paths inside a root are stored normalized: '/' separators, no "." or empty

@@ -36,7 +36,7 @@ static int dep_cmp(const void *a, const void *b)
 
 typedef struct arch {
     LP_VEC(pkg) pkgs;
-    gmap by_name;
+    lp_map by_name;
     LP_VEC(dep) deps;
     lp_arena arena;
 } arch;
@@ -44,7 +44,7 @@ typedef struct arch {
 static uint32_t pkg_of(arch *a, const char *name)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(&a->by_name, &a->arena, name, strlen(name), &created);
+    uint32_t *slot = lp_map_put(&a->by_name, &a->arena, name, strlen(name), &created);
     if (created) {
         *slot = (uint32_t)a->pkgs.len;
         pkg *p = lp_vec_push_zero(&a->pkgs);
@@ -127,7 +127,7 @@ lp_status lp_graph_architecture_run(const lp_graph_call *call, const lp_graph_ar
     lp_store *st = call->st;
     const char *subtree = req->subtree;
     if (subtree) {
-        lp_status prc = gq_check_rel_arg("subtree", subtree, strlen(subtree), err);
+        lp_status prc = lp_gq_check_rel_arg("subtree", subtree, strlen(subtree), err);
         if (prc)
             return prc;
     }
@@ -165,7 +165,7 @@ lp_status lp_graph_architecture_run(const lp_graph_call *call, const lp_graph_ar
             if (!lp_path_under(lp_str_c(subtree), lp_str_c(path), &rel))
                 continue;
         }
-        bool test = gv_is_test_path(path, lang);
+        bool test = lp_gv_is_test_path(path, lang);
         if ((!strcmp(scope, "runtime") && test) || (!strcmp(scope, "tests") && !test))
             continue;
         const char *ns = (const char *)sqlite3_column_text(s, 4);
@@ -349,7 +349,7 @@ done:
     lp_vec_free(&fid_pkg);
     lp_vec_free(&a.pkgs);
     lp_vec_free(&a.deps);
-    gmap_free(&a.by_name);
+    lp_map_free(&a.by_name);
     lp_arena_release(&a.arena);
     if (rc)
         memset(out, 0, sizeof *out);
@@ -379,7 +379,7 @@ json_t *lp_graph_architecture_json(const lp_graph_arch_result *r)
             if (p->langs & (1u << l))
                 json_array_append_new(langs, lp_json_textz(lp_lang_name((lp_lang)l)));
         json_array_append_new(pkgs, lp_json_pack("{s:o, s:o, s:i, s:i, s:i, s:i}", "name",
-                                                 gq_json_str(p->name), "languages", langs,
+                                                 lp_gq_json_str(p->name), "languages", langs,
                                                  "files", (int)p->files, "symbols",
                                                  (int)p->symbols, "fanIn", (int)p->fan_in,
                                                  "fanOut", (int)p->fan_out));
@@ -387,18 +387,18 @@ json_t *lp_graph_architecture_json(const lp_graph_arch_result *r)
     for (size_t i = 0; i < r->ndependencies; i++) {
         const lp_graph_dependency *d = &r->dependencies[i];
         json_array_append_new(deps, lp_json_pack("{s:o, s:o, s:I, s:I}", "from",
-                                                 gq_json_str(d->from), "to", gq_json_str(d->to),
+                                                 lp_gq_json_str(d->from), "to", lp_gq_json_str(d->to),
                                                  "calls", (json_int_t)d->calls, "imports",
                                                  (json_int_t)d->imports));
     }
     for (size_t i = 0; i < r->ncycles; i++) {
         json_t *m = json_array();
         for (size_t k = 0; k < r->cycles[i].nmembers; k++)
-            json_array_append_new(m, gq_json_str(r->cycles[i].members[k]));
+            json_array_append_new(m, lp_gq_json_str(r->cycles[i].members[k]));
         json_array_append_new(cycles, m);
     }
     json_object_set_new(res, "scope", lp_json_textz(lp_graph_scope_name(r->scope)));
-    json_object_set_new(res, "subtree", r->subtree ? gq_json_str(r->subtree) : json_null());
+    json_object_set_new(res, "subtree", r->subtree ? lp_gq_json_str(r->subtree) : json_null());
     json_object_set_new(res, "packages", pkgs);
     json_object_set_new(res, "dependencies", deps);
     json_object_set_new(res, "cycles", cycles);

@@ -24,7 +24,7 @@ typedef struct node {
 
 typedef struct nodeset {
     LP_VEC(node) items;
-    gmap index;
+    lp_map index;
     lp_arena arena;
 } nodeset;
 
@@ -32,7 +32,7 @@ static int32_t ns_find(nodeset *ns, int64_t fid, int32_t ord)
 {
     char key[48];
     int kl = snprintf(key, sizeof key, "%lld:%d", (long long)fid, ord);
-    uint32_t *p = gmap_get(&ns->index, key, (size_t)kl);
+    uint32_t *p = lp_map_get(&ns->index, key, (size_t)kl);
     return p ? (int32_t)*p : -1;
 }
 
@@ -41,7 +41,7 @@ static int32_t ns_add(nodeset *ns, node n)
     char key[48];
     int kl = snprintf(key, sizeof key, "%lld:%d", (long long)n.fid, n.ord);
     bool created = false;
-    uint32_t *p = gmap_put(&ns->index, &ns->arena, key, (size_t)kl, &created);
+    uint32_t *p = lp_map_put(&ns->index, &ns->arena, key, (size_t)kl, &created);
     if (created) {
         *p = (uint32_t)ns->items.len;
         lp_vec_push(&ns->items, n);
@@ -52,7 +52,7 @@ static int32_t ns_add(nodeset *ns, node n)
 static void ns_free(nodeset *ns)
 {
     lp_vec_free(&ns->items);
-    gmap_free(&ns->index);
+    lp_map_free(&ns->index);
     lp_arena_release(&ns->arena);
 }
 
@@ -101,16 +101,16 @@ static json_t *site_json(const lp_graph_site *site)
 {
     if (!site->present)
         return json_null();
-    return gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine", (int)site->start_line,
+    return lp_gq_with_file(lp_json_pack("{s:i, s:i, s:o, s:o}", "startLine", (int)site->start_line,
                                      "endLine", (int)site->end_line, "args",
-                                     gq_json_str(site->args), "callee",
-                                     gq_json_str(site->callee)),
+                                     lp_gq_json_str(site->args), "callee",
+                                     lp_gq_json_str(site->callee)),
                         "file", site->file);
 }
 
 static const char *strategy(lp_lang l, int rule, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s.%s", lp_lang_name(l), gr_rule_name((gr_rule)rule));
+    snprintf(buf, cap, "%s.%s", lp_lang_name(l), lp_gr_rule_name((gr_rule)rule));
     return buf;
 }
 
@@ -139,25 +139,25 @@ typedef struct cg {
     size_t max_nodes, max_edges, nedges;
     bool cut_nodes, cut_edges, cut_depth;
     uint32_t langs;
-    gmap edge_seen; /* "sfid:sord:ref:dfid:dord" of edges already listed */
-    gmap sym_index; /* "fid:ord" -> index in syms (symbols read once) */
+    lp_map edge_seen; /* "sfid:sord:ref:dfid:dord" of edges already listed */
+    lp_map sym_index; /* "fid:ord" -> index in syms (symbols read once) */
     LP_VEC(gq_sym) syms;
 } cg;
 
-/* gq_symbol_at through the call's cache. */
+/* lp_gq_symbol_at through the call's cache. */
 static lp_status cg_sym(cg *g, int64_t fid, int32_t ord, gq_sym *out, lp_error *err)
 {
     char key[48];
     int kl = snprintf(key, sizeof key, "%lld:%d", (long long)fid, ord);
-    uint32_t *p = gmap_get(&g->sym_index, key, (size_t)kl);
+    uint32_t *p = lp_map_get(&g->sym_index, key, (size_t)kl);
     if (p) {
         *out = g->syms.items[*p];
         return LP_OK;
     }
-    lp_status rc = gq_symbol_at(g->st, fid, ord, g->arena, out, err);
+    lp_status rc = lp_gq_symbol_at(g->st, fid, ord, g->arena, out, err);
     if (rc)
         return rc;
-    *gmap_put(&g->sym_index, g->arena, key, (size_t)kl, NULL) = (uint32_t)g->syms.len;
+    *lp_map_put(&g->sym_index, g->arena, key, (size_t)kl, NULL) = (uint32_t)g->syms.len;
     lp_vec_push(&g->syms, *out);
     return LP_OK;
 }
@@ -244,13 +244,13 @@ static lp_status expand(cg *g, int32_t from, bool callers, int max_depth, lp_err
         char ekey[96];
         int ekl = snprintf(ekey, sizeof ekey, "%lld:%d:%d:%lld:%d", (long long)sfid, sord, n.pref,
                            (long long)(callers ? cur.fid : n.fid), callers ? cur.ord : n.ord);
-        if (gmap_get(&g->edge_seen, ekey, (size_t)ekl))
+        if (lp_map_get(&g->edge_seen, ekey, (size_t)ekl))
             continue;
         if (g->nedges >= g->max_edges) {
             g->cut_edges = true;
             continue;
         }
-        gmap_put(&g->edge_seen, &g->ns.arena, ekey, (size_t)ekl, NULL);
+        lp_map_put(&g->edge_seen, &g->ns.arena, ekey, (size_t)ekl, NULL);
         char strat[96];
         gq_sym src;
         if (cg_sym(g, sfid, sord, &src, err)) {
@@ -324,7 +324,7 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, lp_graph_cg_result *
         if (n->kind == GE_NOTE_UNRESOLVED) {
             unres++;
             gr_reason reason = (gr_reason)n->rule;
-            const char *rn = gr_reason_name(reason);
+            const char *rn = lp_gr_reason_name(reason);
             size_t k = 0;
             while (k < by_reason.len && strcmp(by_reason.items[k].name, rn))
                 k++;
@@ -337,7 +337,7 @@ static lp_status callee_evidence(cg *g, const gq_sym *root, lp_graph_cg_result *
                                       .start_line = n->start_line,
                                       .end_line = n->end_line,
                                       .reason = rn,
-                                      .explanation = gr_reason_text(reason)};
+                                      .explanation = lp_gr_reason_text(reason)};
                 lp_vec_push(&unresolved, u);
             }
             continue;
@@ -525,13 +525,13 @@ static void tests_of(cg *g, const gq_sym *root, lp_graph_cg_result *out)
     bool last = false;
     for (size_t i = 0; i < found.len; i++) {
         const node *n = &found.items[i];
-        ev[i] = gr_rule_name((gr_rule)n->prule);
+        ev[i] = lp_gr_rule_name((gr_rule)n->prule);
         if (last && i > 0 && found.items[i - 1].fid == n->fid && found.items[i - 1].ord == n->ord) {
             tests[nt - 1].nevidence++;
             continue;
         }
         gq_sym t;
-        if (gq_symbol_at(g->st, n->fid, n->ord, g->arena, &t, NULL)) {
+        if (lp_gq_symbol_at(g->st, n->fid, n->ord, g->arena, &t, NULL)) {
             last = false;
             continue;
         }
@@ -572,7 +572,7 @@ lp_status lp_graph_call_graph_run(const lp_graph_call *call, const lp_graph_cg_r
     g.max_nodes = (size_t)clamp64(req->max_nodes, 1, LP_GRAPH_CG_NODES_MAX);
     g.max_edges = (size_t)clamp64(req->max_edges, 1, LP_GRAPH_CG_EDGES_MAX);
     gq_sym root;
-    lp_status rc = gq_symbol_by_id(call->st, id, arena, &root, err);
+    lp_status rc = lp_gq_symbol_by_id(call->st, id, arena, &root, err);
     if (rc)
         goto done;
     if (root.ord < 0) {
@@ -659,8 +659,8 @@ done:
     lp_vec_free(&g.nodes);
     lp_vec_free(&g.edges);
     lp_vec_free(&g.warnings);
-    gmap_free(&g.edge_seen);
-    gmap_free(&g.sym_index);
+    lp_map_free(&g.edge_seen);
+    lp_map_free(&g.sym_index);
     lp_vec_free(&g.syms);
     size_t g_nodes = g.ns.items.len, g_edges = g.nedges;
     ns_free(&g.ns);
@@ -679,16 +679,16 @@ done:
 
 static json_t *open_json(const lp_graph_cg_open *o, bool ambiguous)
 {
-    json_t *site = gq_with_file(lp_json_pack("{s:i, s:i}", "startLine", (int)o->start_line,
+    json_t *site = lp_gq_with_file(lp_json_pack("{s:i, s:i}", "startLine", (int)o->start_line,
                                              "endLine", (int)o->end_line),
                                 "file", o->file);
     if (!ambiguous)
-        return lp_json_pack("{s:o, s:o, s:s, s:s}", "callee", gq_json_str(o->callee), "callSite",
+        return lp_json_pack("{s:o, s:o, s:s, s:s}", "callee", lp_gq_json_str(o->callee), "callSite",
                             site, "reason", o->reason, "explanation", o->explanation);
     json_t *cands = json_array();
     for (size_t k = 0; k < o->ncandidates; k++)
-        json_array_append_new(cands, gq_sym_json(&o->candidates[k]));
-    return lp_json_pack("{s:o, s:o, s:i, s:o}", "callee", gq_json_str(o->callee), "callSite",
+        json_array_append_new(cands, lp_gq_sym_json(&o->candidates[k]));
+    return lp_json_pack("{s:o, s:o, s:i, s:o}", "callee", lp_gq_json_str(o->callee), "callSite",
                         site, "candidateCount", o->candidate_count, "candidates", cands);
 }
 
@@ -700,7 +700,7 @@ json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r)
         json_array_append_new(warnings,
                               lp_json_pack("{s:o, s:o}", "code",
                                            lp_json_textz(lp_warn_code(r->warnings[i].code)),
-                                           "message", gq_json_str(r->warnings[i].message)));
+                                           "message", lp_gq_json_str(r->warnings[i].message)));
     json_object_set_new(res, "warnings", warnings);
     json_t *summary = json_object();
     if (r->has_callees) {
@@ -727,8 +727,8 @@ json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r)
         for (size_t i = 0; i < r->npossible_callers; i++) {
             const lp_graph_cg_possible *p = &r->possible_callers[i];
             json_array_append_new(possible,
-                                  gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
-                                                            gq_json_str(p->callee), "startLine",
+                                  lp_gq_with_file(lp_json_pack("{s:o, s:i}", "callee",
+                                                            lp_gq_json_str(p->callee), "startLine",
                                                             (int)p->start_line),
                                                "file", p->file));
         }
@@ -749,7 +749,7 @@ json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r)
     json_t *nodes = json_array(), *edges = json_array(), *tests = json_array();
     for (size_t i = 0; i < r->nnodes; i++) {
         const lp_graph_cg_node *n = &r->nodes[i];
-        json_t *o = gq_sym_json(&n->sym);
+        json_t *o = lp_gq_sym_json(&n->sym);
         json_object_set_new(o, "depth", json_integer(n->depth));
         json_object_set_new(o, "side", lp_json_textz(n->side == 0   ? "root"
                                                      : n->side == 1 ? "callee"
@@ -767,21 +767,21 @@ json_t *lp_graph_call_graph_json(const lp_graph_cg_result *r)
         json_array_append_new(edges, o);
     }
     for (size_t i = 0; i < r->ntests; i++) {
-        json_t *o = gq_sym_json(&r->tests[i].sym);
+        json_t *o = lp_gq_sym_json(&r->tests[i].sym);
         json_t *ev = json_array();
         for (size_t k = 0; k < r->tests[i].nevidence; k++)
             json_array_append_new(ev, lp_json_textz(r->tests[i].evidence[k]));
         json_object_set_new(o, "evidence", ev);
         json_array_append_new(tests, o);
     }
-    json_object_set_new(res, "root", gq_sym_json(&r->root));
+    json_object_set_new(res, "root", lp_gq_sym_json(&r->root));
     json_object_set_new(res, "direction", lp_json_textz(lp_graph_direction_name(r->direction)));
     json_object_set_new(res, "depth", json_integer(r->depth));
     json_object_set_new(res, "nodes", nodes);
     json_object_set_new(res, "edges", edges);
     json_object_set_new(res, "tests", tests);
     json_object_set_new(res, "evidenceSummary", summary);
-    json_object_set_new(res, "capabilities", gq_caps_for_langs(r->langs));
+    json_object_set_new(res, "capabilities", lp_gq_caps_for_langs(r->langs));
     json_object_set_new(res, "truncation",
                         lp_json_pack("{s:b, s:b, s:b}", "nodes", r->cut_nodes, "edges",
                                      r->cut_edges, "depth", r->cut_depth));
@@ -812,9 +812,9 @@ lp_status lp_graph_trace_path_run(const lp_graph_call *call, const lp_graph_tp_r
     LP_VEC(lp_graph_sym) path = {0};
     LP_VEC(lp_graph_tp_edge) edges = {0};
     gq_sym from, to;
-    lp_status rc = gq_symbol_by_id(call->st, from_id, arena, &from, err);
+    lp_status rc = lp_gq_symbol_by_id(call->st, from_id, arena, &from, err);
     if (!rc)
-        rc = gq_symbol_by_id(call->st, to_id, arena, &to, err);
+        rc = lp_gq_symbol_by_id(call->st, to_id, arena, &to, err);
     if (rc)
         goto done;
     node r0 = {from.fid, from.ord, 0, 0, -1, 0, 0, -1, 0};
@@ -899,14 +899,14 @@ lp_status lp_graph_trace_path_run(const lp_graph_call *call, const lp_graph_tp_r
         for (int k = nc - 1; k >= 0; k--) {
             const node *n = &ns.items.items[chain[k]];
             gq_sym sy;
-            if ((rc = gq_symbol_at(call->st, n->fid, n->ord, arena, &sy, err)))
+            if ((rc = lp_gq_symbol_at(call->st, n->fid, n->ord, arena, &sy, err)))
                 break;
             lp_vec_push(&path, sy);
             if (n->parent < 0)
                 continue;
             const node *p = &ns.items.items[n->parent];
             gq_sym ps;
-            if ((rc = gq_symbol_at(call->st, p->fid, p->ord, arena, &ps, err)))
+            if ((rc = lp_gq_symbol_at(call->st, p->fid, p->ord, arena, &ps, err)))
                 break;
             char strat[96];
             lp_graph_tp_edge e = {.from = lp_graph_sym_id(&ps, arena),
@@ -964,7 +964,7 @@ static json_t *warnings_json(const lp_graph_warning *w, size_t n)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(a, lp_json_pack("{s:o, s:o}", "code",
                                               lp_json_textz(lp_warn_code(w[i].code)), "message",
-                                              gq_json_str(w[i].message)));
+                                              lp_gq_json_str(w[i].message)));
     return a;
 }
 
@@ -974,12 +974,12 @@ json_t *lp_graph_trace_path_json(const lp_graph_tp_result *r)
     json_object_set_new(res, "warnings", warnings_json(r->warnings, r->nwarnings));
     json_t *path = json_array(), *edges = json_array();
     for (size_t i = 0; i < r->npath; i++)
-        json_array_append_new(path, gq_sym_json(&r->path[i]));
+        json_array_append_new(path, lp_gq_sym_json(&r->path[i]));
     for (size_t i = 0; i < r->nedges; i++) {
         const lp_graph_tp_edge *e = &r->edges[i];
         json_t *o = json_object();
-        json_object_set_new(o, "from", gq_json_str(e->from));
-        json_object_set_new(o, "to", gq_json_str(e->to));
+        json_object_set_new(o, "from", lp_gq_json_str(e->from));
+        json_object_set_new(o, "to", lp_gq_json_str(e->to));
         json_object_set_new(o, "kind", lp_json_textz(lp_edge_kind_name(e->kind)));
         if (e->kind != LP_EDGE_CONTAINS) {
             json_object_set_new(o, "strategy", lp_json_textz(e->strategy));
@@ -987,8 +987,8 @@ json_t *lp_graph_trace_path_json(const lp_graph_tp_result *r)
         }
         json_array_append_new(edges, o);
     }
-    json_object_set_new(res, "from", gq_sym_json(&r->from));
-    json_object_set_new(res, "to", gq_sym_json(&r->to));
+    json_object_set_new(res, "from", lp_gq_sym_json(&r->from));
+    json_object_set_new(res, "to", lp_gq_sym_json(&r->to));
     json_object_set_new(res, "found", json_boolean(r->found));
     json_object_set_new(res, "path", path);
     json_object_set_new(res, "edges", edges);
@@ -1001,6 +1001,6 @@ json_t *lp_graph_trace_path_json(const lp_graph_tp_result *r)
         if ((r->edge_kinds >> k) & 1u)
             json_array_append_new(used, lp_json_textz(lp_edge_kind_name((lp_edge_kind)k)));
     json_object_set_new(res, "edgeKinds", used);
-    json_object_set_new(res, "capabilities", gq_caps_for_langs(r->langs));
+    json_object_set_new(res, "capabilities", lp_gq_caps_for_langs(r->langs));
     return res;
 }

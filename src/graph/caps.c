@@ -28,7 +28,7 @@ lp_edge_kind lp_edge_kind_from_name(lp_str s)
     return LP_EDGE_KIND_COUNT;
 }
 
-const char *gr_rule_name(gr_rule r)
+const char *lp_gr_rule_name(gr_rule r)
 {
     static const char *const names[GR_RULE_COUNT] = {
         [GR_CANDIDATE] = "candidate",           [GR_LOCAL_SCOPE] = "local_scope",
@@ -75,12 +75,12 @@ static const struct {
     [GR_R_EXTERNAL] = {"external", "declared outside the index"},
 };
 
-const char *gr_reason_name(gr_reason r)
+const char *lp_gr_reason_name(gr_reason r)
 {
     return (unsigned)r < GR_REASON_COUNT && reasons[r].name ? reasons[r].name : "unknown";
 }
 
-const char *gr_reason_text(gr_reason r)
+const char *lp_gr_reason_text(gr_reason r)
 {
     return (unsigned)r < GR_REASON_COUNT && reasons[r].text ? reasons[r].text : "";
 }

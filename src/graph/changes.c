@@ -208,7 +208,7 @@ static lp_status file_symbols(lp_store *st, const char *path, lp_arena *a, int64
         lp_vec_push(&ords, sqlite3_column_int(s, 0));
     sqlite3_reset(s);
     for (size_t i = 0; i < ords.len && !rc; i++)
-        rc = gq_symbol_at(st, *fid, ords.items[i], a, lp_vec_push_zero(out), err);
+        rc = lp_gq_symbol_at(st, *fid, ords.items[i], a, lp_vec_push_zero(out), err);
     lp_vec_free(&ords);
     return rc;
 }
@@ -228,14 +228,14 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
 {
     *out = NULL;
     lp_store *st = call->st;
-    const char *base = gq_arg_str(call->args, "baseRef");
+    const char *base = lp_gq_arg_str(call->args, "baseRef");
     if (!base || !*base)
         base = "HEAD";
-    int max_depth = (int)gq_arg_int(call->args, "maxDepth", LP_GRAPH_CHANGES_DEPTH_MAX, 1,
+    int max_depth = (int)lp_gq_arg_int(call->args, "maxDepth", LP_GRAPH_CHANGES_DEPTH_MAX, 1,
                                      LP_GRAPH_CHANGES_DEPTH_MAX);
-    size_t max_callers = (size_t)gq_arg_int(call->args, "maxCallers", LP_GRAPH_CHANGES_CALLERS_DEFAULT,
+    size_t max_callers = (size_t)lp_gq_arg_int(call->args, "maxCallers", LP_GRAPH_CHANGES_CALLERS_DEFAULT,
                                                1, LP_GRAPH_CHANGES_CALLERS_MAX);
-    size_t max_files = (size_t)gq_arg_int(call->args, "maxFiles", LP_GRAPH_CHANGES_FILES_DEFAULT, 1,
+    size_t max_files = (size_t)lp_gq_arg_int(call->args, "maxFiles", LP_GRAPH_CHANGES_FILES_DEFAULT, 1,
                                              LP_GRAPH_CHANGES_FILES_MAX);
     pthread_once(&git_once, git_load);
     if (git_rc) {
@@ -367,9 +367,9 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
         json_t *fj = lp_json_pack("{s:s, s:b, s:b, s:o}", "status",
                                status_name(f->status), "inPublication", fid != 0, "stale", stale,
                                "hunks", hj);
-        gq_with_file(fj, "file", f->path);
+        lp_gq_with_file(fj, "file", f->path);
         if (f->old_path && strcmp(f->old_path, f->path) != 0)
-            gq_with_file(fj, "oldFile", f->old_path);
+            lp_gq_with_file(fj, "oldFile", f->old_path);
         json_array_append_new(files, fj);
         /* symbols the new side of the hunks touches (innermost ones) */
         if (fid && !deleted_file) {
@@ -391,7 +391,7 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                 }
                 if (!touched)
                     continue;
-                json_t *sj = gq_sym_json(s);
+                json_t *sj = lp_gq_sym_json(s);
                 json_object_set_new(sj, "change", lp_json_textz(f->status == GIT_DELTA_ADDED ? "added" : "modified"));
                 json_object_set_new(sj, "approximate", json_boolean(stale));
                 json_array_append_new(changed, sj);
@@ -421,9 +421,9 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                             continue;
                         json_array_append_new(
                             deleted,
-                            gq_with_file(lp_json_pack("{s:o, s:o, s:s, s:i, s:i}", "name",
-                                                      gq_json_str(y->name), "qualifiedName",
-                                                      gq_json_str(y->qname), "kind",
+                            lp_gq_with_file(lp_json_pack("{s:o, s:o, s:s, s:i, s:i}", "name",
+                                                      lp_gq_json_str(y->name), "qualifiedName",
+                                                      lp_gq_json_str(y->qname), "kind",
                                                       lp_symkind_name(y->kind), "baseStartLine",
                                                       (int)y->span.start_line, "baseEndLine",
                                                       (int)y->span.end_line),
@@ -442,11 +442,11 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     /* callers of the touched symbols */
     size_t nseeds = nodes.len, direct = 0, transitive = 0;
     bool cut_callers = false;
-    gmap seen = {0};
+    lp_map seen = {0};
     for (size_t i = 0; i < nodes.len; i++) {
         char key[48];
         int kl = snprintf(key, sizeof key, "%lld:%d", (long long)nodes.items[i].fid, nodes.items[i].ord);
-        gmap_put(&seen, &arena, key, (size_t)kl, NULL);
+        lp_map_put(&seen, &arena, key, (size_t)kl, NULL);
     }
     for (size_t i = 0; i < nodes.len && !rc; i++) {
         cnode cur = nodes.items[i];
@@ -466,18 +466,18 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
                        (int32_t)i, cur.seed, sqlite3_column_int(s, 2), sqlite3_column_int(s, 3)};
             char key[48];
             int kl = snprintf(key, sizeof key, "%lld:%d", (long long)n.fid, n.ord);
-            if (gmap_get(&seen, key, (size_t)kl))
+            if (lp_map_get(&seen, key, (size_t)kl))
                 continue;
             if (nodes.len - nseeds >= max_callers) {
                 cut_callers = true;
                 continue;
             }
-            gmap_put(&seen, &arena, key, (size_t)kl, NULL);
+            lp_map_put(&seen, &arena, key, (size_t)kl, NULL);
             lp_vec_push(&nodes, n);
         }
         sqlite3_reset(s);
     }
-    gmap_free(&seen);
+    lp_map_free(&seen);
     if (rc)
         goto done;
     callers = json_array();
@@ -485,21 +485,21 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     for (size_t i = nseeds; i < nodes.len && !rc; i++) {
         const cnode *n = &nodes.items[i];
         gq_sym s;
-        if ((rc = gq_symbol_at(st, n->fid, n->ord, &arena, &s, err)))
+        if ((rc = lp_gq_symbol_at(st, n->fid, n->ord, &arena, &s, err)))
             break;
-        json_t *cj = gq_sym_json(&s);
+        json_t *cj = lp_gq_sym_json(&s);
         json_object_set_new(cj, "depth", json_integer(n->depth));
         json_object_set_new(cj, "relation", lp_json_textz(n->depth == 1 ? "direct" : "transitive"));
         json_object_set_new(cj, "evidence", json_string("proved"));
         char strat[96];
-        snprintf(strat, sizeof strat, "%s.%s", lp_lang_name(s.lang), gr_rule_name((gr_rule)n->rule));
+        snprintf(strat, sizeof strat, "%s.%s", lp_lang_name(s.lang), lp_gr_rule_name((gr_rule)n->rule));
         json_object_set_new(cj, "strategy", lp_json_textz(strat));
         json_t *path = json_array();
         for (int32_t k = (int32_t)i; k >= 0; k = nodes.items[k].parent) {
             gq_sym ps;
-            if (gq_symbol_at(st, nodes.items[k].fid, nodes.items[k].ord, &arena, &ps, NULL))
+            if (lp_gq_symbol_at(st, nodes.items[k].fid, nodes.items[k].ord, &arena, &ps, NULL))
                 break;
-            json_t *pj = gq_sym_json(&ps);
+            json_t *pj = lp_gq_sym_json(&ps);
             json_array_append(path, json_object_get(pj, "id"));
             json_decref(pj);
         }
@@ -541,20 +541,20 @@ lp_status lp_graph_detect_changes(const lp_graph_call *call, json_t **out, lp_er
     json_object_set_new(res, "truncation",
                         lp_json_pack("{s:b, s:b}", "files", d.cut, "callers", cut_callers));
     if (nstale)
-        gq_warn(res, LP_WARN_STALE_FILES,
+        lp_gq_warn(res, LP_WARN_STALE_FILES,
                 "%zu changed file(s) differ from the publication: their symbol spans are "
                 "approximate; sync the index and call again",
                 nstale);
     if (nmissing)
-        gq_warn(res, LP_WARN_FILES_NOT_INDEXED,
+        lp_gq_warn(res, LP_WARN_FILES_NOT_INDEXED,
                 "%zu changed file(s) are not in the publication (new, ignored or skipped); sync "
                 "the index to map them",
                 nmissing);
     if (d.cut)
-        gq_warn(res, LP_WARN_FILES_TRUNCATED, "the diff has more than %zu files; raise maxFiles", max_files);
+        lp_gq_warn(res, LP_WARN_FILES_TRUNCATED, "the diff has more than %zu files; raise maxFiles", max_files);
     if (cut_callers)
-        gq_warn(res, LP_WARN_CALLERS_TRUNCATED, "more than %zu callers; raise maxCallers", max_callers);
-    gq_warn(res, LP_WARN_SCOPE,
+        lp_gq_warn(res, LP_WARN_CALLERS_TRUNCATED, "more than %zu callers; raise maxCallers", max_callers);
+    lp_gq_warn(res, LP_WARN_SCOPE,
             "tracked files only (staged and unstaged edits against %s); untracked files are not "
             "included; callers come from proved CALLS edges up to depth %d, and %zu ambiguous call "
             "site(s) may also reach the changed symbols; deleted symbols have no callers in the "

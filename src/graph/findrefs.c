@@ -63,14 +63,14 @@ lp_status lp_graph_find_references_run(const lp_graph_call *call, const lp_graph
                                                                          : req->max_results);
     const char *prefix = req->path_prefix;
     if (prefix) {
-        lp_status prc = gq_check_rel_arg("pathPrefix", prefix, strlen(prefix), err);
+        lp_status prc = lp_gq_check_rel_arg("pathPrefix", prefix, strlen(prefix), err);
         if (prc)
             return prc;
     }
     LP_VEC(lp_graph_ref) matches = {0};
     gq_sym root;
     lp_publication pub;
-    lp_status rc = gq_symbol_by_id(call->st, id, arena, &root, err);
+    lp_status rc = lp_gq_symbol_by_id(call->st, id, arena, &root, err);
     if (!rc && root.ord < 0)
         rc = lp_error_set(err, LP_EINVAL, "find_references needs a symbol id, not a file");
     if (!rc)
@@ -163,7 +163,7 @@ lp_status lp_graph_find_references_run(const lp_graph_call *call, const lp_graph
                     for (size_t k = 0; k < ords.len; k++) {
                         fsym *f = lp_vec_push_zero(&syms);
                         f->ord = ords.items[k];
-                        if (gq_symbol_at(call->st, fid, f->ord, arena, &f->row, NULL)) {
+                        if (lp_gq_symbol_at(call->st, fid, f->ord, arena, &f->row, NULL)) {
                             syms.len--;
                             continue;
                         }
@@ -268,13 +268,13 @@ json_t *lp_graph_find_references_json(const lp_graph_fr_result *r)
     for (size_t i = 0; i < r->nmatches; i++) {
         const lp_graph_ref *m = &r->matches[i];
         json_t *o = json_object();
-        gq_with_file(o, "file", m->file);
+        lp_gq_with_file(o, "file", m->file);
         json_object_set_new(o, "line", json_integer(m->line));
         json_object_set_new(o, "column", json_integer(m->column));
         json_object_set_new(o, "startByte", json_integer((json_int_t)m->start_byte));
         json_object_set_new(o, "endByte", json_integer((json_int_t)m->end_byte));
-        json_object_set_new(o, "text", gq_json_str(m->text));
-        json_object_set_new(o, "owner", m->owner ? gq_sym_json(m->owner) : json_null());
+        json_object_set_new(o, "text", lp_gq_json_str(m->text));
+        json_object_set_new(o, "owner", m->owner ? lp_gq_sym_json(m->owner) : json_null());
         json_object_set_new(o, "isDefinition", json_boolean(m->is_definition));
         json_array_append_new(matches, o);
     }
@@ -283,8 +283,8 @@ json_t *lp_graph_find_references_json(const lp_graph_fr_result *r)
         json_array_append_new(reasons, json_string("max_results"));
     if (r->publication_partial)
         json_array_append_new(reasons, lp_json_textz(lp_warn_code(LP_WARN_INDEX_PARTIAL)));
-    json_object_set_new(res, "symbol", gq_sym_json(&r->symbol));
-    json_object_set_new(res, "name", gq_json_str(r->name));
+    json_object_set_new(res, "symbol", lp_gq_sym_json(&r->symbol));
+    json_object_set_new(res, "name", lp_gq_json_str(r->name));
     json_object_set_new(res, "identifierBoundary", json_boolean(r->identifier_boundary));
     json_object_set_new(res, "matches", matches);
     json_object_set_new(
@@ -297,6 +297,6 @@ json_t *lp_graph_find_references_json(const lp_graph_fr_result *r)
                      (json_int_t)r->files_with_matches, "totalMatches",
                      (json_int_t)r->total_matches, "bytesScanned", (json_int_t)r->bytes_scanned,
                      "publicationMerkle", r->publication_merkle));
-    json_object_set_new(res, "pathPrefix", r->path_prefix ? gq_json_str(r->path_prefix) : json_null());
+    json_object_set_new(res, "pathPrefix", r->path_prefix ? lp_gq_json_str(r->path_prefix) : json_null());
     return res;
 }

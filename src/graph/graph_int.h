@@ -68,9 +68,9 @@ typedef enum gr_reason {
     GR_REASON_COUNT
 } gr_reason;
 
-const char *gr_rule_name(gr_rule r);     /* "same_file", "import", ... */
-const char *gr_reason_name(gr_reason r); /* "shadowed", "receiver_untyped", ... */
-const char *gr_reason_text(gr_reason r); /* a sentence for agents */
+const char *lp_gr_rule_name(gr_rule r);     /* "same_file", "import", ... */
+const char *lp_gr_reason_name(gr_reason r); /* "shadowed", "receiver_untyped", ... */
+const char *lp_gr_reason_text(gr_reason r); /* a sentence for agents */
 
 /* ------------------------------------------------------------------------------------------
  * The view. */
@@ -108,7 +108,7 @@ typedef struct gfile {
     const char *dir; /* "" at the root */
     lp_lang lang;
     int32_t blob;    /* index into view->blobs, -1 until loaded */
-    /* derived (gv_derive) */
+    /* derived (lp_gv_derive) */
     bool derived;
     bool is_test;    /* a test file by its path (tests/, *_test.go, test_*.py...) */
     const char *pkg; /* Go package name, Java/Scala package, C# first namespace ("" none) */
@@ -121,16 +121,7 @@ typedef struct gpair {
     int32_t ord;
 } gpair;
 
-/* String-keyed open-addressing map to uint32 values (keys live in the view's arena). */
-typedef struct gmap {
-    const char **keys;
-    uint32_t *klen;
-    uint32_t *vals;
-    size_t cap, len;
-} gmap;
-uint32_t *gmap_get(const gmap *m, const char *k, size_t klen);
-uint32_t *gmap_put(gmap *m, lp_arena *a, const char *k, size_t klen, bool *created);
-void gmap_free(gmap *m);
+/* String-keyed maps are core's lp_map (keys in the view's arena). */
 
 typedef LP_VEC(gpair) gpair_vec;
 typedef LP_VEC(uint32_t) u32_vec;
@@ -144,13 +135,13 @@ typedef struct gview {
     size_t nfiles;
     int32_t *by_fid; /* fid -> file index, -1 */
     int64_t max_fid;
-    gmap by_stem;    /* base name without extension -> list index (stem_lists) */
+    lp_map by_stem;    /* base name without extension -> list index (stem_lists) */
     u32_lists stem_lists;
-    gmap by_dir;     /* directory -> list index (dir_lists) */
+    lp_map by_dir;     /* directory -> list index (dir_lists) */
     u32_lists dir_lists;
     LP_VEC(gblob *) blobs; /* arena-allocated: pointers stay valid while the view lives */
-    gmap blob_of;    /* decimal bid -> blob index */
-    gmap names;      /* symbol name -> list index (name_lists) */
+    lp_map blob_of;    /* decimal bid -> blob index */
+    lp_map names;      /* symbol name -> list index (name_lists) */
     pair_lists name_lists;
     bool preloaded;  /* every name is in `names` (full builds) */
     bool maps_built; /* by_stem, by_dir (built on first use) */
@@ -161,50 +152,50 @@ typedef struct gview {
     LP_VEC(const char *) crate_names;
     bool modules_loaded;
     /* C/C++ include closures: file index -> sorted list of file indexes (cached). */
-    gmap closures;
+    lp_map closures;
     LP_VEC(u32_vec *) closure_lists; /* each list heap-allocated: pointers stay valid */
     /* module resolution caches: "<lang>:<file or dir>:<text>" -> file list */
-    gmap mod_cache;
+    lp_map mod_cache;
     u32_lists mod_lists;
     bool rust_indexed;
-    gmap rust_modules; /* "<crate>:<module path>" -> file list (mod_lists) */
+    lp_map rust_modules; /* "<crate>:<module path>" -> file list (mod_lists) */
 } gview;
 
 /* Open a view of the publication the connection sees. preload: read every symbol name at
  * once (full rebuilds); otherwise names are looked up one by one (incremental, tools). */
-lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err);
-void gv_close(gview *v);
+lp_status lp_gv_open(gview *v, lp_store *st, bool preload, lp_error *err);
+void lp_gv_close(gview *v);
 /* File index of a file id / path; -1 when not in the publication. */
-int32_t gv_file_of_fid(const gview *v, int64_t fid);
-int32_t gv_file_of_path(gview *v, const char *path, size_t len);
+int32_t lp_gv_file_of_fid(const gview *v, int64_t fid);
+int32_t lp_gv_file_of_path(gview *v, const char *path, size_t len);
 /* The blob of a file (symbols + structural refs), loaded on first use; NULL on error. */
-const gblob *gv_blob(gview *v, uint32_t file, lp_error *err);
+const gblob *lp_gv_blob(gview *v, uint32_t file, lp_error *err);
 /* Every symbol named name: (file, ord) sorted by file index then ord. */
-lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, size_t *n,
+lp_status lp_gv_lookup(gview *v, const char *name, size_t len, const gpair **out, size_t *n,
                     lp_error *err);
 /* Every reference of a blob (all kinds), ord order, into the caller's arena. */
-lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t *n,
+lp_status lp_gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t *n,
                       lp_error *err);
 /* Files in a directory ("" = root) / with a base name stem (without extension). */
-const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len);
-const u32_vec *gv_stem_files(gview *v, const char *stem, size_t len);
-gmap *gv_dir_map(gview *v); /* directory -> dir_lists index (built on first use) */
+const u32_vec *lp_gv_dir_files(gview *v, const char *dir, size_t len);
+const u32_vec *lp_gv_stem_files(gview *v, const char *stem, size_t len);
+lp_map *lp_gv_dir_map(gview *v); /* directory -> dir_lists index (built on first use) */
 /* A test file by its path (tests/ folders, test_*.py, *_test.go, *.test.ts, FooTest.java...). */
-bool gv_is_test_path(const char *path, lp_lang lang);
+bool lp_gv_is_test_path(const char *path, lp_lang lang);
 /* Derived per-file facts (package, module path, test file). */
-void gv_derive(gview *v, uint32_t file);
+void lp_gv_derive(gview *v, uint32_t file);
 /* Read a file's stored bytes (go.mod, Cargo.toml) into out. */
-lp_status gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err);
+lp_status lp_gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err);
 /* Symbol helpers. */
-const gsym *gv_sym(gview *v, gpair p);
+const gsym *lp_gv_sym(gview *v, gpair p);
 /* Whether symbol p is named qname (its kind into *kind). In an incremental view (not
  * preloaded) a file's blob is not loaded for this: one primary-key row instead of every
  * symbol and reference of the file (most candidates of a qualified lookup fail the test). */
-bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind);
-bool gv_is_type_kind(int kind);
-bool gv_is_callable_kind(int kind);
+bool lp_gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind);
+bool lp_gv_is_type_kind(int kind);
+bool lp_gv_is_callable_kind(int kind);
 /* Go modules and Rust crates (loaded on first use). */
-void gv_load_modules(gview *v);
+void lp_gv_load_modules(gview *v);
 
 /* ------------------------------------------------------------------------------------------
  * Module resolution (modules.c). Results are file indexes, sorted. */
@@ -213,20 +204,20 @@ typedef LP_VEC(uint32_t) gfiles;
 /* The files an import reference names (Python module, JS path, Go package directory, C
  * include, Rust module). *external is set when the module is clearly outside the
  * publication (bare npm package, system header not found, std crate...). */
-void gm_import_files(gview *v, uint32_t file, const gref *r, gfiles *out, bool *external);
+void lp_gm_import_files(gview *v, uint32_t file, const gref *r, gfiles *out, bool *external);
 /* Python: files of a dotted module ("a.b"), absolute or relative to file (leading dots). */
-void gm_python_module(gview *v, uint32_t file, const char *module, gfiles *out);
+void lp_gm_python_module(gview *v, uint32_t file, const char *module, gfiles *out);
 /* Go: the non-test files of the package at an import path. */
-void gm_go_package(gview *v, const char *path, gfiles *out);
+void lp_gm_go_package(gview *v, const char *path, gfiles *out);
 /* The Go package of a file: files of its directory with the same package name. */
-void gm_go_same_package(gview *v, uint32_t file, gfiles *out);
+void lp_gm_go_same_package(gview *v, uint32_t file, gfiles *out);
 /* Rust: files whose module path is `path` ("crate.a.b") within file's crate; the rest of
  * a longer path stays for the caller. */
-void gm_rust_module(gview *v, uint32_t file, const char *path, gfiles *out);
+void lp_gm_rust_module(gview *v, uint32_t file, const char *path, gfiles *out);
 /* C/C++: files #included by file, transitively (not file itself), sorted. */
-const u32_vec *gm_include_closure(gview *v, uint32_t file);
+const u32_vec *lp_gm_include_closure(gview *v, uint32_t file);
 /* JS/TS: the file a relative specifier names. */
-int32_t gm_js_resolve(gview *v, uint32_t file, const char *spec);
+int32_t lp_gm_js_resolve(gview *v, uint32_t file, const char *spec);
 
 /* ------------------------------------------------------------------------------------------
  * Resolution (resolve.c). */
@@ -251,13 +242,13 @@ typedef struct gres {
 } gres;
 
 /* Resolve reference r of file (r is one of the file's references, all kinds). */
-void gr_resolve(gview *v, uint32_t file, const gref *r, gres *out);
+void lp_gr_resolve(gview *v, uint32_t file, const gref *r, gres *out);
 /* Is the source of a reference a test (test symbol, or a test file)? */
-bool gr_source_is_test(gview *v, uint32_t file, int32_t owner);
+bool lp_gr_source_is_test(gview *v, uint32_t file, int32_t owner);
 
 /* Edges a file has without a reference of its own (JS/TS exported declarations): calls
  * emit(ctx, src_ord, kind, target, rule) for each. */
-void gr_file_edges(gview *v, uint32_t file,
+void lp_gr_file_edges(gview *v, uint32_t file,
                    void (*emit)(void *ctx, int32_t ref_ord, int32_t src_ord, lp_edge_kind kind,
                                 gpair dst, gr_rule rule),
                    void *ctx);
@@ -297,34 +288,34 @@ static inline bool gl_has(lp_lang l, uint32_t trait)
 {
     return (lp_lang_ops_for(l)->graph & trait) != 0;
 }
-bool gl_lang_is_js(lp_lang l);
-bool gl_lang_is_c(lp_lang l);
-bool gl_implicit_this(lp_lang l);
-bool gl_same_family(lp_lang a, lp_lang b);
-const gsym *gl_sym_of(rctx *rc, gpair p);
-bool gl_kind_ok(int kind, int want);
-void gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out);
-bool gl_has_pair(const cset *s, gpair p);
-void gl_add_unique(cset *s, gpair p);
-void gl_sort_set(cset *s);
-void gl_set_unresolved(gres *out, gr_reason why);
-void gl_set_targets(gres *out, const cset *c, gr_rule rule);
-void gl_collapse_declarations(rctx *rc, cset *c);
-void gl_filter_kind(rctx *rc, cset *c, int want);
-bool gl_is_function_kind(int k);
-bool gl_is_container_kind(int k);
-void gl_binding_free(binding *b);
-void gl_lookup_free(lookup *l);
-void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out);
-void gl_by_qname(rctx *rc, const char *qname, int want, cset *out);
-void gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cset *out);
-void gl_resolve_import(rctx *rc, const gref *r, binding *out);
-void gl_c_definitions(rctx *rc, const gsym *decl, cset *out);
-void gl_bases_of(rctx *rc, gpair t, cset *out);
-void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out, int *level);
-void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup *lk);
-void gl_type_lookup(rctx *rc, int32_t owner, const char *text, cset *out);
-void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out);
+bool lp_gl_lang_is_js(lp_lang l);
+bool lp_gl_lang_is_c(lp_lang l);
+bool lp_gl_implicit_this(lp_lang l);
+bool lp_gl_same_family(lp_lang a, lp_lang b);
+const gsym *lp_gl_sym_of(rctx *rc, gpair p);
+bool lp_gl_kind_ok(int kind, int want);
+void lp_gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out);
+bool lp_gl_has_pair(const cset *s, gpair p);
+void lp_gl_add_unique(cset *s, gpair p);
+void lp_gl_sort_set(cset *s);
+void lp_gl_set_unresolved(gres *out, gr_reason why);
+void lp_gl_set_targets(gres *out, const cset *c, gr_rule rule);
+void lp_gl_collapse_declarations(rctx *rc, cset *c);
+void lp_gl_filter_kind(rctx *rc, cset *c, int want);
+bool lp_gl_is_function_kind(int k);
+bool lp_gl_is_container_kind(int k);
+void lp_gl_binding_free(binding *b);
+void lp_gl_lookup_free(lookup *l);
+void lp_gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out);
+void lp_gl_by_qname(rctx *rc, const char *qname, int want, cset *out);
+void lp_gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cset *out);
+void lp_gl_resolve_import(rctx *rc, const gref *r, binding *out);
+void lp_gl_c_definitions(rctx *rc, const gsym *decl, cset *out);
+void lp_gl_bases_of(rctx *rc, gpair t, cset *out);
+void lp_gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out, int *level);
+void lp_gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup *lk);
+void lp_gl_type_lookup(rctx *rc, int32_t owner, const char *text, cset *out);
+void lp_gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out);
 
 /* ------------------------------------------------------------------------------------------
  * Reading helpers for the tools (query.c). */
@@ -332,33 +323,33 @@ typedef lp_graph_sym gq_sym; /* graph.h */
 
 /* The symbol with this id in the pinned publication (LP_EINVAL malformed, LP_ENOENT none,
  * LP_EAMBIGUOUS several). Strings in arena. */
-lp_status gq_symbol_by_id(lp_store *st, const char *id, lp_arena *arena, gq_sym *out,
+lp_status lp_gq_symbol_by_id(lp_store *st, const char *id, lp_arena *arena, gq_sym *out,
                           lp_error *err);
 /* The symbol (fid, ord); ord -1 gives a file pseudo-symbol (name = path). */
-lp_status gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, gq_sym *out,
+lp_status lp_gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, gq_sym *out,
                        lp_error *err);
 /* A JSON string from text that may not be valid UTF-8 (bad bytes become U+FFFD). */
-json_t *gq_json_str(const char *p);
+json_t *lp_gq_json_str(const char *p);
 /* o[key] = the file path (and o[key + "Bytes"] when it is not UTF-8, lp_json_set_path);
  * returns o (NULL stays NULL) so it can wrap an lp_json_pack. */
-json_t *gq_with_file(json_t *o, const char *key, const char *path);
+json_t *lp_gq_with_file(json_t *o, const char *key, const char *path);
 /* JSON {id, name, qualifiedName, kind, file, startLine, endLine} (file pseudo-symbols:
  * kind "file", id null). */
-json_t *gq_sym_json(const gq_sym *s);
+json_t *lp_gq_sym_json(const gq_sym *s);
 /* A relative path given by the caller (file:<path> ids, pathPrefix) fails closed: LP_EPATH
  * for a NUL byte (len differs from strlen), an absolute path, a ".." component, or more than
  * LP_PATH_MAX bytes. It is only ever matched against published paths, never opened. */
-lp_status gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error *err);
+lp_status lp_gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error *err);
 /* Argument helpers (validated already by the schema when called through MCP; the CLI
  * builds the same objects). */
-const char *gq_arg_str(const json_t *args, const char *key);
-int64_t gq_arg_int(const json_t *args, const char *key, int64_t dflt, int64_t min, int64_t max);
-bool gq_arg_bool(const json_t *args, const char *key, bool dflt);
-void gq_warn(json_t *out, lp_warn w, const char *fmt, ...)
+const char *lp_gq_arg_str(const json_t *args, const char *key);
+int64_t lp_gq_arg_int(const json_t *args, const char *key, int64_t dflt, int64_t min, int64_t max);
+bool lp_gq_arg_bool(const json_t *args, const char *key, bool dflt);
+void lp_gq_warn(json_t *out, lp_warn w, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Language of a file id. */
-lp_lang gq_file_lang(lp_store *st, int64_t fid);
+lp_lang lp_gq_file_lang(lp_store *st, int64_t fid);
 /* Capabilities note for a set of languages (bitmask of 1 << lang): what they cannot see. */
-json_t *gq_caps_for_langs(uint32_t langs);
+json_t *lp_gq_caps_for_langs(uint32_t langs);
 
 #endif

@@ -21,28 +21,28 @@
 #include <stdlib.h>
 
 
-bool gl_lang_is_js(lp_lang l) { return gl_modsys(l) == LP_MODSYS_ES; }
+bool lp_gl_lang_is_js(lp_lang l) { return gl_modsys(l) == LP_MODSYS_ES; }
 
-bool gl_lang_is_c(lp_lang l) { return gl_modsys(l) == LP_MODSYS_INCLUDE; }
+bool lp_gl_lang_is_c(lp_lang l) { return gl_modsys(l) == LP_MODSYS_INCLUDE; }
 
 /* Languages where a method's bare name is visible in its class (implicit this). */
-bool gl_implicit_this(lp_lang l) { return gl_has(l, LP_LANGG_IMPLICIT_THIS); }
+bool lp_gl_implicit_this(lp_lang l) { return gl_has(l, LP_LANGG_IMPLICIT_THIS); }
 
 /* Same family: a file of one may define what a file of the other calls. */
-bool gl_same_family(lp_lang a, lp_lang b)
+bool lp_gl_same_family(lp_lang a, lp_lang b)
 {
     return a == b || lp_lang_ops_for(a)->family == lp_lang_ops_for(b)->family;
 }
 
-const gsym *gl_sym_of(rctx *rc, gpair p) { return gv_sym(rc->v, p); }
+const gsym *lp_gl_sym_of(rctx *rc, gpair p) { return lp_gv_sym(rc->v, p); }
 
-bool gl_kind_ok(int kind, int want)
+bool lp_gl_kind_ok(int kind, int want)
 {
     if (want & K_ANY)
         return kind != LP_SYM_SECTION && kind != LP_SYM_PACKAGE;
-    if ((want & K_CALLABLE) && (gv_is_callable_kind(kind) || gv_is_type_kind(kind)))
+    if ((want & K_CALLABLE) && (lp_gv_is_callable_kind(kind) || lp_gv_is_type_kind(kind)))
         return true;
-    if ((want & K_TYPE) && (gv_is_type_kind(kind) || kind == LP_SYM_TYPE_ALIAS))
+    if ((want & K_TYPE) && (lp_gv_is_type_kind(kind) || kind == LP_SYM_TYPE_ALIAS))
         return true;
     return false;
 }
@@ -62,17 +62,17 @@ static size_t first_of_file(const gpair *l, size_t n, uint32_t file)
 }
 
 /* Symbols named `name` in one file: the slice of the name's list for that file. */
-void gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out)
+void lp_gl_in_file(rctx *rc, uint32_t file, const char *name, cset *out)
 {
     const gpair *l = NULL;
     size_t n = 0;
-    if (gv_lookup(rc->v, name, strlen(name), &l, &n, NULL) || !n)
+    if (lp_gv_lookup(rc->v, name, strlen(name), &l, &n, NULL) || !n)
         return;
     for (size_t i = first_of_file(l, n, file); i < n && l[i].file == file; i++)
         lp_vec_push(out, l[i]);
 }
 
-bool gl_has_pair(const cset *s, gpair p)
+bool lp_gl_has_pair(const cset *s, gpair p)
 {
     for (size_t i = 0; i < s->len; i++)
         if (s->items[i].file == p.file && s->items[i].ord == p.ord)
@@ -80,9 +80,9 @@ bool gl_has_pair(const cset *s, gpair p)
     return false;
 }
 
-void gl_add_unique(cset *s, gpair p)
+void lp_gl_add_unique(cset *s, gpair p)
 {
-    if (!gl_has_pair(s, p))
+    if (!lp_gl_has_pair(s, p))
         lp_vec_push(s, p);
 }
 
@@ -94,7 +94,7 @@ static int pair_cmp(const void *a, const void *b)
     return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
-void gl_sort_set(cset *s)
+void lp_gl_sort_set(cset *s)
 {
     if (s->len > 1)
         qsort(s->items, s->len, sizeof s->items[0], pair_cmp);
@@ -103,7 +103,7 @@ void gl_sort_set(cset *s)
 /* ------------------------------------------------------------------------------------------
  * Result helpers. */
 
-void gl_set_unresolved(gres *out, gr_reason why)
+void lp_gl_set_unresolved(gres *out, gr_reason why)
 {
     out->status = GR_UNRESOLVED;
     out->reason = (uint16_t)why;
@@ -111,7 +111,7 @@ void gl_set_unresolved(gres *out, gr_reason why)
     out->ncand = 0;
 }
 
-void gl_set_targets(gres *out, const cset *c, gr_rule rule)
+void lp_gl_set_targets(gres *out, const cset *c, gr_rule rule)
 {
     out->ntargets = 0;
     for (size_t i = 0; i < c->len && out->ntargets < GR_MAX_TARGETS; i++)
@@ -127,20 +127,20 @@ void gl_set_targets(gres *out, const cset *c, gr_rule rule)
 }
 
 /* Declarations that have a definition among the candidates (same qualified name) go. */
-void gl_collapse_declarations(rctx *rc, cset *c)
+void lp_gl_collapse_declarations(rctx *rc, cset *c)
 {
     /* only where a declaration and a definition are one entity: C/C++ prototypes and
      * in-class declarations, TypeScript overload signatures. Elsewhere a body-less method
      * (Java/C#/Scala abstract or interface method) is an overload of its own. */
-    if (c->len < 2 || !(gl_lang_is_c(rc->lang) || gl_lang_is_js(rc->lang)))
+    if (c->len < 2 || !(lp_gl_lang_is_c(rc->lang) || lp_gl_lang_is_js(rc->lang)))
         return;
     size_t k = 0;
     for (size_t i = 0; i < c->len; i++) {
-        const gsym *s = gl_sym_of(rc, c->items[i]);
+        const gsym *s = lp_gl_sym_of(rc, c->items[i]);
         bool drop = false;
         if (s && (s->flags & LP_SYMF_DECLARATION)) {
             for (size_t j = 0; j < c->len && !drop; j++) {
-                const gsym *t = j == i ? NULL : gl_sym_of(rc, c->items[j]);
+                const gsym *t = j == i ? NULL : lp_gl_sym_of(rc, c->items[j]);
                 drop = t && !(t->flags & LP_SYMF_DECLARATION) && !strcmp(t->qname, s->qname);
             }
         }
@@ -150,12 +150,12 @@ void gl_collapse_declarations(rctx *rc, cset *c)
     c->len = k;
 }
 
-void gl_filter_kind(rctx *rc, cset *c, int want)
+void lp_gl_filter_kind(rctx *rc, cset *c, int want)
 {
     size_t k = 0;
     for (size_t i = 0; i < c->len; i++) {
-        const gsym *s = gl_sym_of(rc, c->items[i]);
-        if (s && gl_kind_ok(s->kind, want))
+        const gsym *s = lp_gl_sym_of(rc, c->items[i]);
+        if (s && lp_gl_kind_ok(s->kind, want))
             c->items[k++] = c->items[i];
     }
     c->len = k;
@@ -164,13 +164,13 @@ void gl_filter_kind(rctx *rc, cset *c, int want)
 /* ------------------------------------------------------------------------------------------
  * Scopes inside the file. */
 
-bool gl_is_function_kind(int k)
+bool lp_gl_is_function_kind(int k)
 {
     return k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR ||
            k == LP_SYM_PROPERTY;
 }
 
-bool gl_is_container_kind(int k)
+bool lp_gl_is_container_kind(int k)
 {
     return k == LP_SYM_NAMESPACE || k == LP_SYM_MODULE || k == LP_SYM_OBJECT;
 }
@@ -198,7 +198,7 @@ static bool direct_member(const gsym *y, const char *scope_q, const char *pkg)
 
 static const char *file_pkg(rctx *rc, uint32_t file)
 {
-    gv_derive(rc->v, file);
+    lp_gv_derive(rc->v, file);
     return rc->v->files[file].pkg;
 }
 
@@ -206,25 +206,25 @@ static void scope_lookup(rctx *rc, int32_t owner, const char *name, int want, cs
                          gr_rule *rule)
 {
     cset here = {0};
-    gl_in_file(rc, rc->file, name, &here);
+    lp_gl_in_file(rc, rc->file, name, &here);
     const gblob *b = rc->b;
     for (int32_t s = owner; s >= 0 && (uint32_t)s < b->nsyms; s = b->syms[s].parent) {
         const gsym *scope = &b->syms[s];
-        bool type_scope = gv_is_type_kind(scope->kind) && gl_implicit_this(rc->lang);
-        if (!type_scope && (gl_is_function_kind(scope->kind) || gl_is_container_kind(scope->kind))) {
+        bool type_scope = lp_gv_is_type_kind(scope->kind) && lp_gl_implicit_this(rc->lang);
+        if (!type_scope && (lp_gl_is_function_kind(scope->kind) || lp_gl_is_container_kind(scope->kind))) {
             for (size_t i = 0; i < here.len; i++) {
                 const gsym *y = &b->syms[here.items[i].ord];
-                if (y->parent == s && here.items[i].ord != s && gl_kind_ok(y->kind, want) &&
+                if (y->parent == s && here.items[i].ord != s && lp_gl_kind_ok(y->kind, want) &&
                     direct_member(y, scope->qname, NULL))
                     lp_vec_push(out, here.items[i]);
             }
             if (out->len) {
-                *rule = gl_is_function_kind(scope->kind) ? GR_LOCAL_SCOPE : GR_SAME_FILE;
+                *rule = lp_gl_is_function_kind(scope->kind) ? GR_LOCAL_SCOPE : GR_SAME_FILE;
                 break;
             }
         } else if (type_scope) {
             int level = 0;
-            gl_members_of_type(rc, (gpair){rc->file, s}, name, want, out, &level);
+            lp_gl_members_of_type(rc, (gpair){rc->file, s}, name, want, out, &level);
             if (out->len) {
                 *rule = level == 0 ? GR_IMPLICIT_THIS : GR_BASE_METHOD;
                 break;
@@ -234,7 +234,7 @@ static void scope_lookup(rctx *rc, int32_t owner, const char *name, int want, cs
     if (!out->len) {
         for (size_t i = 0; i < here.len; i++) {
             const gsym *y = &b->syms[here.items[i].ord];
-            if (y->parent < 0 && gl_kind_ok(y->kind, want) &&
+            if (y->parent < 0 && lp_gl_kind_ok(y->kind, want) &&
                 direct_member(y, "", file_pkg(rc, rc->file)))
                 lp_vec_push(out, here.items[i]);
         }
@@ -248,7 +248,7 @@ static void scope_lookup(rctx *rc, int32_t owner, const char *name, int want, cs
  * Imports. */
 
 
-void gl_binding_free(binding *b)
+void lp_gl_binding_free(binding *b)
 {
     lp_vec_free(&b->files);
     lp_vec_free(&b->syms);
@@ -276,14 +276,14 @@ static lp_str import_binds(const rctx *rc, const gref *r)
     return ops->import_binds ? ops->import_binds(r->name, r->qual) : lp_str_c(r->name);
 }
 
-void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out)
+void lp_gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int want, cset *out)
 {
     for (size_t i = 0; i < files->len; i++) {
         cset c = {0};
-        gl_in_file(rc, files->items[i], name, &c);
+        lp_gl_in_file(rc, files->items[i], name, &c);
         for (size_t j = 0; j < c.len; j++) {
-            const gsym *s = gl_sym_of(rc, c.items[j]);
-            if (s && s->parent < 0 && gl_kind_ok(s->kind, want) &&
+            const gsym *s = lp_gl_sym_of(rc, c.items[j]);
+            if (s && s->parent < 0 && lp_gl_kind_ok(s->kind, want) &&
                 direct_member(s, "", file_pkg(rc, files->items[i])))
                 lp_vec_push(out, c.items[j]);
         }
@@ -292,7 +292,7 @@ void gl_top_level_named(rctx *rc, const gfiles *files, const char *name, int wan
 }
 
 /* Symbols whose qualified name is exactly qname (any file of the family). */
-void gl_by_qname(rctx *rc, const char *qname, int want, cset *out)
+void lp_gl_by_qname(rctx *rc, const char *qname, int want, cset *out)
 {
     lp_str q = lp_str_c(qname);
     size_t dot = SIZE_MAX;
@@ -304,27 +304,27 @@ void gl_by_qname(rctx *rc, const char *qname, int want, cset *out)
     lp_str last = dot == SIZE_MAX ? q : lp_str_sub(q, dot + 1, q.len);
     const gpair *l = NULL;
     size_t n = 0;
-    if (gv_lookup(rc->v, last.ptr, last.len, &l, &n, NULL))
+    if (lp_gv_lookup(rc->v, last.ptr, last.len, &l, &n, NULL))
         return;
     for (size_t i = 0; i < n; i++) {
-        if (!gl_same_family(rc->v->files[l[i].file].lang, rc->lang))
+        if (!lp_gl_same_family(rc->v->files[l[i].file].lang, rc->lang))
             continue;
         int kind = 0;
-        if (gv_sym_qname_is(rc->v, l[i], qname, &kind) && gl_kind_ok(kind, want))
+        if (lp_gv_sym_qname_is(rc->v, l[i], qname, &kind) && lp_gl_kind_ok(kind, want))
             lp_vec_push(out, l[i]);
     }
 }
 
-void gl_resolve_import(rctx *rc, const gref *r, binding *out);
+void lp_gl_resolve_import(rctx *rc, const gref *r, binding *out);
 
 /* JS/TS and Python: follow re-exports of `name` out of module files (depth-bounded). */
-void gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cset *out)
+void lp_gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cset *out)
 {
     if (rc->depth > 4)
         return;
     for (size_t i = 0; i < files->len && !out->len; i++) {
         uint32_t fi = files->items[i];
-        const gblob *b = gv_blob(rc->v, fi, NULL);
+        const gblob *b = lp_gv_blob(rc->v, fi, NULL);
         if (!b)
             continue;
         rctx sub = {rc->v, fi, rc->v->files[fi].lang, b, rc->depth + 1};
@@ -344,38 +344,38 @@ void gl_reexported(rctx *rc, const gfiles *files, const char *name, int want, cs
                 if (!strcmp(x->name, "*")) {
                     gfiles mf = {0};
                     bool ext = false;
-                    gm_import_files(rc->v, fi, &as_import, &mf, &ext);
+                    lp_gm_import_files(rc->v, fi, &as_import, &mf, &ext);
                     cset c = {0};
-                    gl_top_level_named(&sub, &mf, name, want, &c);
+                    lp_gl_top_level_named(&sub, &mf, name, want, &c);
                     if (!c.len)
-                        gl_reexported(&sub, &mf, name, want, &c);
+                        lp_gl_reexported(&sub, &mf, name, want, &c);
                     for (size_t j = 0; j < c.len; j++)
-                        gl_add_unique(out, c.items[j]);
+                        lp_gl_add_unique(out, c.items[j]);
                     lp_vec_free(&c);
                     lp_vec_free(&mf);
                     continue;
                 }
-                gl_resolve_import(&sub, &as_import, &bb);
+                lp_gl_resolve_import(&sub, &as_import, &bb);
             } else if (!strcmp(x->name, "*")) {
                 gfiles mf = {0};
                 bool ext = false;
-                gm_import_files(rc->v, fi, x, &mf, &ext);
-                gl_top_level_named(&sub, &mf, name, want, out);
+                lp_gm_import_files(rc->v, fi, x, &mf, &ext);
+                lp_gl_top_level_named(&sub, &mf, name, want, out);
                 lp_vec_free(&mf);
                 continue;
             } else {
-                gl_resolve_import(&sub, x, &bb);
+                lp_gl_resolve_import(&sub, x, &bb);
             }
             if (bb.kind == B_SYMBOLS)
                 for (size_t j = 0; j < bb.syms.len; j++)
-                    gl_add_unique(out, bb.syms.items[j]);
-            gl_binding_free(&bb);
+                    lp_gl_add_unique(out, bb.syms.items[j]);
+            lp_gl_binding_free(&bb);
         }
     }
 }
 
 /* The module / symbols an import binding names. */
-void gl_resolve_import(rctx *rc, const gref *r, binding *out)
+void lp_gl_resolve_import(rctx *rc, const gref *r, binding *out)
 {
     memset(out, 0, sizeof *out);
     gview *v = rc->v;
@@ -383,7 +383,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
     const char *name = r->name;
     switch (gl_modsys(rc->lang)) {
     case LP_MODSYS_PYTHON: {
-        gm_import_files(v, rc->file, r, &out->files, &ext);
+        lp_gm_import_files(v, rc->file, r, &out->files, &ext);
         if (!name[0] || !strcmp(name, "*")) { /* import a.b / the module of a wildcard */
             out->kind = out->files.len ? B_MODULE : ext ? B_EXTERNAL : B_MISSING;
             return;
@@ -392,9 +392,9 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
             out->kind = ext ? B_EXTERNAL : B_MISSING;
             return;
         }
-        gl_top_level_named(rc, &out->files, name, K_ANY, &out->syms);
+        lp_gl_top_level_named(rc, &out->files, name, K_ANY, &out->syms);
         if (!out->syms.len)
-            gl_reexported(rc, &out->files, name, K_ANY, &out->syms);
+            lp_gl_reexported(rc, &out->files, name, K_ANY, &out->syms);
         if (out->syms.len) {
             out->kind = B_SYMBOLS;
             return;
@@ -405,7 +405,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
         lp_buf_printf(&sub, "%s%s%s", r->qual,
                       r->qual[0] && r->qual[strlen(r->qual) - 1] == '.' ? "" : ".", name);
         gfiles mf = {0};
-        gm_python_module(v, rc->file, sub.ptr, &mf);
+        lp_gm_python_module(v, rc->file, sub.ptr, &mf);
         lp_buf_release(&sub);
         lp_vec_free(&out->files);
         out->files = mf;
@@ -413,7 +413,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
         return;
     }
     case LP_MODSYS_ES:
-        gm_import_files(v, rc->file, r, &out->files, &ext);
+        lp_gm_import_files(v, rc->file, r, &out->files, &ext);
         if (!out->files.len) {
             out->kind = ext ? B_EXTERNAL : B_MISSING;
             return;
@@ -424,7 +424,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
         }
         if (r->flags & LP_REFF_DEFAULT) {
             for (size_t i = 0; i < out->files.len; i++) {
-                const gblob *b = gv_blob(v, out->files.items[i], NULL);
+                const gblob *b = lp_gv_blob(v, out->files.items[i], NULL);
                 for (uint32_t k = 0; b && k < b->nsyms; k++)
                     if ((b->syms[k].flags & LP_SYMF_DEFAULT_EXPORT) && b->syms[k].parent < 0)
                         lp_vec_push(&out->syms, ((gpair){out->files.items[i], (int32_t)k}));
@@ -433,7 +433,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
                     if (x->kind == LP_REF_EXPORT && (x->flags & LP_REFF_DEFAULT) && !x->qual[0]) {
                         gfiles one = {0};
                         lp_vec_push(&one, out->files.items[i]);
-                        gl_top_level_named(rc, &one, x->name, K_ANY, &out->syms);
+                        lp_gl_top_level_named(rc, &one, x->name, K_ANY, &out->syms);
                         lp_vec_free(&one);
                     }
                 }
@@ -441,20 +441,20 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
             out->kind = out->syms.len ? B_SYMBOLS : B_MODULE;
             return;
         }
-        gl_top_level_named(rc, &out->files, name, K_ANY, &out->syms);
+        lp_gl_top_level_named(rc, &out->files, name, K_ANY, &out->syms);
         if (!out->syms.len)
-            gl_reexported(rc, &out->files, name, K_ANY, &out->syms);
+            lp_gl_reexported(rc, &out->files, name, K_ANY, &out->syms);
         out->kind = out->syms.len ? B_SYMBOLS : B_MISSING;
         if (!out->syms.len && (r->flags & LP_REFF_NAMESPACE)) /* const {a} = require(...) */
             out->kind = B_MISSING;
         return;
     case LP_MODSYS_GO:
-        gm_import_files(v, rc->file, r, &out->files, &ext);
+        lp_gm_import_files(v, rc->file, r, &out->files, &ext);
         out->kind = out->files.len ? B_MODULE : B_EXTERNAL;
         return;
     case LP_MODSYS_INCLUDE:
         if (!name[0]) {
-            gm_import_files(v, rc->file, r, &out->files, &ext);
+            lp_gm_import_files(v, rc->file, r, &out->files, &ext);
             out->kind = out->files.len ? B_MODULE : ext ? B_EXTERNAL : B_MISSING;
             return;
         }
@@ -466,7 +466,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
             lp_buf q;
             lp_buf_init(&q, 0);
             lp_buf_printf(&q, "%s%s%s", r->qual, r->qual[0] ? "." : "", name);
-            gl_by_qname(rc, q.ptr, K_ANY, &out->syms);
+            lp_gl_by_qname(rc, q.ptr, K_ANY, &out->syms);
             lp_buf_release(&q);
             out->kind = out->syms.len ? B_SYMBOLS : B_EXTERNAL;
         }
@@ -477,22 +477,22 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
         lp_buf q;
         lp_buf_init(&q, 0);
         lp_buf_printf(&q, "%s%s%s", r->qual, r->qual[0] ? "." : "", name);
-        gl_by_qname(rc, q.ptr, K_ANY, &out->syms);
+        lp_gl_by_qname(rc, q.ptr, K_ANY, &out->syms);
         lp_buf_release(&q);
-        gl_collapse_declarations(rc, &out->syms);
+        lp_gl_collapse_declarations(rc, &out->syms);
         out->kind = out->syms.len ? B_SYMBOLS : B_EXTERNAL;
         return;
     }
     case LP_MODSYS_RUST: {
         if (r->flags & LP_REFF_MODDECL) {
-            gm_import_files(v, rc->file, r, &out->files, &ext);
+            lp_gm_import_files(v, rc->file, r, &out->files, &ext);
             out->kind = out->files.len ? B_MODULE : B_MISSING;
             return;
         }
         if (!strcmp(name, "*"))
             return;
         /* a use path: crate/self/super-relative or another crate; a module or an item */
-        gv_derive(v, rc->file);
+        lp_gv_derive(v, rc->file);
         lp_buf path;
         lp_buf_init(&path, 0);
         lp_str q = lp_str_c(r->qual);
@@ -524,7 +524,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
             }
         } else {
             /* another crate of the publication, by its Cargo name */
-            gv_load_modules(v);
+            lp_gv_load_modules(v);
             size_t dot = lp_str_find_char(q, '.', 0);
             lp_str first = dot == SIZE_MAX ? q : lp_str_sub(q, 0, dot);
             bool known = false;
@@ -542,9 +542,9 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
             }
         }
         gfiles mf = {0};
-        gm_rust_module(v, rc->file, path.ptr, &mf);
+        lp_gm_rust_module(v, rc->file, path.ptr, &mf);
         if (mf.len) {
-            gl_top_level_named(rc, &mf, name, K_ANY, &out->syms);
+            lp_gl_top_level_named(rc, &mf, name, K_ANY, &out->syms);
             if (out->syms.len) {
                 out->kind = B_SYMBOLS;
                 out->files = mf;
@@ -553,7 +553,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
                 lp_buf_init(&sub, 0);
                 lp_buf_printf(&sub, "%s.%s", path.ptr, name);
                 gfiles sf = {0};
-                gm_rust_module(v, rc->file, sub.ptr, &sf);
+                lp_gm_rust_module(v, rc->file, sub.ptr, &sf);
                 lp_buf_release(&sub);
                 lp_vec_free(&mf);
                 out->files = sf;
@@ -563,7 +563,7 @@ void gl_resolve_import(rctx *rc, const gref *r, binding *out)
             lp_buf sub;
             lp_buf_init(&sub, 0);
             lp_buf_printf(&sub, "%s.%s", path.ptr, name);
-            gm_rust_module(v, rc->file, sub.ptr, &out->files);
+            lp_gm_rust_module(v, rc->file, sub.ptr, &out->files);
             lp_buf_release(&sub);
             out->kind = out->files.len ? B_MODULE : B_EXTERNAL;
             lp_vec_free(&mf);
@@ -592,18 +592,18 @@ static void import_lookup(rctx *rc, int32_t owner, const char *name, int want, c
             continue;
         *found_binding = true;
         binding bb = {0};
-        gl_resolve_import(rc, r, &bb);
+        lp_gl_resolve_import(rc, r, &bb);
         if (bb.kind == B_SYMBOLS) {
             for (size_t k = 0; k < bb.syms.len; k++) {
-                const gsym *s = gl_sym_of(rc, bb.syms.items[k]);
-                if (s && gl_kind_ok(s->kind, want))
-                    gl_add_unique(out, bb.syms.items[k]);
+                const gsym *s = lp_gl_sym_of(rc, bb.syms.items[k]);
+                if (s && lp_gl_kind_ok(s->kind, want))
+                    lp_gl_add_unique(out, bb.syms.items[k]);
             }
         } else if (module_out && module_out->kind == B_NONE && bb.kind != B_NONE) {
             *module_out = bb;
             memset(&bb, 0, sizeof bb);
         }
-        gl_binding_free(&bb);
+        lp_gl_binding_free(&bb);
     }
 }
 
@@ -619,7 +619,7 @@ static void enclosing_namespaces(rctx *rc, int32_t owner, const char **out, int 
          s = rc->b->syms[s].parent)
         if (rc->b->syms[s].kind == LP_SYM_NAMESPACE || rc->b->syms[s].kind == LP_SYM_PACKAGE)
             out[(*n)++] = rc->b->syms[s].qname;
-    gv_derive(rc->v, rc->file);
+    lp_gv_derive(rc->v, rc->file);
     const char *pkg = rc->v->files[rc->file].pkg;
     if (*pkg && *n < max)
         out[(*n)++] = pkg;
@@ -634,8 +634,8 @@ static void package_members_only(rctx *rc, cset *c)
 {
     size_t k = 0;
     for (size_t i = 0; i < c->len; i++) {
-        const gsym *s = gl_sym_of(rc, c->items[i]);
-        if (s && (gv_is_type_kind(s->kind) || s->kind == LP_SYM_TYPE_ALIAS))
+        const gsym *s = lp_gl_sym_of(rc, c->items[i]);
+        if (s && (lp_gv_is_type_kind(s->kind) || s->kind == LP_SYM_TYPE_ALIAS))
             c->items[k++] = c->items[i];
     }
     c->len = k;
@@ -655,7 +655,7 @@ static void package_lookup(rctx *rc, int32_t owner, const char *name, int want, 
             lp_buf full;
             lp_buf_init(&full, 0);
             lp_buf_printf(&full, LP_STR_FMT ".%s", LP_STR_ARG(q), name);
-            gl_by_qname(rc, full.ptr, want, out);
+            lp_gl_by_qname(rc, full.ptr, want, out);
             lp_buf_release(&full);
             package_members_only(rc, out);
             if (!gl_has(rc->lang, LP_LANGG_NAMESPACE_PARENTS))
@@ -685,13 +685,13 @@ static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want,
         case LP_MODSYS_GO: {
             gfiles mf = {0};
             bool ext = false;
-            gm_import_files(rc->v, rc->file, r, &mf, &ext);
+            lp_gm_import_files(rc->v, rc->file, r, &mf, &ext);
             cset c = {0};
-            gl_top_level_named(rc, &mf, name, want, &c);
+            lp_gl_top_level_named(rc, &mf, name, want, &c);
             if (gl_has(rc->lang, LP_LANGG_MODULE_REEXPORTS) && !c.len)
-                gl_reexported(rc, &mf, name, want, &c);
+                lp_gl_reexported(rc, &mf, name, want, &c);
             for (size_t k = 0; k < c.len; k++)
-                gl_add_unique(out, c.items[k]);
+                lp_gl_add_unique(out, c.items[k]);
             lp_vec_free(&c);
             lp_vec_free(&mf);
             break;
@@ -718,16 +718,16 @@ static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want,
             as_mod.name = nm;
             as_mod.flags &= ~LP_REFF_WILDCARD;
             binding bb = {0};
-            gl_resolve_import(rc, &as_mod, &bb);
+            lp_gl_resolve_import(rc, &as_mod, &bb);
             if (bb.kind == B_MODULE)
-                gl_top_level_named(rc, &bb.files, name, want, out);
+                lp_gl_top_level_named(rc, &bb.files, name, want, out);
             else if (bb.kind == B_SYMBOLS) { /* use Enum::* */
                 for (size_t k = 0; k < bb.syms.len; k++) {
                     int level = 0;
-                    gl_members_of_type(rc, bb.syms.items[k], name, want, out, &level);
+                    lp_gl_members_of_type(rc, bb.syms.items[k], name, want, out, &level);
                 }
             }
-            gl_binding_free(&bb);
+            lp_gl_binding_free(&bb);
             free(qual);
             free(nm);
             break;
@@ -737,14 +737,14 @@ static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want,
             lp_buf full;
             lp_buf_init(&full, 0);
             lp_buf_printf(&full, "%s.%s", r->qual, name);
-            gl_by_qname(rc, full.ptr, want, out);
+            lp_gl_by_qname(rc, full.ptr, want, out);
             lp_buf_release(&full);
             if (r->flags & LP_REFF_STATIC) { /* static members of a type */
                 cset types = {0};
-                gl_by_qname(rc, r->qual, K_TYPE, &types);
+                lp_gl_by_qname(rc, r->qual, K_TYPE, &types);
                 for (size_t k = 0; k < types.len; k++) {
                     int level = 0;
-                    gl_members_of_type(rc, types.items[k], name, want, out, &level);
+                    lp_gl_members_of_type(rc, types.items[k], name, want, out, &level);
                 }
                 lp_vec_free(&types);
             }
@@ -752,18 +752,18 @@ static void wildcard_lookup(rctx *rc, int32_t owner, const char *name, int want,
         }
         }
     }
-    gl_sort_set(out);
+    lp_gl_sort_set(out);
 }
 
 /* C/C++: visible declarations in the include closure, innermost namespaces first. */
 static void include_lookup(rctx *rc, int32_t owner, const char *name, int want, cset *out)
 {
-    if (!gl_lang_is_c(rc->lang))
+    if (!lp_gl_lang_is_c(rc->lang))
         return;
-    const u32_vec *cl = gm_include_closure(rc->v, rc->file);
+    const u32_vec *cl = lp_gm_include_closure(rc->v, rc->file);
     const gpair *l = NULL;
     size_t n = 0;
-    if (!cl->len || gv_lookup(rc->v, name, strlen(name), &l, &n, NULL))
+    if (!cl->len || lp_gv_lookup(rc->v, name, strlen(name), &l, &n, NULL))
         return;
     /* namespaces enclosing the caller (its qualified name's prefixes), innermost first */
     const char *oq = owner >= 0 ? rc->b->syms[owner].qname : "";
@@ -798,8 +798,8 @@ static void include_lookup(rctx *rc, int32_t owner, const char *name, int want, 
             visible = lo < cl->len && cl->items[lo] == l[i].file;
             if (!visible)
                 continue;
-            const gsym *s = gl_sym_of(rc, l[i]);
-            if (!s || !gl_kind_ok(s->kind, want))
+            const gsym *s = lp_gl_sym_of(rc, l[i]);
+            if (!s || !lp_gl_kind_ok(s->kind, want))
                 continue;
             lp_str sq = lp_str_c(s->qname);
             bool match = prefixes[p].len
@@ -814,16 +814,16 @@ static void include_lookup(rctx *rc, int32_t owner, const char *name, int want, 
 
 /* C/C++: a declaration's definition elsewhere: same qualified name, a body, external
  * linkage (or the caller's own file). */
-void gl_c_definitions(rctx *rc, const gsym *decl, cset *out)
+void lp_gl_c_definitions(rctx *rc, const gsym *decl, cset *out)
 {
     const gpair *l = NULL;
     size_t n = 0;
-    if (gv_lookup(rc->v, decl->name, strlen(decl->name), &l, &n, NULL))
+    if (lp_gv_lookup(rc->v, decl->name, strlen(decl->name), &l, &n, NULL))
         return;
     for (size_t i = 0; i < n; i++) {
-        if (!gl_lang_is_c(rc->v->files[l[i].file].lang))
+        if (!lp_gl_lang_is_c(rc->v->files[l[i].file].lang))
             continue;
-        const gsym *s = gl_sym_of(rc, l[i]);
+        const gsym *s = lp_gl_sym_of(rc, l[i]);
         if (!s || (s->flags & LP_SYMF_DECLARATION) || s->kind != decl->kind ||
             strcmp(s->qname, decl->qname) != 0)
             continue;
@@ -838,11 +838,11 @@ void gl_c_definitions(rctx *rc, const gsym *decl, cset *out)
 
 
 /* Base types of type t (BASE references of its file owned by it), resolved in that file. */
-void gl_bases_of(rctx *rc, gpair t, cset *out)
+void lp_gl_bases_of(rctx *rc, gpair t, cset *out)
 {
     if (rc->depth > 8)
         return;
-    const gblob *b = gv_blob(rc->v, t.file, NULL);
+    const gblob *b = lp_gv_blob(rc->v, t.file, NULL);
     if (!b)
         return;
     rctx sub = {rc->v, t.file, rc->v->files[t.file].lang, b, rc->depth + 1};
@@ -853,9 +853,9 @@ void gl_bases_of(rctx *rc, gpair t, cset *out)
         /* the base list is outside the type's body: look from the type's parent scope */
         cset c = {0};
         int32_t scope = t.ord >= 0 && (uint32_t)t.ord < b->nsyms ? b->syms[t.ord].parent : -1;
-        gl_type_lookup(&sub, scope, r->qual, &c);
+        lp_gl_type_lookup(&sub, scope, r->qual, &c);
         if (c.len == 1)
-            gl_add_unique(out, c.items[0]); /* an ambiguous base is not followed */
+            lp_gl_add_unique(out, c.items[0]); /* an ambiguous base is not followed */
         lp_vec_free(&c);
     }
 }
@@ -863,7 +863,7 @@ void gl_bases_of(rctx *rc, gpair t, cset *out)
 /* Members named name of type t: its children, out-of-line members (Go methods, Rust impl
  * items, C++ Foo::bar definitions) with the type's qualified name, then bases level by
  * level. *level = 0 when found on t itself. */
-void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out,
+void lp_gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out,
                             int *level)
 {
     cset frontier = {0}, seen = {0};
@@ -873,15 +873,15 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
         cset next = {0};
         for (size_t f = 0; f < frontier.len; f++) {
             gpair ty = frontier.items[f];
-            if (gl_has_pair(&seen, ty))
+            if (lp_gl_has_pair(&seen, ty))
                 continue;
             lp_vec_push(&seen, ty);
-            const gsym *ts = gl_sym_of(rc, ty);
+            const gsym *ts = lp_gl_sym_of(rc, ty);
             if (!ts)
                 continue;
             const gpair *l = NULL;
             size_t n = 0;
-            if (gv_lookup(rc->v, name, strlen(name), &l, &n, NULL))
+            if (lp_gv_lookup(rc->v, name, strlen(name), &l, &n, NULL))
                 continue;
             lp_lang tl = rc->v->files[ty.file].lang;
             size_t qlen = strlen(ts->qname);
@@ -891,12 +891,12 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
                 if (gl_modsys(tl) == LP_MODSYS_GO && l[i].file != ty.file &&
                     strcmp(rc->v->files[l[i].file].dir, rc->v->files[ty.file].dir) != 0)
                     continue;
-                const gsym *m = gl_sym_of(rc, l[i]);
-                if (!m || !gl_kind_ok(m->kind, want) || m->kind == LP_SYM_PACKAGE)
+                const gsym *m = lp_gl_sym_of(rc, l[i]);
+                if (!m || !lp_gl_kind_ok(m->kind, want) || m->kind == LP_SYM_PACKAGE)
                     continue;
                 bool child = l[i].file == ty.file && m->parent == ty.ord;
                 bool outline = false;
-                if (!child && gl_same_family(rc->v->files[l[i].file].lang, tl)) {
+                if (!child && lp_gl_same_family(rc->v->files[l[i].file].lang, tl)) {
                     lp_str mq = lp_str_c(m->qname);
                     if (gl_modsys(tl) == LP_MODSYS_RUST) {
                         /* impl blocks anywhere in the crate: qname ends with Type.name */
@@ -908,21 +908,21 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
                                     mq.ptr[mq.len - suf.len - 1] == '.')) &&
                                   rc->v->files[l[i].file].crate == rc->v->files[ty.file].crate;
                         lp_buf_release(&suf);
-                        gv_derive(rc->v, l[i].file);
+                        lp_gv_derive(rc->v, l[i].file);
                     } else {
                         outline = mq.len == qlen + 1 + strlen(name) &&
                                   !memcmp(mq.ptr, ts->qname, qlen) && mq.ptr[qlen] == '.';
                         if (outline && gl_modsys(tl) == LP_MODSYS_GO) {
-                            gv_derive(rc->v, l[i].file);
-                            gv_derive(rc->v, ty.file);
+                            lp_gv_derive(rc->v, l[i].file);
+                            lp_gv_derive(rc->v, ty.file);
                             outline = !strcmp(rc->v->files[l[i].file].dir, rc->v->files[ty.file].dir);
                         }
                     }
                 }
                 if (child || outline)
-                    gl_add_unique(out, l[i]);
+                    lp_gl_add_unique(out, l[i]);
             }
-            gl_bases_of(rc, ty, &next);
+            lp_gl_bases_of(rc, ty, &next);
         }
         lp_vec_free(&frontier);
         frontier = next;
@@ -931,24 +931,24 @@ void gl_members_of_type(rctx *rc, gpair t, const char *name, int want, cset *out
     }
     lp_vec_free(&frontier);
     lp_vec_free(&seen);
-    gl_sort_set(out);
-    gl_collapse_declarations(rc, out);
+    lp_gl_sort_set(out);
+    lp_gl_collapse_declarations(rc, out);
 }
 
 /* ------------------------------------------------------------------------------------------
  * Names. */
 
 
-void gl_lookup_free(lookup *l)
+void lp_gl_lookup_free(lookup *l)
 {
     lp_vec_free(&l->cands);
-    gl_binding_free(&l->module);
+    lp_gl_binding_free(&l->module);
 }
 
 static void go_package_top_level(rctx *rc, gpair p, int want, cset *out)
 {
-    const gsym *s = gl_sym_of(rc, p);
-    if (s && s->parent < 0 && gl_kind_ok(s->kind, want) &&
+    const gsym *s = lp_gl_sym_of(rc, p);
+    if (s && s->parent < 0 && lp_gl_kind_ok(s->kind, want) &&
         direct_member(s, "", file_pkg(rc, p.file)))
         lp_vec_push(out, p);
 }
@@ -961,16 +961,16 @@ static void go_package_named(rctx *rc, const char *name, int want, cset *out)
 {
     const gpair *found = NULL;
     size_t n = 0;
-    if (gv_lookup(rc->v, name, strlen(name), &found, &n, NULL) || !n)
+    if (lp_gv_lookup(rc->v, name, strlen(name), &found, &n, NULL) || !n)
         return;
-    /* a copy: loading a blob below (gl_sym_of) may grow the view's name lists */
+    /* a copy: loading a blob below (lp_gl_sym_of) may grow the view's name lists */
     cset copy = {0};
     lp_vec_reserve(&copy, n);
     for (size_t i = 0; i < n; i++)
         lp_vec_push(&copy, found[i]);
     const gpair *l = copy.items;
     gview *v = rc->v;
-    gv_derive(v, rc->file);
+    lp_gv_derive(v, rc->file);
     const gfile *f = &v->files[rc->file];
     if (n <= 64) {
         for (size_t i = 0; i < n; i++) {
@@ -978,7 +978,7 @@ static void go_package_named(rctx *rc, const char *name, int want, cset *out)
             if (fi == rc->file || gl_modsys(v->files[fi].lang) != LP_MODSYS_GO ||
                 strcmp(v->files[fi].dir, f->dir) != 0)
                 continue;
-            gv_derive(v, fi);
+            lp_gv_derive(v, fi);
             if (!strcmp(v->files[fi].pkg, f->pkg))
                 go_package_top_level(rc, l[i], want, out);
         }
@@ -986,7 +986,7 @@ static void go_package_named(rctx *rc, const char *name, int want, cset *out)
         return;
     }
     gfiles pk = {0};
-    gm_go_same_package(v, rc->file, &pk);
+    lp_gm_go_same_package(v, rc->file, &pk);
     for (size_t k = 0; k < pk.len; k++) {
         uint32_t file = pk.items[k];
         if (file == rc->file)
@@ -998,7 +998,7 @@ static void go_package_named(rctx *rc, const char *name, int want, cset *out)
     lp_vec_free(&copy);
 }
 
-void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup *lk)
+void lp_gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup *lk)
 {
     memset(lk, 0, sizeof *lk);
     scope_lookup(rc, owner, name, want, &lk->cands, &lk->rule);
@@ -1032,47 +1032,47 @@ void gl_name_lookup(rctx *rc, int32_t owner, const char *name, int want, lookup 
     if (lk->cands.len)
         lk->rule = GR_INCLUDE_DECL;
 found:
-    gl_sort_set(&lk->cands);
-    gl_collapse_declarations(rc, &lk->cands);
+    lp_gl_sort_set(&lk->cands);
+    lp_gl_collapse_declarations(rc, &lk->cands);
 }
 
 /* A type written as text ("Foo", "pkg.Foo", "a.b.Foo") seen from owner. */
-void gl_type_lookup(rctx *rc, int32_t owner, const char *text, cset *out)
+void lp_gl_type_lookup(rctx *rc, int32_t owner, const char *text, cset *out)
 {
     if (!text || !*text || rc->depth > 8)
         return;
     const char *dot = strrchr(text, '.');
     if (!dot) {
         lookup lk;
-        gl_name_lookup(rc, owner, text, K_TYPE, &lk);
+        lp_gl_name_lookup(rc, owner, text, K_TYPE, &lk);
         for (size_t i = 0; i < lk.cands.len; i++)
             lp_vec_push(out, lk.cands.items[i]);
-        gl_lookup_free(&lk);
+        lp_gl_lookup_free(&lk);
         return;
     }
     /* qualified: an exact qualified name first (Java/C#/Scala/C++), then the qualifier as
      * a module or type and the last name as its member */
-    gl_by_qname(rc, text, K_TYPE, out);
+    lp_gl_by_qname(rc, text, K_TYPE, out);
     if (out->len)
         return;
     char *qual = lp_xstrndup(text, (size_t)(dot - text));
     binding q = {0};
     rctx sub = *rc;
     sub.depth++;
-    gr_qualifier(&sub, owner, qual, &q);
+    lp_gr_qualifier(&sub, owner, qual, &q);
     if (q.kind == B_MODULE)
-        gl_top_level_named(rc, &q.files, dot + 1, K_TYPE, out);
+        lp_gl_top_level_named(rc, &q.files, dot + 1, K_TYPE, out);
     else if (q.kind == B_SYMBOLS)
         for (size_t i = 0; i < q.syms.len; i++) {
             int level = 0;
-            gl_members_of_type(rc, q.syms.items[i], dot + 1, K_TYPE, out, &level);
+            lp_gl_members_of_type(rc, q.syms.items[i], dot + 1, K_TYPE, out, &level);
         }
-    gl_binding_free(&q);
+    lp_gl_binding_free(&q);
     free(qual);
 }
 
 /* The module(s) or type(s) a qualifier ("os.path", "pkg", "a.b.Foo", "crate.x") names. */
-void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
+void lp_gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
 {
     memset(out, 0, sizeof *out);
     if (rc->depth > 8)
@@ -1098,7 +1098,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
         last = d == SIZE_MAX ? q : lp_str_sub(q, d + 1, q.len);
         char *nm = lp_xstrndup(last.ptr, last.len);
         if (d == SIZE_MAX) { /* crate / self / super alone: a module */
-            gv_derive(v, rc->file);
+            lp_gv_derive(v, rc->file);
             fake.qual = "";
             fake.name = "";
             free(qq);
@@ -1111,7 +1111,7 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
         if (d == SIZE_MAX) {
             lp_buf p;
             lp_buf_init(&p, 0);
-            gv_derive(v, rc->file);
+            lp_gv_derive(v, rc->file);
             lp_str mod = lp_str_c(v->files[rc->file].module);
             if (lp_str_eq_c(first, "crate"))
                 lp_buf_puts(&p, "crate");
@@ -1126,11 +1126,11 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
                     }
                 lp_buf_put_str(&p, dd == SIZE_MAX ? mod : lp_str_sub(mod, 0, dd));
             }
-            gm_rust_module(v, rc->file, p.ptr, &out->files);
+            lp_gm_rust_module(v, rc->file, p.ptr, &out->files);
             out->kind = out->files.len ? B_MODULE : B_MISSING;
             lp_buf_release(&p);
         } else {
-            gl_resolve_import(rc, &fake, out);
+            lp_gl_resolve_import(rc, &fake, out);
         }
         free(qq);
         free(nm);
@@ -1139,18 +1139,18 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
     }
     /* the first name: an import binding, else a definition in scope (type, module) */
     lookup lk;
-    gl_name_lookup(rc, owner, first_c, K_ANY, &lk);
+    lp_gl_name_lookup(rc, owner, first_c, K_ANY, &lk);
     free(first_c);
     binding cur = {0};
-    const gsym *only = lk.cands.len == 1 ? gl_sym_of(rc, lk.cands.items[0]) : NULL;
+    const gsym *only = lk.cands.len == 1 ? lp_gl_sym_of(rc, lk.cands.items[0]) : NULL;
     if (gl_modsys(rc->lang) == LP_MODSYS_RUST && only && only->kind == LP_SYM_MODULE &&
         (only->flags & LP_SYMF_DECLARATION)) {
         /* `mod x;` declared here: the child module's file */
-        gv_derive(v, rc->file);
+        lp_gv_derive(v, rc->file);
         lp_buf p;
         lp_buf_init(&p, 0);
         lp_buf_printf(&p, "%s." LP_STR_FMT, v->files[rc->file].module, LP_STR_ARG(first));
-        gm_rust_module(v, rc->file, p.ptr, &cur.files);
+        lp_gm_rust_module(v, rc->file, p.ptr, &cur.files);
         lp_buf_release(&p);
         cur.kind = cur.files.len ? B_MODULE : B_MISSING;
     } else if (lk.cands.len) {
@@ -1171,11 +1171,11 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
                 if (lp_str_eq(rq, q) ||
                     (q.len > rq.len && lp_str_starts_with(q, rq) && q.ptr[rq.len] == '.') ||
                     (rq.len > q.len && lp_str_starts_with(rq, q) && rq.ptr[q.len] == '.')) {
-                    gl_binding_free(&cur);
+                    lp_gl_binding_free(&cur);
                     memset(&cur, 0, sizeof cur);
-                    gm_python_module(v, rc->file, qual, &cur.files);
+                    lp_gm_python_module(v, rc->file, qual, &cur.files);
                     cur.kind = cur.files.len ? B_MODULE : B_EXTERNAL;
-                    gl_lookup_free(&lk);
+                    lp_gl_lookup_free(&lk);
                     *out = cur;
                     return;
                 }
@@ -1183,19 +1183,19 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
         }
     } else if (gl_modsys(rc->lang) == LP_MODSYS_RUST) {
         /* a child module of this module, or a crate of the publication */
-        gv_derive(v, rc->file);
+        lp_gv_derive(v, rc->file);
         lp_buf p;
         lp_buf_init(&p, 0);
         lp_buf_printf(&p, "%s." LP_STR_FMT, v->files[rc->file].module, LP_STR_ARG(first));
-        gm_rust_module(v, rc->file, p.ptr, &cur.files);
+        lp_gm_rust_module(v, rc->file, p.ptr, &cur.files);
         lp_buf_release(&p);
         cur.kind = cur.files.len ? B_MODULE : B_NONE;
     }
-    gl_lookup_free(&lk);
+    lp_gl_lookup_free(&lk);
     if (cur.kind == B_NONE && gl_has(rc->lang, LP_LANGG_QUALIFIED_TYPES)) {
         /* a fully qualified type: a.b.Foo */
-        gl_by_qname(rc, qual, K_TYPE | K_ANY, &cur.syms);
-        gl_filter_kind(rc, &cur.syms, K_TYPE);
+        lp_gl_by_qname(rc, qual, K_TYPE | K_ANY, &cur.syms);
+        lp_gl_filter_kind(rc, &cur.syms, K_TYPE);
         if (cur.syms.len) {
             cur.kind = B_SYMBOLS;
             *out = cur;
@@ -1215,23 +1215,23 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
         char *seg = lp_xstrndup(q.ptr + pos, nd - pos);
         binding next = {0};
         if (cur.kind == B_MODULE) {
-            gl_top_level_named(rc, &cur.files, seg, K_ANY, &next.syms);
+            lp_gl_top_level_named(rc, &cur.files, seg, K_ANY, &next.syms);
             if (next.syms.len) {
                 next.kind = B_SYMBOLS;
             } else if (gl_modsys(rc->lang) == LP_MODSYS_PYTHON && cur.files.len == 1) {
-                gv_derive(v, cur.files.items[0]);
+                lp_gv_derive(v, cur.files.items[0]);
                 lp_buf m;
                 lp_buf_init(&m, 0);
                 lp_buf_printf(&m, "%s.%s", v->files[cur.files.items[0]].module, seg);
-                gm_python_module(v, rc->file, m.ptr, &next.files);
+                lp_gm_python_module(v, rc->file, m.ptr, &next.files);
                 lp_buf_release(&m);
                 next.kind = next.files.len ? B_MODULE : B_MISSING;
             } else if (gl_modsys(rc->lang) == LP_MODSYS_RUST && cur.files.len) {
-                gv_derive(v, cur.files.items[0]);
+                lp_gv_derive(v, cur.files.items[0]);
                 lp_buf m;
                 lp_buf_init(&m, 0);
                 lp_buf_printf(&m, "%s.%s", v->files[cur.files.items[0]].module, seg);
-                gm_rust_module(v, cur.files.items[0], m.ptr, &next.files);
+                lp_gm_rust_module(v, cur.files.items[0], m.ptr, &next.files);
                 lp_buf_release(&m);
                 next.kind = next.files.len ? B_MODULE : B_MISSING;
             } else {
@@ -1239,19 +1239,19 @@ void gr_qualifier(rctx *rc, int32_t owner, const char *qual, binding *out)
             }
         } else {
             for (size_t i = 0; i < cur.syms.len; i++) {
-                const gsym *s = gl_sym_of(rc, cur.syms.items[i]);
+                const gsym *s = lp_gl_sym_of(rc, cur.syms.items[i]);
                 if (!s)
                     continue;
-                if (gv_is_type_kind(s->kind) || gl_is_container_kind(s->kind) ||
+                if (lp_gv_is_type_kind(s->kind) || lp_gl_is_container_kind(s->kind) ||
                     s->kind == LP_SYM_NAMESPACE) {
                     int level = 0;
-                    gl_members_of_type(rc, cur.syms.items[i], seg, K_ANY, &next.syms, &level);
+                    lp_gl_members_of_type(rc, cur.syms.items[i], seg, K_ANY, &next.syms, &level);
                 }
             }
             next.kind = next.syms.len ? B_SYMBOLS : B_MISSING;
         }
         free(seg);
-        gl_binding_free(&cur);
+        lp_gl_binding_free(&cur);
         cur = next;
         pos = nd + 1;
     }

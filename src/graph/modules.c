@@ -33,7 +33,7 @@ static void sort_unique(gfiles *out)
 /* Cached results: key -> list in mod_lists. Returns true (and fills out) on a hit. */
 static bool cache_get(gview *v, const char *key, size_t klen, gfiles *out)
 {
-    uint32_t *p = gmap_get(&v->mod_cache, key, klen);
+    uint32_t *p = lp_map_get(&v->mod_cache, key, klen);
     if (!p)
         return false;
     const u32_vec *l = &v->mod_lists.items[*p];
@@ -45,7 +45,7 @@ static bool cache_get(gview *v, const char *key, size_t klen, gfiles *out)
 static void cache_put(gview *v, const char *key, size_t klen, const gfiles *in)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(&v->mod_cache, &v->arena, key, klen, &created);
+    uint32_t *slot = lp_map_put(&v->mod_cache, &v->arena, key, klen, &created);
     if (!created)
         return;
     u32_vec l = {0};
@@ -70,7 +70,7 @@ static bool join_norm(const char *dir, lp_str rel, lp_buf *out)
     return ok;
 }
 
-static int32_t file_at(gview *v, const lp_buf *p) { return gv_file_of_path(v, p->ptr, p->len); }
+static int32_t file_at(gview *v, const lp_buf *p) { return lp_gv_file_of_path(v, p->ptr, p->len); }
 
 /* ------------------------------------------------------------------------------------------
  * Python. */
@@ -83,7 +83,7 @@ static bool module_matches(const char *have, lp_str want)
     return h.len > want.len && lp_str_ends_with(h, want) && h.ptr[h.len - want.len - 1] == '.';
 }
 
-void gm_python_module(gview *v, uint32_t file, const char *module, gfiles *out)
+void lp_gm_python_module(gview *v, uint32_t file, const char *module, gfiles *out)
 {
     lp_str m = lp_str_c(module);
     size_t dots = 0;
@@ -149,12 +149,12 @@ void gm_python_module(gview *v, uint32_t file, const char *module, gfiles *out)
     char *lastc = lp_xstrndup(last.ptr, last.len);
     stems[0] = lastc;
     for (int k = 0; k < 2; k++) {
-        const u32_vec *l = gv_stem_files(v, stems[k], strlen(stems[k]));
+        const u32_vec *l = lp_gv_stem_files(v, stems[k], strlen(stems[k]));
         for (size_t i = 0; l && i < l->len; i++) {
             uint32_t fi = l->items[i];
             if (gl_modsys(v->files[fi].lang) != LP_MODSYS_PYTHON)
                 continue;
-            gv_derive(v, fi);
+            lp_gv_derive(v, fi);
             if (!module_matches(v->files[fi].module, m))
                 continue;
             lp_vec_push(&found, fi);
@@ -188,7 +188,7 @@ void gm_python_module(gview *v, uint32_t file, const char *module, gfiles *out)
 /* ------------------------------------------------------------------------------------------
  * JavaScript / TypeScript. */
 
-int32_t gm_js_resolve(gview *v, uint32_t file, const char *spec)
+int32_t lp_gm_js_resolve(gview *v, uint32_t file, const char *spec)
 {
     lp_str s = lp_str_c(spec);
     if (!s.len || s.ptr[0] != '.')
@@ -234,7 +234,7 @@ done:
 
 static void go_dir_files(gview *v, lp_str dir, gfiles *out)
 {
-    const u32_vec *l = gv_dir_files(v, dir.ptr ? dir.ptr : "", dir.len);
+    const u32_vec *l = lp_gv_dir_files(v, dir.ptr ? dir.ptr : "", dir.len);
     for (size_t i = 0; l && i < l->len; i++) {
         uint32_t fi = l->items[i];
         const gfile *f = &v->files[fi];
@@ -244,7 +244,7 @@ static void go_dir_files(gview *v, lp_str dir, gfiles *out)
     }
 }
 
-void gm_go_package(gview *v, const char *path, gfiles *out)
+void lp_gm_go_package(gview *v, const char *path, gfiles *out)
 {
     lp_buf key;
     lp_buf_init(&key, 0);
@@ -253,7 +253,7 @@ void gm_go_package(gview *v, const char *path, gfiles *out)
         lp_buf_release(&key);
         return;
     }
-    gv_load_modules(v);
+    lp_gv_load_modules(v);
     gfiles found = {0};
     lp_str ip = lp_str_c(path);
     /* 1. a go.mod module path in the publication maps it exactly */
@@ -283,9 +283,9 @@ void gm_go_package(gview *v, const char *path, gfiles *out)
     if (!found.len) {
         const char *best = NULL;
         size_t best_len = 0, ties = 0;
-        const gmap *dirs = gv_dir_map(v);
+        const lp_map *dirs = lp_gv_dir_map(v);
         for (size_t i = 0; i < dirs->cap; i++) {
-            const char *d = dirs->keys[i];
+            const char *d = dirs->slots[i].key;
             if (!d || !*d)
                 continue;
             lp_str ds = lp_str_c(d);
@@ -316,16 +316,16 @@ void gm_go_package(gview *v, const char *path, gfiles *out)
     lp_buf_release(&key);
 }
 
-void gm_go_same_package(gview *v, uint32_t file, gfiles *out)
+void lp_gm_go_same_package(gview *v, uint32_t file, gfiles *out)
 {
-    gv_derive(v, file);
+    lp_gv_derive(v, file);
     const gfile *f = &v->files[file];
-    const u32_vec *l = gv_dir_files(v, f->dir, strlen(f->dir));
+    const u32_vec *l = lp_gv_dir_files(v, f->dir, strlen(f->dir));
     for (size_t i = 0; l && i < l->len; i++) {
         uint32_t fi = l->items[i];
         if (gl_modsys(v->files[fi].lang) != LP_MODSYS_GO)
             continue;
-        gv_derive(v, fi);
+        lp_gv_derive(v, fi);
         if (!strcmp(v->files[fi].pkg, f->pkg))
             lp_vec_push(out, fi);
     }
@@ -362,7 +362,7 @@ static void c_include(gview *v, uint32_t file, const char *path, bool system, gf
     gfiles found = {0};
     lp_str base = lp_path_basename(p);
     lp_str ext = lp_path_ext(base);
-    const u32_vec *l = gv_stem_files(v, base.ptr, base.len - ext.len);
+    const u32_vec *l = lp_gv_stem_files(v, base.ptr, base.len - ext.len);
     for (size_t i = 0; l && i < l->len; i++) {
         lp_str fp = lp_str_c(v->files[l->items[i]].path);
         if (lp_str_eq(fp, p) ||
@@ -377,11 +377,11 @@ static void c_include(gview *v, uint32_t file, const char *path, bool system, gf
     lp_buf_release(&key);
 }
 
-const u32_vec *gm_include_closure(gview *v, uint32_t file)
+const u32_vec *lp_gm_include_closure(gview *v, uint32_t file)
 {
     char key[24];
     int kl = snprintf(key, sizeof key, "%u", file);
-    uint32_t *have = gmap_get(&v->closures, key, (size_t)kl);
+    uint32_t *have = lp_map_get(&v->closures, key, (size_t)kl);
     if (have)
         return v->closure_lists.items[*have];
     gfiles seen = {0}, queue = {0};
@@ -390,7 +390,7 @@ const u32_vec *gm_include_closure(gview *v, uint32_t file)
     lp_vec_push(&queue, file);
     for (size_t qi = 0; qi < queue.len && seen.len < 4096; qi++) {
         uint32_t cur = queue.items[qi];
-        const gblob *b = gv_blob(v, cur, NULL);
+        const gblob *b = lp_gv_blob(v, cur, NULL);
         for (uint32_t i = 0; b && i < b->nsrefs; i++) {
             const gref *r = &b->srefs[i];
             if (r->kind != LP_REF_IMPORT || r->name[0] || !r->qual[0])
@@ -412,7 +412,7 @@ const u32_vec *gm_include_closure(gview *v, uint32_t file)
     for (size_t i = 0; i < seen.len; i++)
         lp_vec_push(l, seen.items[i]);
     lp_vec_free(&seen);
-    *gmap_put(&v->closures, &v->arena, key, (size_t)kl, NULL) = (uint32_t)v->closure_lists.len;
+    *lp_map_put(&v->closures, &v->arena, key, (size_t)kl, NULL) = (uint32_t)v->closure_lists.len;
     lp_vec_push(&v->closure_lists, l);
     return l;
 }
@@ -428,12 +428,12 @@ static void rust_index(gview *v)
     for (size_t i = 0; i < v->nfiles; i++) {
         if (gl_modsys(v->files[i].lang) != LP_MODSYS_RUST)
             continue;
-        gv_derive(v, (uint32_t)i);
+        lp_gv_derive(v, (uint32_t)i);
         lp_buf key;
         lp_buf_init(&key, 0);
         lp_buf_printf(&key, "%d:%s", (int)v->files[i].crate, v->files[i].module);
         bool created = false;
-        uint32_t *slot = gmap_put(&v->rust_modules, &v->arena, key.ptr, key.len, &created);
+        uint32_t *slot = lp_map_put(&v->rust_modules, &v->arena, key.ptr, key.len, &created);
         if (created) {
             *slot = (uint32_t)v->mod_lists.len;
             u32_vec empty = {0};
@@ -444,14 +444,14 @@ static void rust_index(gview *v)
     }
 }
 
-void gm_rust_module(gview *v, uint32_t file, const char *path, gfiles *out)
+void lp_gm_rust_module(gview *v, uint32_t file, const char *path, gfiles *out)
 {
     rust_index(v);
-    gv_derive(v, file);
+    lp_gv_derive(v, file);
     lp_buf key;
     lp_buf_init(&key, 0);
     lp_buf_printf(&key, "%d:%s", (int)v->files[file].crate, path);
-    uint32_t *slot = gmap_get(&v->rust_modules, key.ptr, key.len);
+    uint32_t *slot = lp_map_get(&v->rust_modules, key.ptr, key.len);
     lp_buf_release(&key);
     if (!slot)
         return;
@@ -476,24 +476,24 @@ void gm_rust_module(gview *v, uint32_t file, const char *path, gfiles *out)
 /* ------------------------------------------------------------------------------------------
  * Dispatch for import references. */
 
-void gm_import_files(gview *v, uint32_t file, const gref *r, gfiles *out, bool *external)
+void lp_gm_import_files(gview *v, uint32_t file, const gref *r, gfiles *out, bool *external)
 {
     *external = false;
     const gfile *f = &v->files[file];
     switch (gl_modsys(f->lang)) {
     case LP_MODSYS_PYTHON:
-        gm_python_module(v, file, r->qual, out);
+        lp_gm_python_module(v, file, r->qual, out);
         *external = !out->len && !(r->flags & LP_REFF_RELATIVE);
         break;
     case LP_MODSYS_ES: {
-        int32_t fi = gm_js_resolve(v, file, r->qual);
+        int32_t fi = lp_gm_js_resolve(v, file, r->qual);
         if (fi >= 0)
             lp_vec_push(out, (uint32_t)fi);
         *external = fi < 0 && !(r->flags & LP_REFF_RELATIVE);
         break;
     }
     case LP_MODSYS_GO:
-        gm_go_package(v, r->qual, out);
+        lp_gm_go_package(v, r->qual, out);
         *external = !out->len;
         break;
     case LP_MODSYS_INCLUDE:
@@ -505,14 +505,14 @@ void gm_import_files(gview *v, uint32_t file, const gref *r, gfiles *out, bool *
         break;
     case LP_MODSYS_RUST:
         if (r->flags & LP_REFF_MODDECL) {
-            gv_derive(v, file);
+            lp_gv_derive(v, file);
             lp_buf p;
             lp_buf_init(&p, 0);
             const char *m = v->files[file].module;
             /* mod x; in a non-mod.rs file a/b.rs declares a/b/x.rs: the module path is
              * the file's module + x either way */
             lp_buf_printf(&p, "%s.%s", m, r->name);
-            gm_rust_module(v, file, p.ptr, out);
+            lp_gm_rust_module(v, file, p.ptr, out);
             lp_buf_release(&p);
         }
         break;

@@ -74,7 +74,7 @@ static lp_status file_node(lp_store *st, const char *path, int64_t fid, lp_arena
     return rc;
 }
 
-lp_status gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error *err)
+lp_status lp_gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error *err)
 {
     if (len != strlen(p))
         return lp_error_set(err, LP_EPATH, "%s contains a NUL byte; paths with NUL are refused",
@@ -98,11 +98,11 @@ lp_status gq_check_rel_arg(const char *what, const char *p, size_t len, lp_error
     return LP_OK;
 }
 
-lp_status gq_symbol_by_id(lp_store *st, const char *id, lp_arena *arena, gq_sym *out,
+lp_status lp_gq_symbol_by_id(lp_store *st, const char *id, lp_arena *arena, gq_sym *out,
                           lp_error *err)
 {
     if (!strncmp(id, "file:", 5)) {
-        lp_status rc = gq_check_rel_arg("the file: id", id + 5, strlen(id + 5), err);
+        lp_status rc = lp_gq_check_rel_arg("the file: id", id + 5, strlen(id + 5), err);
         return rc ? rc : file_node(st, id + 5, 0, arena, out, err);
     }
     uint64_t ph, key;
@@ -147,7 +147,7 @@ lp_status gq_symbol_by_id(lp_store *st, const char *id, lp_arena *arena, gq_sym 
     return LP_OK;
 }
 
-lp_status gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, gq_sym *out,
+lp_status lp_gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, gq_sym *out,
                        lp_error *err)
 {
     if (ord < 0)
@@ -168,9 +168,9 @@ lp_status gq_symbol_at(lp_store *st, int64_t fid, int32_t ord, lp_arena *arena, 
     return rc;
 }
 
-json_t *gq_json_str(const char *p) { return lp_json_text(p ? p : "", p ? strlen(p) : 0); }
+json_t *lp_gq_json_str(const char *p) { return lp_json_text(p ? p : "", p ? strlen(p) : 0); }
 
-json_t *gq_with_file(json_t *o, const char *key, const char *path)
+json_t *lp_gq_with_file(json_t *o, const char *key, const char *path)
 {
     if (o)
         lp_json_set_path(o, key, path ? path : "", path ? strlen(path) : 0);
@@ -183,19 +183,19 @@ json_t *lp_graph_sym_json(const lp_graph_sym *s)
     if (s->ord < 0) {
         char id[LP_PATH_MAX + 8];
         snprintf(id, sizeof id, "file:%s", s->path);
-        json_object_set_new(o, "id", gq_json_str(id));
+        json_object_set_new(o, "id", lp_gq_json_str(id));
         json_object_set_new(o, "kind", json_string("file"));
-        json_object_set_new(o, "name", gq_json_str(s->path));
-        json_object_set_new(o, "qualifiedName", gq_json_str(s->path));
-        gq_with_file(o, "file", s->path);
+        json_object_set_new(o, "name", lp_gq_json_str(s->path));
+        json_object_set_new(o, "qualifiedName", lp_gq_json_str(s->path));
+        lp_gq_with_file(o, "file", s->path);
         json_object_set_new(o, "startLine", json_integer(1));
         json_object_set_new(o, "endLine", json_null());
     } else {
         json_object_set_new(o, "id", lp_json_textz(s->id));
         json_object_set_new(o, "kind", lp_json_textz(lp_symkind_name((lp_symkind)s->kind)));
-        json_object_set_new(o, "name", gq_json_str(s->name));
-        json_object_set_new(o, "qualifiedName", gq_json_str(s->qname));
-        gq_with_file(o, "file", s->path);
+        json_object_set_new(o, "name", lp_gq_json_str(s->name));
+        json_object_set_new(o, "qualifiedName", lp_gq_json_str(s->qname));
+        lp_gq_with_file(o, "file", s->path);
         json_object_set_new(o, "startLine", json_integer(s->start_line));
         json_object_set_new(o, "endLine", json_integer(s->end_line));
     }
@@ -203,26 +203,26 @@ json_t *lp_graph_sym_json(const lp_graph_sym *s)
     return o;
 }
 
-const char *gq_arg_str(const json_t *args, const char *key)
+const char *lp_gq_arg_str(const json_t *args, const char *key)
 {
     json_t *v = args ? json_object_get(args, key) : NULL;
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-int64_t gq_arg_int(const json_t *args, const char *key, int64_t dflt, int64_t min, int64_t max)
+int64_t lp_gq_arg_int(const json_t *args, const char *key, int64_t dflt, int64_t min, int64_t max)
 {
     json_t *v = args ? json_object_get(args, key) : NULL;
     int64_t x = json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
     return x < min ? min : x > max ? max : x;
 }
 
-bool gq_arg_bool(const json_t *args, const char *key, bool dflt)
+bool lp_gq_arg_bool(const json_t *args, const char *key, bool dflt)
 {
     json_t *v = args ? json_object_get(args, key) : NULL;
     return json_is_boolean(v) ? json_is_true(v) : dflt;
 }
 
-void gq_warn(json_t *out, lp_warn code_of, const char *fmt, ...)
+void lp_gq_warn(json_t *out, lp_warn code_of, const char *fmt, ...)
 {
     const char *code = lp_warn_code(code_of);
     lp_buf msg;
@@ -244,7 +244,7 @@ void gq_warn(json_t *out, lp_warn code_of, const char *fmt, ...)
     }
 }
 
-lp_lang gq_file_lang(lp_store *st, int64_t fid)
+lp_lang lp_gq_file_lang(lp_store *st, int64_t fid)
 {
     sqlite3_stmt *s;
     if (lp_store_prepare(st, "SELECT b.lang FROM files f JOIN blobs b USING(bid) WHERE f.fid = ?1",
@@ -256,7 +256,7 @@ lp_lang gq_file_lang(lp_store *st, int64_t fid)
     return l;
 }
 
-json_t *gq_caps_for_langs(uint32_t langs)
+json_t *lp_gq_caps_for_langs(uint32_t langs)
 {
     json_t *arr = json_array();
     for (int l = 0; l < LP_LANG_COUNT; l++) {
@@ -274,7 +274,7 @@ json_t *gq_caps_for_langs(uint32_t langs)
     return arr;
 }
 
-json_t *gq_sym_json(const gq_sym *s) { return lp_graph_sym_json(s); }
+json_t *lp_gq_sym_json(const gq_sym *s) { return lp_graph_sym_json(s); }
 
 const char *lp_graph_sym_id(const lp_graph_sym *s, lp_arena *arena)
 {

@@ -20,7 +20,7 @@ static void drop_type_only(rctx *rc, cset *c)
 {
     size_t k = 0;
     for (size_t i = 0; i < c->len; i++) {
-        const gsym *s = gl_sym_of(rc, c->items[i]);
+        const gsym *s = lp_gl_sym_of(rc, c->items[i]);
         if (s && (s->kind == LP_SYM_INTERFACE || s->kind == LP_SYM_TRAIT ||
                   s->kind == LP_SYM_TYPE_ALIAS))
             continue;
@@ -35,27 +35,27 @@ static void decide_call(rctx *rc, const gref *r, cset *c, gr_rule rule, gres *ou
         size_t before = c->len;
         drop_type_only(rc, c);
         if (!c->len) {
-            gl_set_unresolved(out, before ? GR_R_NOT_CALLABLE : GR_R_TYPE_NOT_FOUND);
+            lp_gl_set_unresolved(out, before ? GR_R_NOT_CALLABLE : GR_R_TYPE_NOT_FOUND);
             return;
         }
     }
     /* C/C++: visible declarations -> their definition */
-    if (gl_lang_is_c(rc->lang) && c->len) {
+    if (lp_gl_lang_is_c(rc->lang) && c->len) {
         bool all_decl = true;
         for (size_t i = 0; i < c->len && all_decl; i++) {
-            const gsym *s = gl_sym_of(rc, c->items[i]);
-            all_decl = s && (s->flags & LP_SYMF_DECLARATION) && gv_is_callable_kind(s->kind);
+            const gsym *s = lp_gl_sym_of(rc, c->items[i]);
+            all_decl = s && (s->flags & LP_SYMF_DECLARATION) && lp_gv_is_callable_kind(s->kind);
         }
         if (all_decl) {
             cset defs = {0};
             for (size_t i = 0; i < c->len; i++) {
                 cset d = {0};
-                gl_c_definitions(rc, gl_sym_of(rc, c->items[i]), &d);
+                lp_gl_c_definitions(rc, lp_gl_sym_of(rc, c->items[i]), &d);
                 for (size_t k = 0; k < d.len; k++)
-                    gl_add_unique(&defs, d.items[k]);
+                    lp_gl_add_unique(&defs, d.items[k]);
                 lp_vec_free(&d);
             }
-            gl_sort_set(&defs);
+            lp_gl_sort_set(&defs);
             if (defs.len) {
                 lp_vec_free(c);
                 *c = defs;
@@ -69,43 +69,43 @@ static void decide_call(rctx *rc, const gref *r, cset *c, gr_rule rule, gres *ou
         }
     }
     if (c->len == 1) {
-        const gsym *s = gl_sym_of(rc, c->items[0]);
+        const gsym *s = lp_gl_sym_of(rc, c->items[0]);
         if (!s) {
-            gl_set_unresolved(out, GR_R_NO_DEFINITION);
+            lp_gl_set_unresolved(out, GR_R_NO_DEFINITION);
             return;
         }
-        if (gv_is_type_kind(s->kind)) {
+        if (lp_gv_is_type_kind(s->kind)) {
             if (r->kind == LP_REF_NEW || constructs_by_call(rc->lang)) {
-                gl_set_targets(out, c, GR_CONSTRUCTOR);
+                lp_gl_set_targets(out, c, GR_CONSTRUCTOR);
                 return;
             }
-            gl_set_unresolved(out, gl_has(rc->lang, LP_LANGG_CALL_CONVERTS) ? GR_R_CONVERSION
+            lp_gl_set_unresolved(out, gl_has(rc->lang, LP_LANGG_CALL_CONVERTS) ? GR_R_CONVERSION
                                                                             : GR_R_NOT_CALLABLE);
             return;
         }
         if (s->kind == LP_SYM_TYPE_ALIAS) {
-            gl_set_unresolved(out, gl_has(rc->lang, LP_LANGG_CALL_CONVERTS) ? GR_R_CONVERSION
+            lp_gl_set_unresolved(out, gl_has(rc->lang, LP_LANGG_CALL_CONVERTS) ? GR_R_CONVERSION
                                                                             : GR_R_TYPE_NOT_FOUND);
             return;
         }
-        if (!gv_is_callable_kind(s->kind)) {
-            gl_set_unresolved(out, GR_R_NOT_CALLABLE);
+        if (!lp_gv_is_callable_kind(s->kind)) {
+            lp_gl_set_unresolved(out, GR_R_NOT_CALLABLE);
             return;
         }
         if (r->kind == LP_REF_NEW && !gl_has(rc->lang, LP_LANGG_NEW_ANY_VALUE)) {
-            gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
+            lp_gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
             return;
         }
     }
-    gl_set_targets(out, c, rule);
+    lp_gl_set_targets(out, c, rule);
 }
 
 static void why_missing(rctx *rc, const char *name, gres *out)
 {
     const gpair *l = NULL;
     size_t n = 0;
-    gv_lookup(rc->v, name, strlen(name), &l, &n, NULL);
-    gl_set_unresolved(out, n ? GR_R_NOT_VISIBLE : GR_R_NO_DEFINITION);
+    lp_gv_lookup(rc->v, name, strlen(name), &l, &n, NULL);
+    lp_gl_set_unresolved(out, n ? GR_R_NOT_VISIBLE : GR_R_NO_DEFINITION);
 }
 
 /* The type enclosing the caller (self/this), or by name from the method's qualified name. */
@@ -113,7 +113,7 @@ static void self_types(rctx *rc, const gref *r, cset *out)
 {
     const gblob *b = rc->b;
     for (int32_t s = r->owner; s >= 0 && (uint32_t)s < b->nsyms; s = b->syms[s].parent)
-        if (gv_is_type_kind(b->syms[s].kind)) {
+        if (lp_gv_is_type_kind(b->syms[s].kind)) {
             lp_vec_push(out, ((gpair){rc->file, s}));
             return;
         }
@@ -121,7 +121,7 @@ static void self_types(rctx *rc, const gref *r, cset *out)
         return;
     /* out-of-line methods: the type named in the method's qualified name */
     int32_t m = r->owner;
-    while (m >= 0 && !gl_is_function_kind(b->syms[m].kind))
+    while (m >= 0 && !lp_gl_is_function_kind(b->syms[m].kind))
         m = b->syms[m].parent;
     if (m < 0)
         return;
@@ -131,20 +131,20 @@ static void self_types(rctx *rc, const gref *r, cset *out)
         return;
     char *tq = lp_xstrndup(q.ptr, q.len - nl - 1);
     cset c = {0};
-    gl_by_qname(rc, tq, K_TYPE, &c);
+    lp_gl_by_qname(rc, tq, K_TYPE, &c);
     for (size_t i = 0; i < c.len; i++) {
         gpair p = c.items[i];
         const gfile *tf = &rc->v->files[p.file];
         if (gl_modsys(rc->lang) == LP_MODSYS_GO && strcmp(tf->dir, rc->v->files[rc->file].dir) != 0)
             continue;
         if (gl_modsys(rc->lang) == LP_MODSYS_RUST) {
-            gv_derive(rc->v, p.file);
-            gv_derive(rc->v, rc->file);
+            lp_gv_derive(rc->v, p.file);
+            lp_gv_derive(rc->v, rc->file);
             if (tf->crate != rc->v->files[rc->file].crate)
                 continue;
         }
-        if (gl_lang_is_c(rc->lang) && p.file != rc->file) {
-            const u32_vec *cl = gm_include_closure(rc->v, rc->file);
+        if (lp_gl_lang_is_c(rc->lang) && p.file != rc->file) {
+            const u32_vec *cl = lp_gm_include_closure(rc->v, rc->file);
             bool vis = false;
             for (size_t k = 0; k < cl->len && !vis; k++)
                 vis = cl->items[k] == p.file;
@@ -156,10 +156,10 @@ static void self_types(rctx *rc, const gref *r, cset *out)
     if (!out->len && gl_modsys(rc->lang) == LP_MODSYS_RUST) {
         /* impl Foo in another module than struct Foo: by simple name within the crate */
         lookup lk;
-        gl_name_lookup(rc, r->owner, r->rtype, K_TYPE, &lk);
+        lp_gl_name_lookup(rc, r->owner, r->rtype, K_TYPE, &lk);
         for (size_t i = 0; i < lk.cands.len; i++)
             lp_vec_push(out, lk.cands.items[i]);
-        gl_lookup_free(&lk);
+        lp_gl_lookup_free(&lk);
     }
     lp_vec_free(&c);
     free(tq);
@@ -177,26 +177,26 @@ static void resolve_member_call(rctx *rc, const gref *r, const cset *types, bool
                                 gr_rule own_rule, gres *out)
 {
     if (types->len != 1) {
-        gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
+        lp_gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
         return;
     }
     cset c = {0};
     int level = 0;
     if (skip_self) {
         cset bases = {0};
-        gl_bases_of(rc, types->items[0], &bases);
+        lp_gl_bases_of(rc, types->items[0], &bases);
         for (size_t i = 0; i < bases.len && !c.len; i++)
-            gl_members_of_type(rc, bases.items[i], r->name, member_want(rc), &c, &level);
+            lp_gl_members_of_type(rc, bases.items[i], r->name, member_want(rc), &c, &level);
         lp_vec_free(&bases);
         if (!c.len) {
-            gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
+            lp_gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
             return;
         }
         decide_call(rc, r, &c, GR_SUPER_METHOD, out);
     } else {
-        gl_members_of_type(rc, types->items[0], r->name, member_want(rc), &c, &level);
+        lp_gl_members_of_type(rc, types->items[0], r->name, member_want(rc), &c, &level);
         if (!c.len) {
-            gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
+            lp_gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
         } else {
             decide_call(rc, r, &c, level == 0 ? own_rule : GR_BASE_METHOD, out);
         }
@@ -208,19 +208,19 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
 {
     out->edge = LP_EDGE_CALLS;
     if (r->flags & LP_REFF_SHADOWED) {
-        gl_set_unresolved(out, GR_R_SHADOWED);
+        lp_gl_set_unresolved(out, GR_R_SHADOWED);
         return;
     }
     if (r->flags & LP_REFF_COMPLEX) {
-        gl_set_unresolved(out, GR_R_RECEIVER_EXPR);
+        lp_gl_set_unresolved(out, GR_R_RECEIVER_EXPR);
         return;
     }
     if (r->flags & LP_REFF_UNTYPED) {
-        gl_set_unresolved(out, GR_R_RECEIVER_UNTYPED);
+        lp_gl_set_unresolved(out, GR_R_RECEIVER_UNTYPED);
         return;
     }
     if (!r->name[0]) {
-        gl_set_unresolved(out, GR_R_RECEIVER_EXPR);
+        lp_gl_set_unresolved(out, GR_R_RECEIVER_EXPR);
         return;
     }
     if ((r->flags & LP_REFF_MACRO) && gl_has(rc->lang, LP_LANGG_MACRO_TEXTUAL)) {
@@ -228,35 +228,35 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
          * or one enclosing it; the last such definition wins (shadowing) */
         lookup lk;
         memset(&lk, 0, sizeof lk);
-        gl_in_file(rc, rc->file, r->name, &lk.cands);
+        lp_gl_in_file(rc, rc->file, r->name, &lk.cands);
         int32_t best = -1;
         for (size_t i = 0; i < lk.cands.len; i++) {
-            const gsym *s = gl_sym_of(rc, lk.cands.items[i]);
+            const gsym *s = lp_gl_sym_of(rc, lk.cands.items[i]);
             if (!s || s->kind != LP_SYM_MACRO || s->start_byte >= r->start_byte)
                 continue;
             bool encloses = s->parent < 0;
             for (int32_t o = r->owner; !encloses && o >= 0 && (uint32_t)o < rc->b->nsyms;
                  o = rc->b->syms[o].parent)
                 encloses = o == s->parent;
-            if (encloses && (best < 0 || s->start_byte > gl_sym_of(rc, lk.cands.items[best])->start_byte))
+            if (encloses && (best < 0 || s->start_byte > lp_gl_sym_of(rc, lk.cands.items[best])->start_byte))
                 best = (int32_t)i;
         }
         if (best >= 0) {
             cset one = {0};
             lp_vec_push(&one, lk.cands.items[best]);
-            gl_set_targets(out, &one, GR_SAME_FILE);
+            lp_gl_set_targets(out, &one, GR_SAME_FILE);
             lp_vec_free(&one);
         } else {
-            gl_set_unresolved(out, GR_R_NO_DEFINITION);
+            lp_gl_set_unresolved(out, GR_R_NO_DEFINITION);
         }
-        gl_lookup_free(&lk);
+        lp_gl_lookup_free(&lk);
         return;
     }
     cset types = {0};
     if (r->flags & (LP_REFF_SELF | LP_REFF_SUPER)) {
         self_types(rc, r, &types);
         if (!types.len) {
-            gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
+            lp_gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
         } else {
             resolve_member_call(rc, r, &types, (r->flags & LP_REFF_SUPER) != 0, GR_SELF_METHOD,
                                 out);
@@ -265,10 +265,10 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         return;
     }
     if (r->flags & LP_REFF_TYPED) {
-        gl_type_lookup(rc, r->owner, r->rtype, &types);
-        gl_filter_kind(rc, &types, K_TYPE);
+        lp_gl_type_lookup(rc, r->owner, r->rtype, &types);
+        lp_gl_filter_kind(rc, &types, K_TYPE);
         if (!types.len && (r->flags & LP_REFF_RTYPE_CALL))
-            gl_set_unresolved(out, GR_R_RECEIVER_UNTYPED);
+            lp_gl_set_unresolved(out, GR_R_RECEIVER_UNTYPED);
         else
             resolve_member_call(rc, r, &types, false, GR_TYPED_RECEIVER, out);
         lp_vec_free(&types);
@@ -283,9 +283,9 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         if (ctor)
             self_types(rc, r, &types);
         if (types.len == 1)
-            gl_set_targets(out, &types, GR_CONSTRUCTOR);
+            lp_gl_set_targets(out, &types, GR_CONSTRUCTOR);
         else
-            gl_set_unresolved(out, ctor ? GR_R_TYPE_NOT_FOUND : GR_R_UNSUPPORTED);
+            lp_gl_set_unresolved(out, ctor ? GR_R_TYPE_NOT_FOUND : GR_R_UNSUPPORTED);
         lp_vec_free(&types);
         return;
     }
@@ -295,11 +295,11 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         int want = r->kind != LP_REF_NEW        ? K_CALLABLE | K_ANY
                    : gl_has(rc->lang, LP_LANGG_NEW_ANY_VALUE) ? K_ANY
                                              : K_TYPE;
-        gl_name_lookup(rc, r->owner, r->name, want,
+        lp_gl_name_lookup(rc, r->owner, r->name, want,
                     &lk);
         if (!lk.cands.len) {
             if (lk.binding)
-                gl_set_unresolved(out, lk.module.kind == B_EXTERNAL || lk.module.kind == B_NONE
+                lp_gl_set_unresolved(out, lk.module.kind == B_EXTERNAL || lk.module.kind == B_NONE
                                         ? GR_R_MODULE_NOT_FOUND
                                         : lk.module.kind == B_MODULE ? GR_R_NOT_CALLABLE
                                                                      : GR_R_MEMBER_NOT_FOUND);
@@ -308,45 +308,45 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         } else {
             decide_call(rc, r, &lk.cands, lk.rule, out);
         }
-        gl_lookup_free(&lk);
+        lp_gl_lookup_free(&lk);
         return;
     }
     /* qualified: the qualifier names a module or a type */
     binding q;
-    gr_qualifier(rc, r->owner, r->qual, &q);
+    lp_gr_qualifier(rc, r->owner, r->qual, &q);
     cset c = {0};
     gr_rule rule = GR_MODULE_MEMBER;
     if (q.kind == B_MODULE) {
-        gl_top_level_named(rc, &q.files, r->name, K_CALLABLE | K_ANY, &c);
+        lp_gl_top_level_named(rc, &q.files, r->name, K_CALLABLE | K_ANY, &c);
         if (!c.len && gl_has(rc->lang, LP_LANGG_MODULE_REEXPORTS))
-            gl_reexported(rc, &q.files, r->name, K_CALLABLE | K_ANY, &c);
+            lp_gl_reexported(rc, &q.files, r->name, K_CALLABLE | K_ANY, &c);
         if (r->flags & LP_REFF_PATH)
             rule = GR_QUALIFIED_PATH;
-        gl_sort_set(&c);
-        gl_collapse_declarations(rc, &c);
+        lp_gl_sort_set(&c);
+        lp_gl_collapse_declarations(rc, &c);
         if (!c.len)
-            gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
+            lp_gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
         else
             decide_call(rc, r, &c, rule, out);
     } else if (q.kind == B_SYMBOLS) {
-        gl_filter_kind(rc, &q.syms, K_TYPE | K_ANY);
+        lp_gl_filter_kind(rc, &q.syms, K_TYPE | K_ANY);
         cset tys = {0};
         for (size_t i = 0; i < q.syms.len; i++) {
-            const gsym *s = gl_sym_of(rc, q.syms.items[i]);
-            if (s && (gv_is_type_kind(s->kind) || gl_is_container_kind(s->kind) ||
+            const gsym *s = lp_gl_sym_of(rc, q.syms.items[i]);
+            if (s && (lp_gv_is_type_kind(s->kind) || lp_gl_is_container_kind(s->kind) ||
                       s->kind == LP_SYM_NAMESPACE || s->kind == LP_SYM_ENUM))
                 lp_vec_push(&tys, q.syms.items[i]);
         }
         if (!tys.len) {
-            gl_set_unresolved(out, GR_R_RECEIVER_UNKNOWN); /* a variable or function */
+            lp_gl_set_unresolved(out, GR_R_RECEIVER_UNKNOWN); /* a variable or function */
         } else if (tys.len > 1) {
-            gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
+            lp_gl_set_unresolved(out, GR_R_TYPE_NOT_FOUND);
         } else {
             int level = 0;
-            gl_members_of_type(rc, tys.items[0], r->name,
+            lp_gl_members_of_type(rc, tys.items[0], r->name,
                             r->kind == LP_REF_NEW ? K_TYPE : K_CALLABLE, &c, &level);
             if (!c.len)
-                gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
+                lp_gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
             else
                 decide_call(rc, r, &c,
                             (r->flags & LP_REFF_PATH) ? GR_QUALIFIED_PATH
@@ -356,16 +356,16 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
         }
         lp_vec_free(&tys);
     } else if (q.kind == B_EXTERNAL) {
-        gl_set_unresolved(out, GR_R_MODULE_NOT_FOUND);
+        lp_gl_set_unresolved(out, GR_R_MODULE_NOT_FOUND);
     } else if (gl_has(rc->lang, LP_LANGG_NAMESPACE_PATHS) && (r->flags & LP_REFF_PATH)) {
         /* ns::f: the qualified name among visible declarations */
         lp_buf full;
         lp_buf_init(&full, 0);
         lp_buf_printf(&full, "%s.%s", r->qual, r->name);
-        gl_by_qname(rc, full.ptr, K_CALLABLE | K_ANY, &c);
+        lp_gl_by_qname(rc, full.ptr, K_CALLABLE | K_ANY, &c);
         lp_buf_release(&full);
         /* keep the caller's file and its include closure */
-        const u32_vec *cl = gm_include_closure(rc->v, rc->file);
+        const u32_vec *cl = lp_gm_include_closure(rc->v, rc->file);
         size_t k = 0;
         for (size_t i = 0; i < c.len; i++) {
             bool vis = c.items[i].file == rc->file;
@@ -375,16 +375,16 @@ static void resolve_call(rctx *rc, const gref *r, gres *out)
                 c.items[k++] = c.items[i];
         }
         c.len = k;
-        gl_collapse_declarations(rc, &c);
+        lp_gl_collapse_declarations(rc, &c);
         if (c.len)
             decide_call(rc, r, &c, GR_QUALIFIED_PATH, out);
         else
             why_missing(rc, r->name, out);
     } else {
-        gl_set_unresolved(out, q.kind == B_MISSING ? GR_R_MEMBER_NOT_FOUND : GR_R_RECEIVER_UNKNOWN);
+        lp_gl_set_unresolved(out, q.kind == B_MISSING ? GR_R_MEMBER_NOT_FOUND : GR_R_RECEIVER_UNKNOWN);
     }
     lp_vec_free(&c);
-    gl_binding_free(&q);
+    lp_gl_binding_free(&q);
 }
 
 static void resolve_import_ref(rctx *rc, const gref *r, gres *out)
@@ -399,13 +399,13 @@ static void resolve_import_ref(rctx *rc, const gref *r, gres *out)
     if (gl_modsys(rc->lang) == LP_MODSYS_PYTHON && !strcmp(r->name, "*")) {
         gref m = *r;
         m.name = "";
-        gl_resolve_import(rc, &m, &b);
+        lp_gl_resolve_import(rc, &m, &b);
     } else {
-        gl_resolve_import(rc, r, &b);
+        lp_gl_resolve_import(rc, r, &b);
     }
     if (b.kind == B_SYMBOLS) {
-        gl_collapse_declarations(rc, &b.syms);
-        gl_set_targets(out, &b.syms, GR_IMPORT_SYMBOL);
+        lp_gl_collapse_declarations(rc, &b.syms);
+        lp_gl_set_targets(out, &b.syms, GR_IMPORT_SYMBOL);
         /* one module declaring the name several times (a TypeScript interface and the
          * constant of the same name, redefinitions): the import binds them all */
         bool one_file = b.syms.len > 1;
@@ -419,7 +419,7 @@ static void resolve_import_ref(rctx *rc, const gref *r, gres *out)
         cset files = {0};
         for (size_t i = 0; i < b.files.len; i++)
             lp_vec_push(&files, ((gpair){b.files.items[i], -1}));
-        gl_set_targets(out, &files, GR_IMPORT_FILE);
+        lp_gl_set_targets(out, &files, GR_IMPORT_FILE);
         /* a module made of several files (a Go package) is one target */
         if (files.len > 1 && gl_modsys(rc->lang) == LP_MODSYS_GO) {
             out->status = GR_PROVED;
@@ -427,9 +427,9 @@ static void resolve_import_ref(rctx *rc, const gref *r, gres *out)
         }
         lp_vec_free(&files);
     } else {
-        gl_set_unresolved(out, b.kind == B_EXTERNAL ? GR_R_MODULE_NOT_FOUND : GR_R_MEMBER_NOT_FOUND);
+        lp_gl_set_unresolved(out, b.kind == B_EXTERNAL ? GR_R_MODULE_NOT_FOUND : GR_R_MEMBER_NOT_FOUND);
     }
-    gl_binding_free(&b);
+    lp_gl_binding_free(&b);
 }
 
 static void resolve_export_ref(rctx *rc, const gref *r, gres *out)
@@ -439,13 +439,13 @@ static void resolve_export_ref(rctx *rc, const gref *r, gres *out)
     if (!r->qual[0]) {
         gfiles self = {0};
         lp_vec_push(&self, rc->file);
-        gl_top_level_named(rc, &self, r->name, K_ANY, &c);
+        lp_gl_top_level_named(rc, &self, r->name, K_ANY, &c);
         lp_vec_free(&self);
-        gl_collapse_declarations(rc, &c);
+        lp_gl_collapse_declarations(rc, &c);
         if (c.len)
-            gl_set_targets(out, &c, GR_EXPORT_LIST);
+            lp_gl_set_targets(out, &c, GR_EXPORT_LIST);
         else
-            gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
+            lp_gl_set_unresolved(out, GR_R_MEMBER_NOT_FOUND);
         lp_vec_free(&c);
         return;
     }
@@ -454,18 +454,18 @@ static void resolve_export_ref(rctx *rc, const gref *r, gres *out)
     if (!strcmp(r->name, "*"))
         as_import.name = "";
     binding b;
-    gl_resolve_import(rc, &as_import, &b);
+    lp_gl_resolve_import(rc, &as_import, &b);
     if (b.kind == B_SYMBOLS) {
-        gl_set_targets(out, &b.syms, GR_REEXPORT);
+        lp_gl_set_targets(out, &b.syms, GR_REEXPORT);
     } else if (b.kind == B_MODULE && !strcmp(r->name, "*")) {
         for (size_t i = 0; i < b.files.len; i++)
             lp_vec_push(&c, ((gpair){b.files.items[i], -1}));
-        gl_set_targets(out, &c, GR_REEXPORT);
+        lp_gl_set_targets(out, &c, GR_REEXPORT);
     } else {
-        gl_set_unresolved(out, b.kind == B_EXTERNAL ? GR_R_MODULE_NOT_FOUND : GR_R_MEMBER_NOT_FOUND);
+        lp_gl_set_unresolved(out, b.kind == B_EXTERNAL ? GR_R_MODULE_NOT_FOUND : GR_R_MEMBER_NOT_FOUND);
     }
     lp_vec_free(&c);
-    gl_binding_free(&b);
+    lp_gl_binding_free(&b);
 }
 
 static void resolve_test_name(rctx *rc, const gref *r, gres *out)
@@ -474,12 +474,12 @@ static void resolve_test_name(rctx *rc, const gref *r, gres *out)
     lookup lk;
     /* the tested symbol is visible from the test's file (not from inside the test) */
     int32_t owner = r->owner >= 0 ? rc->b->syms[r->owner].parent : -1;
-    gl_name_lookup(rc, owner, r->name, K_CALLABLE, &lk);
+    lp_gl_name_lookup(rc, owner, r->name, K_CALLABLE, &lk);
     size_t k = 0;
     for (size_t i = 0; i < lk.cands.len; i++) {
         gpair p = lk.cands.items[i];
-        gv_derive(rc->v, p.file);
-        const gsym *s = gl_sym_of(rc, p);
+        lp_gv_derive(rc->v, p.file);
+        const gsym *s = lp_gl_sym_of(rc, p);
         if (rc->v->files[p.file].is_test || !s || (s->flags & LP_SYMF_TEST) ||
             (p.file == rc->file && p.ord == r->owner))
             continue;
@@ -487,28 +487,28 @@ static void resolve_test_name(rctx *rc, const gref *r, gres *out)
     }
     lk.cands.len = k;
     if (!lk.cands.len)
-        gl_set_unresolved(out, GR_R_NOT_VISIBLE);
+        lp_gl_set_unresolved(out, GR_R_NOT_VISIBLE);
     else
-        gl_set_targets(out, &lk.cands, GR_TEST_NAME);
-    gl_lookup_free(&lk);
+        lp_gl_set_targets(out, &lk.cands, GR_TEST_NAME);
+    lp_gl_lookup_free(&lk);
 }
 
-bool gr_source_is_test(gview *v, uint32_t file, int32_t owner)
+bool lp_gr_source_is_test(gview *v, uint32_t file, int32_t owner)
 {
-    gv_derive(v, file);
+    lp_gv_derive(v, file);
     if (v->files[file].is_test)
         return true;
-    const gblob *b = gv_blob(v, file, NULL);
+    const gblob *b = lp_gv_blob(v, file, NULL);
     for (int32_t s = owner; b && s >= 0 && (uint32_t)s < b->nsyms; s = b->syms[s].parent)
         if (b->syms[s].flags & LP_SYMF_TEST)
             return true;
     return false;
 }
 
-void gr_resolve(gview *v, uint32_t file, const gref *r, gres *out)
+void lp_gr_resolve(gview *v, uint32_t file, const gref *r, gres *out)
 {
     memset(out, 0, sizeof *out);
-    const gblob *b = gv_blob(v, file, NULL);
+    const gblob *b = lp_gv_blob(v, file, NULL);
     if (!b)
         return;
     rctx rc = {v, file, v->files[file].lang, b, 0};
@@ -516,8 +516,8 @@ void gr_resolve(gview *v, uint32_t file, const gref *r, gres *out)
     case LP_REF_CALL:
     case LP_REF_NEW:
         resolve_call(&rc, r, out);
-        if (out->status == GR_PROVED && gr_source_is_test(v, file, r->owner)) {
-            gv_derive(v, out->targets[0].file);
+        if (out->status == GR_PROVED && lp_gr_source_is_test(v, file, r->owner)) {
+            lp_gv_derive(v, out->targets[0].file);
             out->tests = !v->files[out->targets[0].file].is_test;
         }
         break;
@@ -536,15 +536,15 @@ void gr_resolve(gview *v, uint32_t file, const gref *r, gres *out)
     }
 }
 
-void gr_file_edges(gview *v, uint32_t file,
+void lp_gr_file_edges(gview *v, uint32_t file,
                    void (*emit)(void *ctx, int32_t ref_ord, int32_t src_ord, lp_edge_kind kind,
                                 gpair dst, gr_rule rule),
                    void *ctx)
 {
     const gfile *f = &v->files[file];
-    if (!gl_lang_is_js(f->lang))
+    if (!lp_gl_lang_is_js(f->lang))
         return;
-    const gblob *b = gv_blob(v, file, NULL);
+    const gblob *b = lp_gv_blob(v, file, NULL);
     for (uint32_t i = 0; b && i < b->nsyms; i++) {
         const gsym *s = &b->syms[i];
         if (s->parent < 0 && s->vis == LP_VIS_PUBLIC)

@@ -249,7 +249,7 @@ static void resolve_file(writer *w, uint32_t file, const uint8_t *sel, size_t ns
     lp_arena_init(&a, 0);
     gref *refs = NULL;
     size_t n = 0;
-    if ((w->rc = gv_all_refs(w->v, f->bid, &a, &refs, &n, w->err))) {
+    if ((w->rc = lp_gv_all_refs(w->v, f->bid, &a, &refs, &n, w->err))) {
         lp_arena_release(&a);
         return;
     }
@@ -260,12 +260,12 @@ static void resolve_file(writer *w, uint32_t file, const uint8_t *sel, size_t ns
         if (r->kind == LP_REF_BASE)
             continue;
         gres res;
-        gr_resolve(w->v, file, r, &res);
+        lp_gr_resolve(w->v, file, r, &res);
         w->stats->refs_resolved++;
         write_result(w, file, r, &res);
     }
     if (all)
-        gr_file_edges(w->v, file, emit_file_edge, w);
+        lp_gr_file_edges(w->v, file, emit_file_edge, w);
     lp_arena_release(&a);
 }
 
@@ -297,10 +297,10 @@ static lp_status full_rebuild(writer *w)
     return lp_store_bulk_indexes_build(w->st, LP_STORE_IX_EDGES, w->err);
 }
 
-static void add_name(gmap *set, lp_arena *a, const char *s, size_t n)
+static void add_name(lp_map *set, lp_arena *a, const char *s, size_t n)
 {
     if (n)
-        gmap_put(set, a, s, n, NULL);
+        lp_map_put(set, a, s, n, NULL);
 }
 
 /* Names of the symbols, import/export names and aliases of one blob into the set. */
@@ -313,7 +313,7 @@ static bool member_kind(int k)
            k == LP_SYM_CONSTRUCTOR || k == LP_SYM_ENUM_MEMBER;
 }
 
-static lp_status blob_names(lp_store *st, int64_t bid, gmap *names, gmap *tops, lp_arena *a,
+static lp_status blob_names(lp_store *st, int64_t bid, lp_map *names, lp_map *tops, lp_arena *a,
                             lp_error *err)
 {
     sqlite3_stmt *s;
@@ -400,7 +400,7 @@ static lp_status blob_rows(lp_store *st, int64_t bid, lp_arena *a, symrow_vec *o
     return LP_OK;
 }
 
-static void row_names(const symrow *r, gmap *names, gmap *tops, lp_arena *a)
+static void row_names(const symrow *r, lp_map *names, lp_map *tops, lp_arena *a)
 {
     add_name(names, a, r->name, strlen(r->name));
     if (!member_kind(r->kind))
@@ -461,11 +461,11 @@ typedef LP_VEC(remap) remap_vec;
  * and of types whose base list changed. Symbols that only moved (same identity, new ord)
  * keep their edges: the ords are remapped. */
 static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64_t new_bid,
-                               gmap *names, gmap *tops, lp_arena *a, remap_vec *rm,
+                               lp_map *names, lp_map *tops, lp_arena *a, remap_vec *rm,
                                lp_error *err)
 {
     symrow_vec o = {0}, n = {0}, so = {0}, sn = {0};
-    gmap by_key = {0};
+    lp_map by_key = {0};
     lp_status rc = blob_rows(st, old_bid, a, &o, err);
     if (!rc)
         rc = blob_rows(st, new_bid, a, &n, err);
@@ -476,13 +476,13 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
     if (rc)
         goto done;
     for (size_t i = 0; i < n.len; i++)
-        *gmap_put(&by_key, a, n.items[i].key, strlen(n.items[i].key), NULL) = (uint32_t)i + 1;
+        *lp_map_put(&by_key, a, n.items[i].key, strlen(n.items[i].key), NULL) = (uint32_t)i + 1;
     LP_VEC(uint8_t) seen = {0};
     lp_vec_reserve(&seen, n.len + 1);
     memset(seen.items, 0, n.len + 1);
     for (size_t i = 0; i < o.len; i++) {
         const symrow *r = &o.items[i];
-        uint32_t *hit = gmap_get(&by_key, r->key, strlen(r->key));
+        uint32_t *hit = lp_map_get(&by_key, r->key, strlen(r->key));
         if (!hit) {
             row_names(r, names, tops, a);
             continue;
@@ -501,13 +501,13 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
             row_names(&n.items[i], names, tops, a);
     lp_vec_free(&seen);
     /* structural references present in one version only (a multiset difference) */
-    gmap_free(&by_key);
+    lp_map_free(&by_key);
     for (size_t i = 0; i < sn.len; i++) {
-        uint32_t *c = gmap_put(&by_key, a, sn.items[i].key, strlen(sn.items[i].key), NULL);
+        uint32_t *c = lp_map_put(&by_key, a, sn.items[i].key, strlen(sn.items[i].key), NULL);
         (*c)++;
     }
     for (size_t i = 0; i < so.len; i++) {
-        uint32_t *c = gmap_get(&by_key, so.items[i].key, strlen(so.items[i].key));
+        uint32_t *c = lp_map_get(&by_key, so.items[i].key, strlen(so.items[i].key));
         if (c && *c) {
             (*c)--;
             continue;
@@ -518,7 +518,7 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
         add_name(tops, a, so.items[i].sig, strlen(so.items[i].sig));
     }
     for (size_t i = 0; i < sn.len; i++) {
-        uint32_t *c = gmap_get(&by_key, sn.items[i].key, strlen(sn.items[i].key));
+        uint32_t *c = lp_map_get(&by_key, sn.items[i].key, strlen(sn.items[i].key));
         if (!c || !*c)
             continue;
         (*c)--; /* present in the new version only */
@@ -528,7 +528,7 @@ static lp_status changed_delta(lp_store *st, int64_t fid, int64_t old_bid, int64
         add_name(tops, a, sn.items[i].sig, strlen(sn.items[i].sig));
     }
 done:
-    gmap_free(&by_key);
+    lp_map_free(&by_key);
     lp_vec_free(&o);
     lp_vec_free(&n);
     lp_vec_free(&so);
@@ -593,7 +593,7 @@ static int64_t implicit_this_mask(void)
 {
     int64_t m = 0;
     for (int l = 0; l < LP_LANG_COUNT; l++)
-        if (gl_implicit_this((lp_lang)l))
+        if (lp_gl_implicit_this((lp_lang)l))
             m |= (int64_t)1 << l;
     return m;
 }
@@ -602,7 +602,7 @@ static int64_t implicit_this_mask(void)
  * that is only a member's (not in tops; NULL: every name counts) reaches references only in
  * languages with an implicit `this` (Java, C++, C#, Scala): elsewhere a member is reached
  * through a receiver, whose type is the second key. */
-static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, const gmap *tops)
+static lp_status mark_by_key(writer *w, sel *sels, int column, const lp_map *set, const lp_map *tops)
 {
     /* by name: not the references whose result the name cannot change: receivers typed by
      * the function, self/this/super (they depend on the receiver's type, the second key)
@@ -620,18 +620,19 @@ static lp_status mark_by_key(writer *w, sel *sels, int column, const gmap *set, 
          " AND r.mkey <> '' AND ?2")};
     int64_t mask = implicit_this_mask();
     for (size_t i = 0; i < set->cap; i++) {
-        if (!set->keys[i])
+        if (!set->slots[i].key)
             continue;
         sqlite3_stmt *s;
         lp_status rc = lp_store_prepare(w->st, sqls[column], &s, w->err);
         if (rc)
             return rc;
-        sqlite3_bind_text(s, 1, set->keys[i], (int)set->klen[i], SQLITE_STATIC);
-        sqlite3_bind_int(s, 2, !tops || gmap_get(tops, set->keys[i], set->klen[i]) ? 1 : 0);
+        const lp_map_slot *e = &set->slots[i];
+        sqlite3_bind_text(s, 1, e->key, (int)e->klen, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, !tops || lp_map_get(tops, e->key, e->klen) ? 1 : 0);
         if (column < 2)
             sqlite3_bind_int64(s, 3, mask);
         while (sqlite3_step(s) == SQLITE_ROW) {
-            int32_t fi = gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
+            int32_t fi = lp_gv_file_of_fid(w->v, sqlite3_column_int64(s, 0));
             if (fi >= 0)
                 mark_ref(sels, (uint32_t)fi, sqlite3_column_int(s, 1));
         }
@@ -665,12 +666,12 @@ static lp_status propagate_imports(writer *w, sel *sels)
         lp_arena_init(&a, 0);
         gref *refs = NULL;
         size_t n = 0;
-        lp_status rc = gv_all_refs(v, v->files[i].bid, &a, &refs, &n, w->err);
+        lp_status rc = lp_gv_all_refs(v, v->files[i].bid, &a, &refs, &n, w->err);
         if (rc) {
             lp_arena_release(&a);
             return rc;
         }
-        gmap bound = {0};
+        lp_map bound = {0};
         bool everything = false;
         for (size_t k = 0; k < n; k++) {
             const gref *r = &refs[k];
@@ -681,7 +682,7 @@ static lp_status propagate_imports(writer *w, sel *sels)
             if (lp_str_eq_c(b, "*"))
                 everything = true;
             else if (b.len)
-                gmap_put(&bound, &a, b.ptr, b.len, NULL);
+                lp_map_put(&bound, &a, b.ptr, b.len, NULL);
         }
         if (everything) {
             x->all = true;
@@ -691,12 +692,12 @@ static lp_status propagate_imports(writer *w, sel *sels)
                 lp_str key2 = (r->flags & (LP_REFF_TYPED | LP_REFF_SELF | LP_REFF_SUPER))
                                   ? last_seg(lp_str_c(r->rtype), '.')
                                   : first_seg(lp_str_c(r->qual));
-                if (gmap_get(&bound, r->name, strlen(r->name)) ||
-                    (key2.len && gmap_get(&bound, key2.ptr, key2.len)))
+                if (lp_map_get(&bound, r->name, strlen(r->name)) ||
+                    (key2.len && lp_map_get(&bound, key2.ptr, key2.len)))
                     mark_ref(sels, (uint32_t)i, r->ord);
             }
         }
-        gmap_free(&bound);
+        lp_map_free(&bound);
         lp_arena_release(&a);
     }
     return LP_OK;
@@ -714,7 +715,7 @@ static lp_status exec_fid(lp_store *st, const char *sql, int64_t fid, lp_error *
     return step == SQLITE_DONE ? LP_OK : lp_store_sql_error(st, "updating edges", err);
 }
 
-static void add_path_keys(gmap *k, lp_arena *a, const char *path)
+static void add_path_keys(lp_map *k, lp_arena *a, const char *path)
 {
     lp_str p = lp_str_c(path);
     lp_str base = lp_path_basename(p);
@@ -733,7 +734,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     lp_status rc = LP_OK;
     lp_arena a;
     lp_arena_init(&a, 0);
-    gmap names = {0}, tops = {0}, keys = {0};
+    lp_map names = {0}, tops = {0}, keys = {0};
     remap_vec remaps = {0};
     sel *sels = lp_xcalloc(v->nfiles ? v->nfiles : 1, sizeof(sel));
     lp_buf s1, s2;
@@ -751,7 +752,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             goto done;
         }
         bool added = !c->old_bid, deleted = !c->new_bid;
-        int32_t same = gv_file_of_path(v, c->path, strlen(c->path));
+        int32_t same = lp_gv_file_of_path(v, c->path, strlen(c->path));
         if (!added && !deleted && same >= 0 && v->files[same].fid == c->old_fid) {
             if ((rc = changed_delta(st, c->old_fid, c->old_bid, c->new_bid, &names, &tops, &a,
                                     &remaps, w->err)))
@@ -764,13 +765,13 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         }
         if (added || deleted)
             add_path_keys(&keys, &a, c->path);
-        int32_t fi = gv_file_of_path(v, c->path, strlen(c->path));
+        int32_t fi = lp_gv_file_of_path(v, c->path, strlen(c->path));
         if (fi >= 0)
             sels[fi].all = true;
         if (c->old_fid && (deleted || fi < 0 || v->files[fi].fid != c->old_fid))
             lp_vec_push(&gone, c->old_fid);
         lp_lang lo = blob_lang(st, c->old_bid), ln = blob_lang(st, c->new_bid);
-        bool c_old = gl_lang_is_c(lo), c_new = gl_lang_is_c(ln);
+        bool c_old = lp_gl_lang_is_c(lo), c_new = lp_gl_lang_is_c(ln);
         if (c_old || c_new) {
             if ((rc = include_sig(st, c->old_bid, &s1, w->err)) ||
                 (rc = include_sig(st, c->new_bid, &s2, w->err)))
@@ -789,7 +790,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
                         goto done;
                     sqlite3_bind_int64(s, 1, c->old_fid);
                     while (sqlite3_step(s) == SQLITE_ROW) {
-                        int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+                        int32_t src = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
                         if (src >= 0)
                             lp_vec_push(&c_roots, (uint32_t)src);
                     }
@@ -801,9 +802,9 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     /* subclassing closes N: a type whose bases name something in N joins it */
     for (int round = 0; round < 8 && !rc; round++) {
         size_t before = names.len;
-        gmap add = {0};
+        lp_map add = {0};
         for (size_t i = 0; i < names.cap; i++) {
-            if (!names.keys[i])
+            if (!names.slots[i].key)
                 continue;
             sqlite3_stmt *s;
             if ((rc = lp_store_prepare(st,
@@ -812,18 +813,19 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
                                        " WHERE r.name = ?1 AND r.kind = 3",
                                        &s, w->err)))
                 break;
-            sqlite3_bind_text(s, 1, names.keys[i], (int)names.klen[i], SQLITE_STATIC);
+            sqlite3_bind_text(s, 1, names.slots[i].key, (int)names.slots[i].klen,
+                              SQLITE_STATIC);
             while (sqlite3_step(s) == SQLITE_ROW)
                 add_name(&add, &a, (const char *)sqlite3_column_text(s, 0),
                          (size_t)sqlite3_column_bytes(s, 0));
             sqlite3_reset(s);
         }
         for (size_t i = 0; i < add.cap; i++)
-            if (add.keys[i]) {
-                add_name(&names, &a, add.keys[i], add.klen[i]);
-                add_name(&tops, &a, add.keys[i], add.klen[i]);
+            if (add.slots[i].key) {
+                add_name(&names, &a, add.slots[i].key, add.slots[i].klen);
+                add_name(&tops, &a, add.slots[i].key, add.slots[i].klen);
             }
-        gmap_free(&add);
+        lp_map_free(&add);
         if (names.len == before)
             break;
     }
@@ -831,9 +833,9 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
         goto done;
     /* path keys also match names and second keys (module aliases named after files) */
     for (size_t i = 0; i < keys.cap; i++)
-        if (keys.keys[i]) {
-            add_name(&names, &a, keys.keys[i], keys.klen[i]);
-            add_name(&tops, &a, keys.keys[i], keys.klen[i]);
+        if (keys.slots[i].key) {
+            add_name(&names, &a, keys.slots[i].key, keys.slots[i].klen);
+            add_name(&tops, &a, keys.slots[i].key, keys.slots[i].klen);
         }
     if ((rc = mark_by_key(w, sels, 0, &names, &tops)) ||
         (rc = mark_by_key(w, sels, 1, &names, &tops)) ||
@@ -850,7 +852,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
             break;
         sqlite3_bind_int64(s, 1, v->files[cur].fid);
         while (sqlite3_step(s) == SQLITE_ROW) {
-            int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+            int32_t src = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
             if (src >= 0 && !sels[src].all) {
                 sels[src].all = true;
                 lp_vec_push(&c_roots, (uint32_t)src);
@@ -865,9 +867,9 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
     if (keys.len) {
         for (size_t i = 0; i < v->nfiles; i++) {
             if (sels[i].all || !sels[i].bits.len ||
-                !gl_lang_is_c(v->files[i].lang))
+                !lp_gl_lang_is_c(v->files[i].lang))
                 continue;
-            const gblob *b = gv_blob(v, (uint32_t)i, w->err);
+            const gblob *b = lp_gv_blob(v, (uint32_t)i, w->err);
             for (uint32_t k = 0; b && k < b->nsrefs; k++)
                 if (b->srefs[k].kind == LP_REF_IMPORT && !b->srefs[k].name[0] &&
                     (size_t)b->srefs[k].ord < sels[i].bits.len && sels[i].bits.items[b->srefs[k].ord]) {
@@ -885,7 +887,7 @@ static lp_status incremental(writer *w, const lp_graph_change *ch, size_t nch, b
                 break;
             sqlite3_bind_int64(s, 1, v->files[cur].fid);
             while (sqlite3_step(s) == SQLITE_ROW) {
-                int32_t src = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+                int32_t src = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
                 if (src >= 0 && !sels[src].all) {
                     sels[src].all = true;
                     lp_vec_push(&c_roots, (uint32_t)src);
@@ -963,9 +965,9 @@ done:
     for (size_t i = 0; i < v->nfiles; i++)
         lp_vec_free(&sels[i].bits);
     free(sels);
-    gmap_free(&names);
-    gmap_free(&tops);
-    gmap_free(&keys);
+    lp_map_free(&names);
+    lp_map_free(&tops);
+    lp_map_free(&keys);
     lp_vec_free(&remaps);
     lp_buf_release(&s1);
     lp_buf_release(&s2);
@@ -994,15 +996,15 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
     if (!full && nchanges == 0)
         return LP_OK;
     gview v;
-    lp_status rc = gv_open(&v, st, full, err);
+    lp_status rc = lp_gv_open(&v, st, full, err);
     writer w = {st, &v, stats, LP_OK, err};
     if (!rc && !full) {
         bool need_full = false;
         rc = incremental(&w, changes, nchanges, &need_full);
         if (!rc && need_full) {
-            gv_close(&v);
+            lp_gv_close(&v);
             memset(stats, 0, sizeof *stats);
-            if (!(rc = gv_open(&v, st, true, err))) {
+            if (!(rc = lp_gv_open(&v, st, true, err))) {
                 w.v = &v;
                 full = true;
             }
@@ -1012,7 +1014,7 @@ lp_status lp_graph_update(lp_store *st, const lp_graph_change *changes, size_t n
         stats->full = true;
         rc = full_rebuild(&w);
     }
-    gv_close(&v);
+    lp_gv_close(&v);
     stats->ms = (lp_now_ns() - t0) / 1000000;
     lp_log(rc ? LP_LOG_WARN : LP_LOG_INFO, "graph.update",
            "full=%d files=%llu refs=%llu edges=%llu ambiguous=%llu unresolved=%llu ms=%llu",
@@ -1052,7 +1054,7 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
             lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 5));
         lp_buf_printf(&line, " %s %s ref=%d\n",
                       lp_edge_kind_name((lp_edge_kind)sqlite3_column_int(s, 6)),
-                      gr_rule_name((gr_rule)sqlite3_column_int(s, 7)), sqlite3_column_int(s, 8));
+                      lp_gr_rule_name((gr_rule)sqlite3_column_int(s, 7)), sqlite3_column_int(s, 8));
         lp_vec_push(&lines, lp_xstrdup(line.ptr));
     }
     sqlite3_reset(s);
@@ -1072,7 +1074,7 @@ lp_status lp_graph_dump(lp_store *st, lp_buf *out, lp_error *err)
                 lp_buf_printf(&line, "#%d", sqlite3_column_int(s, 2));
             if (sqlite3_column_int(s, 3) == GE_NOTE_UNRESOLVED)
                 lp_buf_printf(&line, " unresolved %s ref=%d\n",
-                              gr_reason_name((gr_reason)sqlite3_column_int(s, 5)),
+                              lp_gr_reason_name((gr_reason)sqlite3_column_int(s, 5)),
                               sqlite3_column_int(s, 6));
             else
                 lp_buf_printf(&line, " ambiguous candidates=%d ref=%d\n",

@@ -7,92 +7,18 @@
  * symbols either from one bulk read (full rebuilds) or one indexed query per name
  * (incremental rebuilds and the tools). Both give the same lists, sorted by (file, ord).
  *
- * Everything lives in the view's arena or its vectors; gv_close frees it all.
+ * Everything lives in the view's arena or its vectors; lp_gv_close frees it all.
  */
 #include "graph/graph_int.h"
 
 #include <stdlib.h>
 
-/* ------------------------------------------------------------------------------------------
- * gmap. */
-
-static uint64_t key_hash(const char *k, size_t n)
-{
-    uint64_t h = lp_hash64_of(k, n);
-    return h ? h : 1;
-}
-
-uint32_t *gmap_get(const gmap *m, const char *k, size_t klen)
-{
-    if (!m->cap)
-        return NULL;
-    size_t i = (size_t)key_hash(k, klen) & (m->cap - 1);
-    while (m->keys[i]) {
-        if (m->klen[i] == klen && memcmp(m->keys[i], k, klen) == 0)
-            return &m->vals[i];
-        i = (i + 1) & (m->cap - 1);
-    }
-    return NULL;
-}
-
-static void gmap_grow(gmap *m)
-{
-    gmap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 256;
-    m->keys = lp_xcalloc(m->cap, sizeof *m->keys);
-    m->klen = lp_xcalloc(m->cap, sizeof *m->klen);
-    m->vals = lp_xcalloc(m->cap, sizeof *m->vals);
-    for (size_t i = 0; i < old.cap; i++) {
-        if (!old.keys[i])
-            continue;
-        size_t j = (size_t)key_hash(old.keys[i], old.klen[i]) & (m->cap - 1);
-        while (m->keys[j])
-            j = (j + 1) & (m->cap - 1);
-        m->keys[j] = old.keys[i];
-        m->klen[j] = old.klen[i];
-        m->vals[j] = old.vals[i];
-    }
-    free(old.keys);
-    free(old.klen);
-    free(old.vals);
-}
-
-uint32_t *gmap_put(gmap *m, lp_arena *a, const char *k, size_t klen, bool *created)
-{
-    if ((m->len + 1) * 2 > m->cap)
-        gmap_grow(m);
-    size_t i = (size_t)key_hash(k, klen) & (m->cap - 1);
-    while (m->keys[i]) {
-        if (m->klen[i] == klen && memcmp(m->keys[i], k, klen) == 0) {
-            if (created)
-                *created = false;
-            return &m->vals[i];
-        }
-        i = (i + 1) & (m->cap - 1);
-    }
-    m->keys[i] = lp_arena_strndup(a, k, klen);
-    m->klen[i] = (uint32_t)klen;
-    m->vals[i] = 0;
-    m->len++;
-    if (created)
-        *created = true;
-    return &m->vals[i];
-}
-
-void gmap_free(gmap *m)
-{
-    free(m->keys);
-    free(m->klen);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
-}
-
 /* Append v to the list stored under key (a new list when the key is new). */
-static void u32_list_add(gmap *m, lp_arena *a, u32_lists *lists, const char *k, size_t klen,
+static void u32_list_add(lp_map *m, lp_arena *a, u32_lists *lists, const char *k, size_t klen,
                          uint32_t v)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(m, a, k, klen, &created);
+    uint32_t *slot = lp_map_put(m, a, k, klen, &created);
     if (created) {
         *slot = (uint32_t)lists->len;
         u32_vec empty = {0};
@@ -101,11 +27,11 @@ static void u32_list_add(gmap *m, lp_arena *a, u32_lists *lists, const char *k, 
     lp_vec_push(&lists->items[*slot], v);
 }
 
-static void pair_list_add(gmap *m, lp_arena *a, pair_lists *lists, const char *k, size_t klen,
+static void pair_list_add(lp_map *m, lp_arena *a, pair_lists *lists, const char *k, size_t klen,
                           gpair v)
 {
     bool created = false;
-    uint32_t *slot = gmap_put(m, a, k, klen, &created);
+    uint32_t *slot = lp_map_put(m, a, k, klen, &created);
     if (created) {
         *slot = (uint32_t)lists->len;
         gpair_vec empty = {0};
@@ -130,7 +56,7 @@ static int pair_cmp(const void *a, const void *b)
     return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
-lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
+lp_status lp_gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
 {
     memset(v, 0, sizeof *v);
     v->st = st;
@@ -177,7 +103,7 @@ lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
                                &s, err)))
         return rc;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        int32_t fi = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+        int32_t fi = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
         if (fi < 0)
             continue;
         gpair p = {(uint32_t)fi, sqlite3_column_int(s, 1)};
@@ -196,17 +122,17 @@ lp_status gv_open(gview *v, lp_store *st, bool preload, lp_error *err)
     return LP_OK;
 }
 
-void gv_close(gview *v)
+void lp_gv_close(gview *v)
 {
     free(v->files);
     free(v->by_fid);
-    gmap_free(&v->by_stem);
-    gmap_free(&v->by_dir);
-    gmap_free(&v->blob_of);
-    gmap_free(&v->names);
-    gmap_free(&v->closures);
-    gmap_free(&v->mod_cache);
-    gmap_free(&v->rust_modules);
+    lp_map_free(&v->by_stem);
+    lp_map_free(&v->by_dir);
+    lp_map_free(&v->blob_of);
+    lp_map_free(&v->names);
+    lp_map_free(&v->closures);
+    lp_map_free(&v->mod_cache);
+    lp_map_free(&v->rust_modules);
     for (size_t i = 0; i < v->mod_lists.len; i++)
         lp_vec_free(&v->mod_lists.items[i]);
     lp_vec_free(&v->mod_lists);
@@ -233,7 +159,7 @@ void gv_close(gview *v)
     memset(v, 0, sizeof *v);
 }
 
-int32_t gv_file_of_fid(const gview *v, int64_t fid)
+int32_t lp_gv_file_of_fid(const gview *v, int64_t fid)
 {
     if (fid < 0 || fid > v->max_fid || !v->by_fid)
         return -1;
@@ -257,10 +183,10 @@ static void build_maps(gview *v)
     }
 }
 
-/* v->files is in path order (gv_open: ORDER BY path, SQLite's bytewise order), so one
+/* v->files is in path order (lp_gv_open: ORDER BY path, SQLite's bytewise order), so one
  * binary search finds a path without building the maps (an incremental update needs only
  * this lookup, for a handful of paths). */
-int32_t gv_file_of_path(gview *v, const char *path, size_t len)
+int32_t lp_gv_file_of_path(gview *v, const char *path, size_t len)
 {
     size_t lo = 0, hi = v->nfiles;
     while (lo < hi) {
@@ -279,21 +205,21 @@ int32_t gv_file_of_path(gview *v, const char *path, size_t len)
     return -1;
 }
 
-const u32_vec *gv_dir_files(gview *v, const char *dir, size_t len)
+const u32_vec *lp_gv_dir_files(gview *v, const char *dir, size_t len)
 {
     build_maps(v);
-    uint32_t *p = gmap_get(&v->by_dir, dir, len);
+    uint32_t *p = lp_map_get(&v->by_dir, dir, len);
     return p ? &v->dir_lists.items[*p] : NULL;
 }
 
-const u32_vec *gv_stem_files(gview *v, const char *stem, size_t len)
+const u32_vec *lp_gv_stem_files(gview *v, const char *stem, size_t len)
 {
     build_maps(v);
-    uint32_t *p = gmap_get(&v->by_stem, stem, len);
+    uint32_t *p = lp_map_get(&v->by_stem, stem, len);
     return p ? &v->stem_lists.items[*p] : NULL;
 }
 
-gmap *gv_dir_map(gview *v)
+lp_map *lp_gv_dir_map(gview *v)
 {
     build_maps(v);
     return &v->by_dir;
@@ -336,14 +262,14 @@ static void read_ref(gview *v, lp_arena *a, sqlite3_stmt *s, gref *r)
     (void)v;
 }
 
-const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
+const gblob *lp_gv_blob(gview *v, uint32_t file, lp_error *err)
 {
     gfile *f = &v->files[file];
     if (f->blob >= 0)
         return v->blobs.items[f->blob];
     char key[24];
     int kl = snprintf(key, sizeof key, "%lld", (long long)f->bid);
-    uint32_t *have = gmap_get(&v->blob_of, key, (size_t)kl);
+    uint32_t *have = lp_map_get(&v->blob_of, key, (size_t)kl);
     if (have) {
         f->blob = (int32_t)*have;
         return v->blobs.items[*have];
@@ -409,11 +335,11 @@ const gblob *gv_blob(gview *v, uint32_t file, lp_error *err)
     lp_vec_free(&syms);
     lp_vec_free(&refs);
     f->blob = (int32_t)(v->blobs.len - 1);
-    *gmap_put(&v->blob_of, &v->arena, key, (size_t)kl, NULL) = (uint32_t)f->blob;
+    *lp_map_put(&v->blob_of, &v->arena, key, (size_t)kl, NULL) = (uint32_t)f->blob;
     return b;
 }
 
-lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t *n,
+lp_status lp_gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t *n,
                       lp_error *err)
 {
     *out = NULL;
@@ -441,12 +367,12 @@ lp_status gv_all_refs(gview *v, int64_t bid, lp_arena *arena, gref **out, size_t
     return LP_OK;
 }
 
-lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, size_t *n,
+lp_status lp_gv_lookup(gview *v, const char *name, size_t len, const gpair **out, size_t *n,
                     lp_error *err)
 {
     *out = NULL;
     *n = 0;
-    uint32_t *have = gmap_get(&v->names, name, len);
+    uint32_t *have = lp_map_get(&v->names, name, len);
     if (have) {
         *out = v->name_lists.items[*have].items;
         *n = v->name_lists.items[*have].len;
@@ -463,14 +389,14 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
         return rc;
     sqlite3_bind_text(s, 1, name, (int)len, SQLITE_STATIC);
     bool created = false;
-    uint32_t *slot = gmap_put(&v->names, &v->arena, name, len, &created);
+    uint32_t *slot = lp_map_put(&v->names, &v->arena, name, len, &created);
     lp_vec_reserve(&v->name_lists, v->name_lists.len + 1);
     memset(&v->name_lists.items[v->name_lists.len], 0, sizeof v->name_lists.items[0]);
     *slot = (uint32_t)v->name_lists.len++;
     gpair_vec *l = &v->name_lists.items[*slot];
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        int32_t fi = gv_file_of_fid(v, sqlite3_column_int64(s, 0));
+        int32_t fi = lp_gv_file_of_fid(v, sqlite3_column_int64(s, 0));
         if (fi >= 0)
             lp_vec_push(l, ((gpair){(uint32_t)fi, sqlite3_column_int(s, 1)}));
     }
@@ -484,7 +410,7 @@ lp_status gv_lookup(gview *v, const char *name, size_t len, const gpair **out, s
     return LP_OK;
 }
 
-lp_status gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err)
+lp_status lp_gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err)
 {
     lp_status rc = lp_store_content_get(v->st, bid, out, err);
     if (rc == LP_ENOENT) {
@@ -495,21 +421,21 @@ lp_status gv_content(gview *v, int64_t bid, lp_buf *out, lp_error *err)
     return rc;
 }
 
-const gsym *gv_sym(gview *v, gpair p)
+const gsym *lp_gv_sym(gview *v, gpair p)
 {
-    const gblob *b = gv_blob(v, p.file, NULL);
+    const gblob *b = lp_gv_blob(v, p.file, NULL);
     if (!b || p.ord < 0 || (uint32_t)p.ord >= b->nsyms)
         return NULL;
     return &b->syms[p.ord];
 }
 
-bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
+bool lp_gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
 {
     gfile *f = &v->files[p.file];
     /* A full build resolves every file: nearly every blob gets loaded anyway, and then a
      * check is a memory compare; one row per check would cost more in total. */
     if (f->blob >= 0 || v->preloaded) {
-        const gsym *s = gv_sym(v, p);
+        const gsym *s = lp_gv_sym(v, p);
         if (s)
             *kind = s->kind;
         return s && !strcmp(s->qname, qname);
@@ -531,7 +457,7 @@ bool gv_sym_qname_is(gview *v, gpair p, const char *qname, int *kind)
     return same;
 }
 
-bool gv_is_type_kind(int k)
+bool lp_gv_is_type_kind(int k)
 {
     switch (k) {
     case LP_SYM_CLASS:
@@ -548,7 +474,7 @@ bool gv_is_type_kind(int k)
     }
 }
 
-bool gv_is_callable_kind(int k)
+bool lp_gv_is_callable_kind(int k)
 {
     return k == LP_SYM_FUNCTION || k == LP_SYM_METHOD || k == LP_SYM_CONSTRUCTOR ||
            k == LP_SYM_MACRO;
@@ -577,7 +503,7 @@ static bool has_component(const char *path, const char *const *names)
 
 static bool path_is_test(const gfile *f);
 
-bool gv_is_test_path(const char *path, lp_lang lang)
+bool lp_gv_is_test_path(const char *path, lp_lang lang)
 {
     gfile f;
     memset(&f, 0, sizeof f);
@@ -601,7 +527,7 @@ static bool path_is_test(const gfile *f)
     return ops->test_stem(lp_str_sub(base, 0, base.len - ext.len));
 }
 
-void gv_derive(gview *v, uint32_t file)
+void lp_gv_derive(gview *v, uint32_t file)
 {
     gfile *f = &v->files[file];
     if (f->derived)
@@ -610,7 +536,7 @@ void gv_derive(gview *v, uint32_t file)
     f->pkg = "";
     f->module = "";
     f->is_test = path_is_test(f);
-    const gblob *b = gv_blob(v, file, NULL);
+    const gblob *b = lp_gv_blob(v, file, NULL);
     if (b) {
         for (uint32_t i = 0; i < b->nsyms; i++) {
             const gsym *s = &b->syms[i];
@@ -636,7 +562,7 @@ void gv_derive(gview *v, uint32_t file)
         f->module = lp_arena_strndup(&v->arena, m.ptr ? m.ptr : "", m.len);
         lp_buf_release(&m);
     } else {
-        gv_load_modules(v);
+        lp_gv_load_modules(v);
         /* crate: the longest crate directory containing the file */
         size_t best = 0;
         int32_t crate = -1;
@@ -663,7 +589,7 @@ void gv_derive(gview *v, uint32_t file)
 }
 
 /* go.mod module lines and Cargo.toml package names. */
-void gv_load_modules(gview *v)
+void lp_gv_load_modules(gview *v)
 {
     if (v->modules_loaded)
         return;
@@ -676,7 +602,7 @@ void gv_load_modules(gview *v)
         bool gomod = lp_str_eq_c(base, "go.mod"), cargo = lp_str_eq_c(base, "Cargo.toml");
         if (!gomod && !cargo)
             continue;
-        if (gv_content(v, f->bid, &buf, NULL) || buf.err)
+        if (lp_gv_content(v, f->bid, &buf, NULL) || buf.err)
             continue;
         lp_str text = lp_buf_str(&buf);
         lp_str name = LP_STR("");

@@ -17,7 +17,6 @@
 #include "graph/graph.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -121,7 +120,6 @@ typedef struct result {
     lp_parse_result pr;  /* RES_NEW */
     lp_buf vecs;         /* RES_NEW: one stored vector per chunk (empty without a model) */
     lp_error err;        /* RES_FAIL */
-    struct result *next; /* queue link */
 } result;
 
 typedef struct build {
@@ -137,14 +135,7 @@ typedef struct build {
     uint32_t embed_dim;
     lp_parse_opts parse_opts; /* the per-file parse budget */
 
-    pthread_mutex_t mu;
-    pthread_cond_t can_push, can_pop;
-    size_t next_item;      /* next item a worker takes */
-    result *head, *tail;   /* completed, not yet written */
-    size_t queued;         /* results in the queue */
-    uint64_t queued_bytes; /* content bytes in the queue */
-    bool stop;             /* writer failed or cancelled: workers finish quickly */
-    unsigned live_workers;
+    lp_pool *pool; /* the workers; results are queued up to QUEUE_MAX_* (content bytes) */
 } build;
 
 #define QUEUE_MAX_ITEMS 256
@@ -232,82 +223,40 @@ static void process_item(build *b, size_t idx, result *r, worker_embed *we)
     }
 }
 
-static void *worker_main(void *arg)
+static void *worker_start(void *ctx)
 {
-    build *b = arg;
-    worker_embed we = {NULL, {0}};
-    if (b->embed && lp_embedder_default(&we.em, NULL) != LP_OK)
-        we.em = NULL;
-    lp_buf_init(&we.scratch, 0);
-    for (;;) {
-        pthread_mutex_lock(&b->mu);
-        if (b->stop || b->next_item >= b->nitems) {
-            b->live_workers--;
-            pthread_cond_broadcast(&b->can_pop);
-            pthread_mutex_unlock(&b->mu);
-            break;
-        }
-        size_t idx = b->next_item++;
-        pthread_mutex_unlock(&b->mu);
-
-        result *r = lp_xcalloc(1, sizeof *r);
-        lp_buf_init(&r->content, 0);
-        lp_buf_init(&r->encoded, 0);
-        lp_buf_init(&r->vecs, 0);
-        lp_arena_init(&r->arena, 0);
-        process_item(b, idx, r, &we);
-
-        pthread_mutex_lock(&b->mu);
-        while (!b->stop && (b->queued >= QUEUE_MAX_ITEMS ||
-                            (b->queued && b->queued_bytes + r->content.len > QUEUE_MAX_BYTES)))
-            pthread_cond_wait(&b->can_push, &b->mu);
-        if (b->stop) {
-            pthread_mutex_unlock(&b->mu);
-            result_free(r);
-            continue;
-        }
-        if (b->tail)
-            b->tail->next = r;
-        else
-            b->head = r;
-        b->tail = r;
-        b->queued++;
-        b->queued_bytes += r->content.len;
-        pthread_cond_signal(&b->can_pop);
-        pthread_mutex_unlock(&b->mu);
-    }
-    lp_embedder_free(we.em);
-    lp_buf_release(&we.scratch);
-    lp_lang_thread_release();
-    return NULL;
+    build *b = ctx;
+    worker_embed *we = lp_xcalloc(1, sizeof *we);
+    if (b->embed && lp_embedder_default(&we->em, NULL) != LP_OK)
+        we->em = NULL;
+    lp_buf_init(&we->scratch, 0);
+    return we;
 }
 
-/* Next finished result, or NULL when every worker is done and the queue is empty. */
-static result *queue_pop(build *b)
+static void *worker_work(void *ctx, void *state, size_t idx, uint64_t *bytes)
 {
-    pthread_mutex_lock(&b->mu);
-    while (!b->head && b->live_workers > 0)
-        pthread_cond_wait(&b->can_pop, &b->mu);
-    result *r = b->head;
-    if (r) {
-        b->head = r->next;
-        if (!b->head)
-            b->tail = NULL;
-        b->queued--;
-        b->queued_bytes -= r->content.len;
-        pthread_cond_signal(&b->can_push);
-    }
-    pthread_mutex_unlock(&b->mu);
+    result *r = lp_xcalloc(1, sizeof *r);
+    lp_buf_init(&r->content, 0);
+    lp_buf_init(&r->encoded, 0);
+    lp_buf_init(&r->vecs, 0);
+    lp_arena_init(&r->arena, 0);
+    process_item(ctx, idx, r, state);
+    *bytes = r->content.len;
     return r;
 }
 
-static void stop_workers(build *b)
+static void worker_end(void *ctx, void *state)
 {
-    pthread_mutex_lock(&b->mu);
-    b->stop = true;
-    pthread_cond_broadcast(&b->can_push);
-    pthread_mutex_unlock(&b->mu);
+    worker_embed *we = state;
+    lp_embedder_free(we->em);
+    lp_buf_release(&we->scratch);
+    free(we);
+    lp_lang_thread_release();
 }
+
+static void worker_discard(void *ctx, void *r) { result_free(r); }
+
+static const lp_pool_ops worker_ops = {worker_start, worker_work, worker_end, worker_discard};
 
 /* ---------------------------------------------------------------------------------------
  * The writer side. */
@@ -919,8 +868,6 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     blob_map known = {0};
     writer w = {0};
     build b = {0};
-    pthread_t threads[16];
-    unsigned nthreads = 0;
     bool in_txn = false;
     lp_scan_result scan = {0};
     lp_stored_file *stored = NULL, *binary = NULL;
@@ -930,9 +877,6 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     bool first_build = false; /* the database holds no publication: a failure removes it */
     int64_t probed_id = 0;    /* sync: the current publication before the lease was taken */
     LP_VEC(work_item) same = {0}; /* files whose stat agrees (read only by a rebuild) */
-    pthread_mutex_init(&b.mu, NULL);
-    pthread_cond_init(&b.can_push, NULL);
-    pthread_cond_init(&b.can_pop, NULL);
 
     lp_status rc = LP_OK;
     if (opts->op == LP_INDEX_SYNC) {
@@ -1097,18 +1041,9 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     unsigned want = worker_count(opts, b.parse_opts.budget_bytes);
     if (want > items.len)
         want = items.len ? (unsigned)items.len : 0;
-    b.live_workers = want;
     int thread_err = 0;
-    for (unsigned i = 0; i < want; i++) {
-        if ((thread_err = pthread_create(&threads[i], NULL, worker_main, &b)) != 0) {
-            pthread_mutex_lock(&b.mu);
-            b.live_workers -= want - i;
-            pthread_mutex_unlock(&b.mu);
-            break;
-        }
-        nthreads++;
-    }
-    if (nthreads == 0 && items.len) {
+    if (want && !lp_pool_start(&b.pool, &worker_ops, &b, items.len, want, QUEUE_MAX_ITEMS,
+                               QUEUE_MAX_BYTES, &thread_err)) {
         rc = lp_error_set(err, thread_err == EAGAIN || thread_err == ENOMEM ? LP_ENOMEM : LP_ERROR,
                           "cannot start worker threads (%s): not enough memory or threads; the "
                           "previous publication stays current. Raise the memory limit (ulimit "
@@ -1120,7 +1055,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
     /* Test hook: slow the writer down so tests can kill or race a build mid-way. */
     uint64_t test_delay_us = lp_setting_u64(LP_SET_TEST_WRITE_DELAY_US);
     result *r;
-    while ((r = queue_pop(&b))) {
+    while (b.pool && (r = lp_pool_pop(b.pool))) {
         if (test_delay_us)
             usleep((useconds_t)LP_MIN(test_delay_us, 1000000u));
         /* Atomic: another thread (an MCP cancel) may set the flag while this one builds. */
@@ -1129,14 +1064,13 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
         if (!rc)
             rc = write_result(&w, &b, r, err);
         if (rc)
-            stop_workers(&b);
+            lp_pool_stop(b.pool);
         result_free(r);
         done_items++;
         report_progress(&w, "indexing", done_items, items.len, rep->bytes_read, 0, false);
     }
-    for (unsigned i = 0; i < nthreads; i++)
-        pthread_join(threads[i], NULL);
-    nthreads = 0;
+    lp_pool_finish(b.pool);
+    b.pool = NULL;
     uint64_t t_phase = lp_now_ns();
     rep->ms_write = (t_phase - t0) / 1000000 - rep->ms_scan;
     if (rc)
@@ -1236,16 +1170,7 @@ static lp_status build_once(const char *root, const lp_index_opts *opts, bool fr
 done:
     if (rc == LP_ELIMIT || rc == LP_EIO || rc == LP_ENOSPC || rc == LP_ESQL)
         say_nothing_published(err, cur.id ? cur.id : probed_id);
-    if (nthreads) {
-        stop_workers(&b);
-        while ((r = queue_pop(&b)))
-            result_free(r);
-        for (unsigned i = 0; i < nthreads; i++)
-            pthread_join(threads[i], NULL);
-    }
-    pthread_mutex_destroy(&b.mu);
-    pthread_cond_destroy(&b.can_push);
-    pthread_cond_destroy(&b.can_pop);
+    lp_pool_finish(b.pool); /* stops the workers, frees what they queued */
     lp_vec_free(&items);
     lp_vec_free(&same);
     if (in_txn && st)

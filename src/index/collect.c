@@ -16,8 +16,6 @@
  */
 #include "index/index_int.h"
 
-#include <pthread.h>
-
 #define COLLECT_PARALLEL_MIN 16              /* fewer dead blobs: not worth threads */
 #define COLLECT_QUEUE_ITEMS 64
 #define COLLECT_QUEUE_BYTES ((uint64_t)64 << 20)
@@ -26,89 +24,53 @@ typedef struct job {
     int64_t bid;
     lp_arena arena;
     lp_fts_rows rows;
-    bool ok;          /* rows computed; else the writer computes them */
-    struct job *next; /* queue link */
+    bool ok; /* rows computed; else the writer computes them */
 } job;
 
 typedef struct collector {
     const char *root;
     const int64_t *dead;
-    size_t ndead;
-    pthread_mutex_t mu;
-    pthread_cond_t can_push, can_pop;
-    size_t next;           /* next dead blob a worker takes */
-    job *head, *tail;
-    size_t queued;
-    uint64_t queued_bytes;
-    unsigned live;         /* workers still running */
-    bool stop;
 } collector;
 
-static void *collect_worker(void *arg)
+/* Each worker's read connection (NULL if it could not open: the writer computes its rows). */
+static void *collect_start(void *ctx)
 {
-    collector *c = arg;
+    const collector *c = ctx;
     lp_store *rd = NULL;
     lp_error err;
     if (lp_store_open(c->root, LP_STORE_READ, &rd, &err) != LP_OK)
-        rd = NULL; /* the writer computes what this worker would have */
-    for (;;) {
-        pthread_mutex_lock(&c->mu);
-        if (c->stop || c->next >= c->ndead) {
-            c->live--;
-            pthread_cond_broadcast(&c->can_pop);
-            pthread_mutex_unlock(&c->mu);
-            break;
-        }
-        size_t i = c->next++;
-        pthread_mutex_unlock(&c->mu);
-
-        job *j = lp_xcalloc(1, sizeof *j);
-        j->bid = c->dead[i];
-        lp_arena_init(&j->arena, 0);
-        j->ok = rd && lp_evidence_fts_rows(rd, j->bid, &j->arena, &j->rows, &err) == LP_OK;
-
-        pthread_mutex_lock(&c->mu);
-        while (!c->stop && (c->queued >= COLLECT_QUEUE_ITEMS ||
-                            (c->queued && c->queued_bytes + j->rows.bytes > COLLECT_QUEUE_BYTES)))
-            pthread_cond_wait(&c->can_push, &c->mu);
-        if (c->stop) {
-            pthread_mutex_unlock(&c->mu);
-            lp_arena_release(&j->arena);
-            free(j);
-            continue;
-        }
-        if (c->tail)
-            c->tail->next = j;
-        else
-            c->head = j;
-        c->tail = j;
-        c->queued++;
-        c->queued_bytes += j->rows.bytes;
-        pthread_cond_signal(&c->can_pop);
-        pthread_mutex_unlock(&c->mu);
-    }
-    lp_store_close(rd);
-    lp_lang_thread_release();
-    return NULL;
+        rd = NULL;
+    return rd;
 }
 
-static job *collect_pop(collector *c)
+static void *collect_work(void *ctx, void *state, size_t i, uint64_t *bytes)
 {
-    pthread_mutex_lock(&c->mu);
-    while (!c->head && c->live > 0)
-        pthread_cond_wait(&c->can_pop, &c->mu);
-    job *j = c->head;
-    if (j) {
-        c->head = j->next;
-        if (!c->head)
-            c->tail = NULL;
-        c->queued--;
-        c->queued_bytes -= j->rows.bytes;
-        pthread_cond_signal(&c->can_push);
-    }
-    pthread_mutex_unlock(&c->mu);
+    const collector *c = ctx;
+    lp_store *rd = state;
+    lp_error err;
+    job *j = lp_xcalloc(1, sizeof *j);
+    j->bid = c->dead[i];
+    lp_arena_init(&j->arena, 0);
+    j->ok = rd && lp_evidence_fts_rows(rd, j->bid, &j->arena, &j->rows, &err) == LP_OK;
+    *bytes = j->rows.bytes;
     return j;
 }
+
+static void collect_end(void *ctx, void *state)
+{
+    lp_store_close(state);
+    lp_lang_thread_release();
+}
+
+static void collect_discard(void *ctx, void *result)
+{
+    job *j = result;
+    lp_arena_release(&j->arena);
+    free(j);
+}
+
+static const lp_pool_ops collect_ops = {collect_start, collect_work, collect_end,
+                                        collect_discard};
 
 static int bid_cmp(const void *a, const void *b)
 {
@@ -163,46 +125,28 @@ lp_status lp_index_collect(lp_store *st, const int64_t *maybe_orphans, size_t n,
                 (*collected)++;
         goto out;
     }
-    collector c = {.root = lp_store_root(st), .dead = dead, .ndead = ndead};
-    pthread_mutex_init(&c.mu, NULL);
-    pthread_cond_init(&c.can_push, NULL);
-    pthread_cond_init(&c.can_pop, NULL);
-    pthread_t tids[16];
-    unsigned want = threads > 16 ? 16 : threads, started = 0;
-    c.live = want;
-    for (unsigned i = 0; i < want; i++) {
-        if (pthread_create(&tids[i], NULL, collect_worker, &c) != 0) {
-            pthread_mutex_lock(&c.mu);
-            c.live -= want - i;
-            pthread_mutex_unlock(&c.mu);
-            break;
-        }
-        started++;
+    collector c = {.root = lp_store_root(st), .dead = dead};
+    lp_pool *pool = NULL;
+    unsigned want = threads > 16 ? 16 : threads;
+    if (!lp_pool_start(&pool, &collect_ops, &c, ndead, want, COLLECT_QUEUE_ITEMS,
+                       COLLECT_QUEUE_BYTES, NULL)) {
+        /* no thread could start: all of it here */
+        for (size_t i = 0; i < ndead && !rc; i++)
+            if (!(rc = lp_evidence_collect(st, dead[i], NULL, err)))
+                (*collected)++;
+        goto out;
     }
     job *j;
-    while ((j = collect_pop(&c))) {
+    while ((j = lp_pool_pop(pool))) {
         if (!rc)
             rc = lp_evidence_collect(st, j->bid, j->ok ? &j->rows : NULL, err);
         if (!rc)
             (*collected)++;
-        if (rc) {
-            pthread_mutex_lock(&c.mu);
-            c.stop = true;
-            pthread_cond_broadcast(&c.can_push);
-            pthread_mutex_unlock(&c.mu);
-        }
-        lp_arena_release(&j->arena);
-        free(j);
+        if (rc)
+            lp_pool_stop(pool);
+        collect_discard(&c, j);
     }
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
-    /* Blobs no worker reached (none started, or a stop): done here. */
-    for (size_t i = c.next; i < ndead && !rc && started == 0; i++)
-        if (!(rc = lp_evidence_collect(st, dead[i], NULL, err)))
-            (*collected)++;
-    pthread_mutex_destroy(&c.mu);
-    pthread_cond_destroy(&c.can_push);
-    pthread_cond_destroy(&c.can_pop);
+    lp_pool_finish(pool);
 out:
     free(dead);
     return rc;

@@ -19,7 +19,7 @@
 /* ------------------------------------------------------------------------------------------
  * Lines. */
 
-void lx_lines_build(lp_str content, lp_arena *arena, lx_lines *out)
+void lp_lx_lines_build(lp_str content, lp_arena *arena, lx_lines *out)
 {
     uint32_t n = 1;
     for (const char *p = content.ptr, *e = content.ptr + content.len;
@@ -35,7 +35,7 @@ void lx_lines_build(lp_str content, lp_arena *arena, lx_lines *out)
     out->n = n;
 }
 
-uint32_t lx_line_of(const lx_lines *l, uint32_t byte)
+uint32_t lp_lx_line_of(const lx_lines *l, uint32_t byte)
 {
     uint32_t lo = 0, hi = l->n;
     while (lo < hi) {
@@ -48,13 +48,13 @@ uint32_t lx_line_of(const lx_lines *l, uint32_t byte)
     return lo ? lo : 1;
 }
 
-lp_span lx_make_span(const lx_lines *l, uint32_t start, uint32_t end)
+lp_span lp_lx_make_span(const lx_lines *l, uint32_t start, uint32_t end)
 {
     lp_span s;
     s.start_byte = start;
     s.end_byte = end;
-    s.start_line = lx_line_of(l, start);
-    s.end_line = end > start ? lx_line_of(l, end - 1) : s.start_line;
+    s.start_line = lp_lx_line_of(l, start);
+    s.end_line = end > start ? lp_lx_line_of(l, end - 1) : s.start_line;
     return s;
 }
 
@@ -177,7 +177,7 @@ static void emit(chunker *c, int32_t owner, lp_chunk_kind kind, uint32_t a, uint
     uint32_t os = orig_start(c, a, hint), oe = orig_end(c, b, hint);
     if (oe < os)
         oe = os;
-    ch.span = lx_make_span(c->lines, os, oe);
+    ch.span = lp_lx_make_span(c->lines, os, oe);
     ch.text = lp_arena_strndup(c->arena, c->text.ptr + a, b - a);
     ch.text_len = b - a;
     lp_vec_push(&c->out, ch);
@@ -271,7 +271,7 @@ static int cmp_key(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, size_t n,
+void lp_lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, size_t n,
               lp_chunk_kind module_kind, const lx_chunk_opts *o, lp_arena *arena,
               lp_chunk **chunks, size_t *nchunks)
 {
@@ -316,7 +316,7 @@ void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, siz
             continue;
         /* the end of end[i]'s line from the line table: a scan for the newline would cost
          * the rest of the line per owner, quadratic on a one-line (minified) file */
-        uint32_t ln = lx_line_of(lines, end[i]);
+        uint32_t ln = lp_lx_line_of(lines, end[i]);
         uint32_t eol = ln < lines->n ? lines->starts[ln] - 1 : (uint32_t)content.len;
         while (eol > end[i] && (content.ptr[eol - 1] == ' ' || content.ptr[eol - 1] == '\t' ||
                                 content.ptr[eol - 1] == '\r'))
@@ -386,13 +386,13 @@ void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, siz
     lp_buf_release(&c.text);
 }
 
-void lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_chunk **chunks,
+void lp_lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_chunk **chunks,
                    size_t *nchunks)
 {
     chunker c;
     memset(&c, 0, sizeof(c));
     lx_lines lines;
-    lx_lines_build(content, arena, &lines);
+    lp_lx_lines_build(content, arena, &lines);
     c.src = content;
     c.lines = &lines;
     c.o = o;
@@ -422,7 +422,7 @@ void lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_c
         }
         pos = pe;
         uint32_t from = packing ? pack_start : ps;
-        uint32_t nlines = lx_line_of(&lines, pe - 1) - lx_line_of(&lines, from) + 1;
+        uint32_t nlines = lp_lx_line_of(&lines, pe - 1) - lp_lx_line_of(&lines, from) + 1;
         if (packing && nlines <= o->max_lines && pe - from <= o->max_bytes) {
             pack_end = pe;
             continue;
@@ -433,7 +433,7 @@ void lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_c
             windows(&c, -1, LP_CHUNK_TEXT);
             packing = false;
         }
-        uint32_t plines = lx_line_of(&lines, pe - 1) - lx_line_of(&lines, ps) + 1;
+        uint32_t plines = lp_lx_line_of(&lines, pe - 1) - lp_lx_line_of(&lines, ps) + 1;
         if (plines <= o->max_lines && pe - ps <= o->max_bytes) {
             pack_start = ps;
             pack_end = pe;

@@ -323,7 +323,7 @@ static uint32_t trim_end(lp_str s, uint32_t from, uint32_t end)
     return e;
 }
 
-void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lt, lp_arena *arena,
+void lp_lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lt, lp_arena *arena,
                      lp_symbol **syms_out, uint32_t **own_end_out, size_t *nsyms)
 {
     line_vec lines = {0};
@@ -355,7 +355,7 @@ void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lt, lp_arena 
         s->name = lp_arena_strndup(arena, content.ptr + h->title_start, h->title_end - h->title_start);
         s->qname = parent >= 0 ? lp_arena_printf(arena, "%s > %s", syms[parent].qname, s->name)
                                : s->name;
-        s->sig = lx_make_span(lt, h->start, h->sig_end);
+        s->sig = lp_lx_make_span(lt, h->start, h->sig_end);
         s->parent = parent;
         s->vis = LP_VIS_UNKNOWN;
         uint32_t next = i + 1 < n ? hs.items[i + 1].start : (uint32_t)content.len;
@@ -364,12 +364,12 @@ void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lt, lp_arena 
         tmp[i].kind = LP_SYM_SECTION;
     }
     for (size_t i = 0; i < n; i++)
-        syms[i].span = lx_make_span(lt, hs.items[i].start,
+        syms[i].span = lp_lx_make_span(lt, hs.items[i].start,
                                     trim_end(content, hs.items[i].sig_end, sub_end[i]));
     free(stack);
     free(sub_end);
     uint32_t *ord = lp_xcalloc(n ? n : 1, sizeof(uint32_t));
-    lx_assign_ordinals(tmp, n, ord);
+    lp_lx_assign_ordinals(tmp, n, ord);
     for (size_t i = 0; i < n; i++)
         syms[i].ordinal = ord[i];
     free(ord);

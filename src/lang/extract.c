@@ -62,7 +62,7 @@ static void sync_open(lx_ctx *cx, walk_state *ws);
 /* ------------------------------------------------------------------------------------------
  * Helpers shared with the hooks. */
 
-TSNode lx_ancestor(const lx_ctx *cx, uint32_t k)
+TSNode lp_lx_ancestor(const lx_ctx *cx, uint32_t k)
 {
     if (k > cx->depth) {
         TSNode null;
@@ -72,17 +72,17 @@ TSNode lx_ancestor(const lx_ctx *cx, uint32_t k)
     return cx->anc[cx->depth - k];
 }
 
-const lx_sym *lx_container(const lx_ctx *cx)
+const lx_sym *lp_lx_container(const lx_ctx *cx)
 {
     return cx->container >= 0 ? &cx->syms.items[cx->container] : NULL;
 }
 
-const lx_scope *lx_scope_cur(const lx_ctx *cx)
+const lx_scope *lp_lx_scope_cur(const lx_ctx *cx)
 {
     return cx->scope >= 0 ? &cx->scopes.items[cx->scope] : NULL;
 }
 
-TSNode lx_child_of_type(TSNode n, const char *type)
+TSNode lp_lx_child_of_type(TSNode n, const char *type)
 {
     TSNode none;
     memset(&none, 0, sizeof(none));
@@ -106,7 +106,7 @@ TSNode lx_child_of_type(TSNode n, const char *type)
     return found;
 }
 
-bool lx_has_keyword(const lx_ctx *cx, TSNode n, const char *word)
+bool lp_lx_has_keyword(const lx_ctx *cx, TSNode n, const char *word)
 {
     if (ts_node_is_null(n) || ts_node_child_count(n) == 0)
         return false;
@@ -127,13 +127,13 @@ bool lx_has_keyword(const lx_ctx *cx, TSNode n, const char *word)
     return found;
 }
 
-lp_str lx_dup(lx_ctx *cx, lp_str s)
+lp_str lp_lx_dup(lx_ctx *cx, lp_str s)
 {
     char *p = lp_arena_strndup(cx->arena, s.ptr ? s.ptr : "", s.len);
     return (lp_str){p, s.len};
 }
 
-lp_str lx_clean_type_name(lx_ctx *cx, lp_str s)
+lp_str lp_lx_clean_type_name(lx_ctx *cx, lp_str s)
 {
     lp_buf b;
     lp_buf_init(&b, 4096);
@@ -187,12 +187,12 @@ lp_str lx_clean_type_name(lx_ctx *cx, lp_str s)
             break;
         }
     }
-    lp_str r = lx_dup(cx, out);
+    lp_str r = lp_lx_dup(cx, out);
     lp_buf_release(&b);
     return r;
 }
 
-bool lx_kind_is_type(lp_symkind k)
+bool lp_lx_kind_is_type(lp_symkind k)
 {
     switch (k) {
     case LP_SYM_CLASS:
@@ -428,7 +428,7 @@ static void collect_defs(const lx_lang_rt *rt, TSQueryCursor *qc, TSNode node, f
     ts_query_cursor_exec(qc, rt->query, node);
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
-        if (rt->has_refs && lx_refs_take_match(refs, rt, &m, node))
+        if (rt->has_refs && lp_lx_refs_take_match(refs, rt, &m, node))
             continue; /* a reference pattern (refs.c) */
         lx_def shared;
         memset(&shared, 0, sizeof(shared));
@@ -595,7 +595,7 @@ static void close_ended(walk_state *ws, uint32_t pos)
             ws->open.len = i;
 }
 
-void lx_sync_container(lx_ctx *cx)
+void lp_lx_sync_container(lx_ctx *cx)
 {
     sync_open(cx, (walk_state *)cx->walk);
 }
@@ -728,7 +728,7 @@ static void qualify(lx_ctx *cx)
     name_map m;
     map_init(&m, n);
     for (size_t i = 0; i < n; i++)
-        if (lx_kind_is_type(syms[i].kind))
+        if (lp_lx_kind_is_type(syms[i].kind))
             insert_type(&m, syms, (int32_t)i);
     for (size_t i = 0; i < n; i++) {
         if (!quals[i])
@@ -816,7 +816,7 @@ static TSNode reparse(lx_ctx *cx, walk_state *ws, TSNode node, uint32_t cut_a, u
 static bool parse_progress(TSParseState *state)
 {
     (void)state;
-    return lx_budget_spent(lx_budget_current(), 0);
+    return lp_lx_budget_spent(lp_lx_budget_current(), 0);
 }
 
 typedef struct string_input {
@@ -840,7 +840,7 @@ static const char *string_read(void *payload, uint32_t byte, TSPoint pos, uint32
  * next file starts from scratch instead of resuming this one). */
 static TSTree *parse_budgeted(TSParser *parser, const char *src, uint32_t len)
 {
-    if (!lx_budget_current())
+    if (!lp_lx_budget_current())
         return ts_parser_parse_string(parser, NULL, src, len);
     string_input in = {src, len};
     TSInput input = {&in, string_read, TSInputEncodingUTF8, NULL};
@@ -861,7 +861,7 @@ static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint
     for (;;) {
         /* every 1024 nodes: the symbols so far count against the file's budget */
         if ((++ws->nodes & 1023) == 0 &&
-            lx_budget_spent(lx_budget_current(), (uint64_t)cx->syms.len * sizeof(lx_sym))) {
+            lp_lx_budget_spent(lp_lx_budget_current(), (uint64_t)cx->syms.len * sizeof(lx_sym))) {
             ws->budget_over = true;
             goto walked;
         }
@@ -930,7 +930,7 @@ static void walk(lx_ctx *cx, walk_state *ws, TSQueryCursor *qc, TSNode top, uint
                     if (!ws->found.items[k].root && !ws->found.items[k].d.scope)
                         add_symbol(cx, ws, &ws->found.items[k].d, true);
                 cx->leaf = false;
-                lx_refs_at_node(cx, outer);
+                lp_lx_refs_at_node(cx, outer);
             }
             /* recovery where the tree lost a definition: only at nodes no pattern took,
              * outside functions */
@@ -1068,7 +1068,7 @@ static void order_by_start(lx_ctx *cx)
     free(ord);
 }
 
-lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms_out,
+lp_status lp_lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms_out,
                      size_t *nsyms, bool *partial, lx_refs *refs, lp_error *err)
 {
     lp_status rc = LP_OK;
@@ -1098,9 +1098,9 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     }
     ws.parser = parser;
     tree = parse_budgeted(parser, cx.src, cx.len);
-    if (!tree && lx_budget_spent(lx_budget_current(), 0)) {
+    if (!tree && lp_lx_budget_spent(lp_lx_budget_current(), 0)) {
         rc = lp_error_set(err, LP_ETOOBIG, "the parse went past its %s budget",
-                          lx_budget_current()->over);
+                          lp_lx_budget_current()->over);
         goto done;
     }
     if (!tree) {
@@ -1115,12 +1115,12 @@ lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_s
     walk(&cx, &ws, qc, root, 0);
     if (ws.budget_over) {
         rc = lp_error_set(err, LP_ETOOBIG, "extraction went past its %s budget",
-                          lx_budget_current()->over);
+                          lp_lx_budget_current()->over);
         goto done;
     }
 
     qualify(&cx);
-    lx_refs_finish(&cx);
+    lp_lx_refs_finish(&cx);
     order_by_start(&cx);
     *syms_out = cx.syms.items;
     *nsyms = cx.syms.len;
@@ -1143,7 +1143,7 @@ done:
     return rc;
 }
 
-void lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals)
+void lp_lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals)
 {
     lx_ctx cx;
     memset(&cx, 0, sizeof(cx));

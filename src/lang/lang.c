@@ -71,13 +71,13 @@ lp_lang lp_lang_from_name(lp_str name)
     return LP_LANG_COUNT;
 }
 
-bool lx_test_stem_snake(lp_str stem)
+bool lp_lx_test_stem_snake(lp_str stem)
 {
     return lp_str_starts_with(stem, LP_STR("test_")) || lp_str_ends_with(stem, LP_STR("_test")) ||
            lp_str_ends_with(stem, LP_STR("_unittest"));
 }
 
-bool lx_test_stem_xunit(lp_str stem)
+bool lp_lx_test_stem_xunit(lp_str stem)
 {
     return lp_str_ends_with(stem, LP_STR("Test")) || lp_str_ends_with(stem, LP_STR("Tests")) ||
            lp_str_ends_with(stem, LP_STR("Spec")) || lp_str_ends_with(stem, LP_STR("Suite"));
@@ -122,7 +122,7 @@ static bool is_ident_char(unsigned char c)
 
 /* Does a .h file's head hold C++ constructs? Comments, strings and preprocessor lines
  * are skipped; a few tokens that C never has decide. */
-bool lx_head_looks_cpp(lp_str h)
+bool lp_lx_head_looks_cpp(lp_str h)
 {
     const unsigned char *p = (const unsigned char *)h.ptr, *e = p + h.len;
     bool line_start = true;
@@ -318,7 +318,7 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
     /* <name>.scm, with <name>-refs.scm (reference patterns, refs.c) appended */
     lp_embedded_query qsrc = {spec->query_name, NULL, 0}, *eq = &qsrc;
     char *owned = NULL;
-    lx_refs_query_source(spec->query_name, &qsrc.src, &qsrc.len, &owned, &rt->has_refs);
+    lp_lx_refs_query_source(spec->query_name, &qsrc.src, &qsrc.len, &owned, &rt->has_refs);
     if (!eq->src)
         return lp_error_set(err, LP_ERROR, "no embedded query for %s (build defect)",
                             spec->query_name);
@@ -387,7 +387,7 @@ static lp_status rt_build(lp_lang l, lx_lang_rt *rt, lp_error *err)
             rt->capture_role[c] = LX_CAP_QUALIFIER;
         } else {
             bool bad = false;
-            rt->capture_ref[c] = lx_refs_capture_role(s, &bad);
+            rt->capture_ref[c] = lp_lx_refs_capture_role(s, &bad);
             if (bad)
                 return lp_error_set(err, LP_ERROR, "query %s-refs.scm: unknown capture @%.*s",
                                     spec->query_name, (int)n, name);
@@ -457,13 +457,13 @@ static void ts_count_free(void *p)
     free(p);
 }
 
-int64_t lx_ts_live_bytes(void) { return tl_ts_live; }
+int64_t lp_lx_ts_live_bytes(void) { return tl_ts_live; }
 
 static _Thread_local lx_budget *tl_budget;
 
-lx_budget *lx_budget_current(void) { return tl_budget; }
+lx_budget *lp_lx_budget_current(void) { return tl_budget; }
 
-void lx_budget_arm(lx_budget *b)
+void lp_lx_budget_arm(lx_budget *b)
 {
     tl_budget = b;
     if (b) {
@@ -473,7 +473,7 @@ void lx_budget_arm(lx_budget *b)
     }
 }
 
-bool lx_budget_spent(lx_budget *b, uint64_t extra_bytes)
+bool lp_lx_budget_spent(lx_budget *b, uint64_t extra_bytes)
 {
     if (!b)
         return false;

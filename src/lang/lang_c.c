@@ -18,7 +18,7 @@
  *   declaration of their own (`phys_addr_t __init_memblock name(void)`) belong to the
  *   function; a macro in place of a keyword (`} while_each_thread(p, t);`) that leaves a
  *   body unclosed or flattens the rest of the file into ERROR nodes is survived by
- *   recovery (lx_c_recover): definitions end at their matching brace and functions are
+ *   recovery (lp_lx_c_recover): definitions end at their matching brace and functions are
  *   found again from their declarators, column-0 declaration lines, or macro calls
  *   followed by `{`; `class EXPORT_MACRO Name {` is re-parsed without the macro.
  */
@@ -61,7 +61,7 @@ static TSNode drop_repaired_scope(TSNode n)
     return ts_node_is_null(result) ? n : result;
 }
 
-TSNode lx_c_declarator_name(TSNode d, bool *is_function)
+TSNode lp_lx_c_declarator_name(TSNode d, bool *is_function)
 {
     bool saw_fn = false, fn_ptr = false;
     TSNode none;
@@ -99,7 +99,7 @@ TSNode lx_c_declarator_name(TSNode d, bool *is_function)
     return none;
 }
 
-lp_str lx_c_name_text(const lx_ctx *cx, TSNode name)
+lp_str lp_lx_c_name_text(const lx_ctx *cx, TSNode name)
 {
     lp_str t = lx_text(cx, name);
     /* a conversion operator's node runs over its parameters: `operator int() const` */
@@ -114,7 +114,7 @@ lp_str lx_c_name_text(const lx_ctx *cx, TSNode name)
     return t;
 }
 
-bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word)
+bool lp_lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word)
 {
     bool found = false;
     TSTreeCursor c = ts_tree_cursor_new(node);
@@ -140,7 +140,7 @@ bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word)
 
 static bool in_function(const lx_ctx *cx)
 {
-    const lx_sym *c = lx_container(cx);
+    const lx_sym *c = lp_lx_container(cx);
     return c && (c->kind == LP_SYM_FUNCTION || c->kind == LP_SYM_METHOD ||
                  c->kind == LP_SYM_CONSTRUCTOR);
 }
@@ -215,7 +215,7 @@ static uint32_t line_end(const char *src, uint32_t len, uint32_t p)
     return p;
 }
 
-uint32_t lx_c_match_brace(const char *src, uint32_t len, uint32_t open)
+uint32_t lp_lx_c_match_brace(const char *src, uint32_t len, uint32_t open)
 {
     int depth = 0;
     int pp_open = 0; /* #if opened since the scan started */
@@ -400,7 +400,7 @@ static bool set_recovered(lx_ctx *cx, TSNode node, TSNode name, uint32_t start, 
 {
     if (open >= cx->len || cx->src[open] != '{')
         return false;
-    uint32_t end = lx_c_match_brace(cx->src, cx->len, open);
+    uint32_t end = lp_lx_c_match_brace(cx->src, cx->len, open);
     if (!end)
         return false;
     d->node = node;
@@ -423,7 +423,7 @@ static uint32_t prev_floor(const lx_ctx *cx, uint32_t at)
     return floor > at ? at : floor;
 }
 
-bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
+bool lp_lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
 {
     if (cx->depth == 0)
         return false;
@@ -452,13 +452,13 @@ bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d)
         if (!lost)
             return false;
     }
-    lx_sync_container(cx);
+    lp_lx_sync_container(cx);
     if (in_function_c(cx))
         return false;
     uint32_t at = ts_node_start_byte(node);
     uint32_t floor = prev_floor(cx, at);
     if (lx_is(node, "function_declarator")) {
-        TSNode name = lx_c_declarator_name(node, NULL);
+        TSNode name = lp_lx_c_declarator_name(node, NULL);
         if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
         return set_recovered(cx, node, name, recovered_start(cx->src, at, floor),
@@ -554,7 +554,7 @@ static TSNode repair_function_name(lx_ctx *cx, TSNode root, TSNode name)
             TSNode g = ts_node_named_child(ch, k);
             if (lx_is(g, "function_declarator")) {
                 bool f = false;
-                TSNode n = lx_c_declarator_name(g, &f);
+                TSNode n = lp_lx_c_declarator_name(g, &f);
                 if (!ts_node_is_null(n) && f)
                     return n;
             }
@@ -583,11 +583,11 @@ static void cut_at_matching_brace(const lx_ctx *cx, TSNode root, lx_sym *s)
     if (!s->has_body || !ts_node_has_error(root) || s->body_start >= cx->len ||
         cx->src[s->body_start] != '{')
         return;
-    uint32_t end = lx_c_match_brace(cx->src, cx->len, s->body_start);
+    uint32_t end = lp_lx_c_match_brace(cx->src, cx->len, s->body_start);
     if (!end || end >= s->body_end)
         return;
     s->body_end = end;
-    if (lx_kind_is_type(s->kind)) {
+    if (lp_lx_kind_is_type(s->kind)) {
         uint32_t semi = skip_blank(cx->src, cx->len, end);
         if (semi < cx->len && cx->src[semi] == ';')
             end = semi + 1;
@@ -638,7 +638,7 @@ static bool misparsed_class(lx_ctx *cx, TSNode root, lx_sym *s)
     return s->name.len > 0;
 }
 
-bool lx_c_excise(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b)
+bool lp_lx_c_excise(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b)
 {
     TSNode type = ts_node_child_by_field_name(node, "type", 4);
     if (!(lx_is(type, "class_specifier") || lx_is(type, "struct_specifier") ||
@@ -677,10 +677,10 @@ static bool junk_declaration(const lx_ctx *cx, TSNode root)
     return false;
 }
 
-bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
+bool lp_lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
 {
     if (d->recovered) {
-        s->name = d->rec_name.len ? d->rec_name : lx_c_name_text(cx, d->name);
+        s->name = d->rec_name.len ? d->rec_name : lp_lx_c_name_text(cx, d->name);
         if (!s->name.len)
             return false;
         /* `static` among the words before the name */
@@ -704,7 +704,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
 
     if (!strcmp(rtype, "function_definition")) {
         TSNode decl = ts_node_child_by_field_name(root, "declarator", 10);
-        TSNode name = lx_c_declarator_name(decl, &is_fn);
+        TSNode name = lp_lx_c_declarator_name(decl, &is_fn);
         if (!is_fn && misparsed_class(cx, root, s)) {
             cut_at_matching_brace(cx, root, s);
             return true;
@@ -721,10 +721,10 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         }
         if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
-        s->name = lx_c_name_text(cx, name);
+        s->name = lp_lx_c_name_text(cx, name);
         if (!s->name.len)
             return false;
-        bool st = lx_c_has_specifier(cx, root, "static");
+        bool st = lp_lx_c_has_specifier(cx, root, "static");
         s->vis = st ? LP_VIS_PRIVATE : LP_VIS_PUBLIC;
         if (st)
             s->flags |= LP_SYMF_STATIC;
@@ -734,15 +734,15 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
     if (!strcmp(rtype, "declaration")) { /* leaf: one declarator */
         if (in_function(cx) || junk_declaration(cx, root))
             return false;
-        TSNode name = lx_c_declarator_name(d->node, &is_fn);
+        TSNode name = lp_lx_c_declarator_name(d->node, &is_fn);
         if (ts_node_is_null(name) || ts_node_is_missing(name))
             return false;
-        s->name = lx_c_name_text(cx, name);
+        s->name = lp_lx_c_name_text(cx, name);
         if (!s->name.len)
             return false;
         s->outer = root;
-        bool st = lx_c_has_specifier(cx, root, "static");
-        bool ext = lx_c_has_specifier(cx, root, "extern");
+        bool st = lp_lx_c_has_specifier(cx, root, "static");
+        bool ext = lp_lx_c_has_specifier(cx, root, "extern");
         if (is_fn) {
             s->kind = LP_SYM_FUNCTION;
             s->flags |= LP_SYMF_DECLARATION;
@@ -753,7 +753,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
                 ts_node_named_child_count(root) <= 3) {
                 uint32_t open = skip_blank(cx->src, cx->len, ts_node_end_byte(root));
                 uint32_t end = open < cx->len && cx->src[open] == '{'
-                                   ? lx_c_match_brace(cx->src, cx->len, open)
+                                   ? lp_lx_c_match_brace(cx->src, cx->len, open)
                                    : 0;
                 if (end) {
                     s->flags &= ~LP_SYMF_DECLARATION;
@@ -765,7 +765,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
                 }
             }
         } else {
-            bool is_const = lx_c_has_specifier(cx, root, "const") &&
+            bool is_const = lp_lx_c_has_specifier(cx, root, "const") &&
                             !lx_is(d->node, "pointer_declarator") &&
                             !(lx_is(d->node, "init_declarator") &&
                               lx_is(ts_node_child_by_field_name(d->node, "declarator", 10),
@@ -789,18 +789,18 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
         return true;
     }
     if (!strcmp(rtype, "field_declaration")) { /* leaf: one declarator */
-        TSNode name = lx_c_declarator_name(d->node, &is_fn);
+        TSNode name = lp_lx_c_declarator_name(d->node, &is_fn);
         if (ts_node_is_null(name))
             return false;
-        s->name = lx_c_name_text(cx, name);
+        s->name = lp_lx_c_name_text(cx, name);
         s->outer = root;
         return true;
     }
     if (!strcmp(rtype, "type_definition")) { /* leaf: the declarator */
-        TSNode name = lx_c_declarator_name(d->node, NULL);
+        TSNode name = lp_lx_c_declarator_name(d->node, NULL);
         if (ts_node_is_null(name))
             return false;
-        s->name = lx_c_name_text(cx, name);
+        s->name = lp_lx_c_name_text(cx, name);
         s->outer = root;
         TSNode spec = typedef_body_specifier(root);
         if (!ts_node_is_null(spec)) {
@@ -814,14 +814,14 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
     }
     if (!strcmp(rtype, "struct_specifier") || !strcmp(rtype, "union_specifier") ||
         !strcmp(rtype, "enum_specifier") || !strcmp(rtype, "class_specifier")) {
-        TSNode p1 = lx_ancestor(cx, 1);
+        TSNode p1 = lp_lx_ancestor(cx, 1);
         if (lx_is(p1, "type_definition") &&
             ts_node_eq(ts_node_child_by_field_name(p1, "type", 4), d->node)) {
             s->outer = p1;
             if (ts_node_is_null(d->name)) {
                 TSNode name =
-                    lx_c_declarator_name(ts_node_child_by_field_name(p1, "declarator", 10), NULL);
-                s->name = lx_c_name_text(cx, name);
+                    lp_lx_c_declarator_name(ts_node_child_by_field_name(p1, "declarator", 10), NULL);
+                s->name = lp_lx_c_name_text(cx, name);
             }
         }
         return s->name.len > 0;
@@ -838,7 +838,7 @@ bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s)
 static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
 {
     (void)scope;
-    return s ? lx_c_refine(cx, d, s) : true;
+    return s ? lp_lx_c_refine(cx, d, s) : true;
 }
 
 static const char *const comments[] = {"comment", NULL};
@@ -856,11 +856,11 @@ const lp_lang_spec lp_spec_c = {
     .decoration_types = decorations,
     .refine = refine,
     .recover_types = recover_types,
-    .recover = lx_c_recover,
+    .recover = lp_lx_c_recover,
     .excise_types = excise_types,
-    .excise = lx_c_excise,
+    .excise = lp_lx_c_excise,
     .local_types = local_types,
-    .refs = &lxr_c,
+    .refs = &lp_lxr_c,
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -869,7 +869,7 @@ const lp_lang_spec lp_spec_c = {
 
 static lp_lang detect_head(lp_str ext, lp_str head)
 {
-    return lp_str_eq_c(ext, ".h") && lx_head_looks_cpp(head) ? LP_LANG_CPP : LP_LANG_C;
+    return lp_str_eq_c(ext, ".h") && lp_lx_head_looks_cpp(head) ? LP_LANG_CPP : LP_LANG_C;
 }
 
 static const char *const extensions[] = {".c", ".h", NULL};
@@ -883,7 +883,7 @@ const lp_lang_ops lp_ops_c = {
     .family = LP_LANG_C,
     .modules = LP_MODSYS_INCLUDE,
     .graph = LP_LANGG_WILDCARD_NO_TARGET,
-    .test_stem = lx_test_stem_snake,
+    .test_stem = lp_lx_test_stem_snake,
     .graph_covers =
         "same file, declarations visible through #include (transitively) with their unique "
         "external definition, function-like macros",

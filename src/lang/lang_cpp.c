@@ -1,5 +1,5 @@
 /*
- * lang_cpp.c: C++'s hook (C constructs come from lx_c_refine in lang_c.c).
+ * lang_cpp.c: C++'s hook (C constructs come from lp_lx_c_refine in lang_c.c).
  *
  * - namespaces qualify their contents ('.'-joined: store.detail.helper); anonymous
  *   namespaces are not symbols, their members are private;
@@ -55,14 +55,14 @@ static void split_qualified(lx_ctx *cx, lp_str text, lp_str *qual, lp_str *name)
     lp_str q = lp_str_sub(text, 0, cut);
     while (q.len >= 2 && q.ptr[0] == ':' && q.ptr[1] == ':')
         q = lp_str_sub(q, 2, q.len);
-    *qual = q.len ? lx_clean_type_name(cx, q) : LP_STR("");
+    *qual = q.len ? lp_lx_clean_type_name(cx, q) : LP_STR("");
     *name = lp_str_trim(lp_str_sub(text, cut + 2, text.len));
 }
 
 static bool in_anonymous_namespace(const lx_ctx *cx)
 {
     for (uint32_t k = 1; k <= cx->depth; k++) {
-        TSNode a = lx_ancestor(cx, k);
+        TSNode a = lp_lx_ancestor(cx, k);
         if (lx_is(a, "namespace_definition") &&
             ts_node_is_null(ts_node_child_by_field_name(a, "name", 4)))
             return true;
@@ -156,20 +156,20 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         return true;
     TSNode root = cx->leaf ? cx->anc[cx->depth] : d->node;
     const char *rtype = ts_node_type(root);
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
     bool member = is_type_container(container);
 
     if (!strcmp(rtype, "namespace_definition")) {
         if (ts_node_is_null(d->name))
             return false; /* anonymous: members stay unqualified and private */
-        s->name = lx_clean_type_name(cx, lx_text(cx, d->name));
+        s->name = lp_lx_clean_type_name(cx, lx_text(cx, d->name));
         return true;
     }
     if (!strcmp(rtype, "alias_declaration")) {
         s->vis = member ? access_at(cx, ts_node_start_byte(root)) : LP_VIS_UNKNOWN;
         return true;
     }
-    if (!lx_c_refine(cx, d, s))
+    if (!lp_lx_c_refine(cx, d, s))
         return false;
     /* `class RE2::Set {...}` defines Set inside RE2 */
     if ((!strcmp(rtype, "class_specifier") || !strcmp(rtype, "struct_specifier") ||
@@ -177,7 +177,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         lx_is(d->name, "qualified_identifier")) {
         lp_str qual, name;
         split_qualified(cx, s->name, &qual, &name);
-        s->name = lx_clean_type_name(cx, name);
+        s->name = lp_lx_clean_type_name(cx, name);
         s->qualifier = qual;
         if (!s->name.len)
             return false;
@@ -189,7 +189,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         s->name = (lp_str){s->name.ptr - 1, s->name.len + 1};
 
     /* template<...> wrappers belong to the definition */
-    TSNode p = lx_ancestor(cx, 1);
+    TSNode p = lp_lx_ancestor(cx, 1);
     if (lx_is(p, "template_declaration") && ts_node_eq(s->outer, root))
         s->outer = p;
 
@@ -197,7 +197,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     bool is_fn_field = false;
     if (!strcmp(rtype, "field_declaration")) {
         bool f = false;
-        lx_c_declarator_name(d->node, &f);
+        lp_lx_c_declarator_name(d->node, &f);
         is_fn_field = f;
         if (f) {
             s->kind = LP_SYM_METHOD;
@@ -206,7 +206,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
             if (lp_str_eq_c(lx_text(cx, dv), "0"))
                 s->flags |= LP_SYMF_ABSTRACT;
         }
-        if (lx_c_has_specifier(cx, root, "static"))
+        if (lp_lx_c_has_specifier(cx, root, "static"))
             s->flags |= LP_SYMF_STATIC;
     }
     if (is_function_kind || is_fn_field) {
@@ -257,11 +257,11 @@ const lp_lang_spec lp_spec_cpp = {
     .decoration_types = decorations,
     .refine = refine,
     .recover_types = recover_types,
-    .recover = lx_c_recover,
+    .recover = lp_lx_c_recover,
     .excise_types = excise_types,
-    .excise = lx_c_excise,
+    .excise = lp_lx_c_excise,
     .local_types = local_types,
-    .refs = &lxr_cpp,
+    .refs = &lp_lxr_cpp,
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -281,7 +281,7 @@ const lp_lang_ops lp_ops_cpp = {
     .modules = LP_MODSYS_INCLUDE,
     .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_CALL_CONSTRUCTS | LP_LANGG_WILDCARD_NO_TARGET |
              LP_LANGG_QUALIFIED_TYPES | LP_LANGG_NAMESPACE_PATHS,
-    .test_stem = lx_test_stem_snake,
+    .test_stem = lp_lx_test_stem_snake,
     .graph_covers =
         "as C, plus namespaces (ns::f, using), implicit this and base classes, Foo::bar "
         "definitions, typed locals and parameters (Foo x; Foo *p = new Foo), new Foo / Foo x(1)",

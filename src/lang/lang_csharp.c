@@ -116,7 +116,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         return true;
     TSNode root = cx->leaf ? cx->anc[cx->depth] : d->node;
     const char *type = ts_node_type(root);
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
 
     if (!strcmp(type, "file_scoped_namespace_declaration")) {
         s->prefix = true;
@@ -181,7 +181,7 @@ const lp_lang_spec lp_spec_csharp = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
-    .refs = &lxr_csharp,
+    .refs = &lp_lxr_csharp,
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -200,7 +200,7 @@ const lp_lang_ops lp_ops_csharp = {
     .modules = LP_MODSYS_PACKAGES,
     .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_WILDCARD_NO_TARGET | LP_LANGG_QUALIFIED_TYPES |
              LP_LANGG_NAMESPACE_PARENTS | LP_LANGG_NAMESPACE_IS_PACKAGE,
-    .test_stem = lx_test_stem_xunit,
+    .test_stem = lp_lx_test_stem_xunit,
     .graph_covers =
         "implicit this and bases, enclosing namespaces, using directives (aliases, static), "
         "declared and var = new T() local types, new T()",

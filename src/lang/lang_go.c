@@ -50,7 +50,7 @@ static void widen_spec(lx_ctx *cx, TSNode spec, TSNode decl, lx_sym *s)
 {
     if (ts_node_is_null(decl))
         return;
-    if (!lx_has_keyword(cx, decl, "(")) {
+    if (!lp_lx_has_keyword(cx, decl, "(")) {
         s->outer = decl;
         return;
     }
@@ -80,7 +80,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         if (!strcmp(type, "method_elem")) {
             s->flags |= LP_SYMF_DECLARATION;
         } else {
-            s->qualifier = lx_clean_type_name(cx, lx_text(cx, d->qualifier));
+            s->qualifier = lp_lx_clean_type_name(cx, lx_text(cx, d->qualifier));
             if (!s->has_body)
                 s->flags |= LP_SYMF_DECLARATION;
         }
@@ -94,7 +94,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     case LP_SYM_STRUCT:
     case LP_SYM_INTERFACE:
     case LP_SYM_TYPE_ALIAS:
-        widen_spec(cx, d->node, lx_ancestor(cx, 1), s);
+        widen_spec(cx, d->node, lp_lx_ancestor(cx, 1), s);
         if (s->kind == LP_SYM_INTERFACE && s->has_body) {
             /* the body starts at '{' so the signature keeps the `interface` keyword */
             const char *b = memchr(cx->src + s->body_start, '{', s->body_end - s->body_start);
@@ -108,8 +108,8 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     case LP_SYM_CONSTANT:
     case LP_SYM_VARIABLE: {
         TSNode spec = cx->anc[cx->depth];
-        TSNode decl = lx_ancestor(cx, 1);
-        if (!lx_is(lx_ancestor(cx, 2), "source_file"))
+        TSNode decl = lp_lx_ancestor(cx, 1);
+        if (!lx_is(lp_lx_ancestor(cx, 2), "source_file"))
             return false;
         s->outer = spec;
         widen_spec(cx, spec, decl, s);
@@ -141,7 +141,7 @@ const lp_lang_spec lp_spec_go = {
     .ts_language = tree_sitter_go,
     .comment_types = comments,
     .refine = refine,
-    .refs = &lxr_go,
+    .refs = &lp_lxr_go,
 };
 
 /* ------------------------------------------------------------------------------------------

@@ -158,7 +158,7 @@ typedef struct lp_lang_spec {
     /* Node types whose definitions the hook drops inside functions (C locals): the walk
      * does not run the query on them there. May be NULL. */
     const char *const *local_types;
-    /* Reference extraction hooks (refs_int.h: lxr_python, lxr_js...). May be NULL. */
+    /* Reference extraction hooks (refs_int.h: lp_lxr_python, lp_lxr_js...). May be NULL. */
     const struct lxr_lang *refs;
     /* The grammar's external scanner tracks columns, so its cost grows with the square of
      * a line's length: very long lines are not parsed (parse.c). */
@@ -169,11 +169,11 @@ const lp_lang_spec *lp_lang_spec_for(lp_lang l); /* NULL for text and docs */
 
 /* Test-file conventions several languages share (lp_lang_ops.test_stem): test_x, x_test,
  * x_unittest (C, C++, Rust); FooTest, FooTests, FooSpec, FooSuite (Java, C#, Scala). */
-bool lx_test_stem_snake(lp_str stem);
-bool lx_test_stem_xunit(lp_str stem);
+bool lp_lx_test_stem_snake(lp_str stem);
+bool lp_lx_test_stem_xunit(lp_str stem);
 /* Does a .h file's head hold C++ constructs (class X {, namespace, template<, ::, public:,
  * outside comments, strings and preprocessor lines)? */
-bool lx_head_looks_cpp(lp_str head);
+bool lp_lx_head_looks_cpp(lp_str head);
 
 /* Per-language runtime: compiled query and node-type tables (built once, immutable). */
 typedef struct lx_capture_role lx_capture_role;
@@ -242,7 +242,7 @@ struct lx_ctx {
 
 /* Bring cx->container and cx->scope up to date at the current node (a recover hook calls
  * it once its cheap checks pass; refine hooks get them current). */
-void lx_sync_container(lx_ctx *cx);
+void lp_lx_sync_container(lx_ctx *cx);
 
 /* Helpers for hooks. */
 static inline lp_str lx_text(const lx_ctx *cx, TSNode n)
@@ -261,46 +261,46 @@ static inline bool lx_is(TSNode n, const char *type)
     return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 /* The k-th ancestor of the node being refined (1 = parent); null past the root. */
-TSNode lx_ancestor(const lx_ctx *cx, uint32_t k);
+TSNode lp_lx_ancestor(const lx_ctx *cx, uint32_t k);
 /* The enclosing symbol (container) or NULL. */
-const lx_sym *lx_container(const lx_ctx *cx);
+const lx_sym *lp_lx_container(const lx_ctx *cx);
 /* The enclosing scope entry or NULL. */
-const lx_scope *lx_scope_cur(const lx_ctx *cx);
+const lx_scope *lp_lx_scope_cur(const lx_ctx *cx);
 /* First child (named or not) of n with the given type, or a null node. */
-TSNode lx_child_of_type(TSNode n, const char *type);
+TSNode lp_lx_child_of_type(TSNode n, const char *type);
 /* True when n has a child (anonymous keyword included) whose text is `word`. */
-bool lx_has_keyword(const lx_ctx *cx, TSNode n, const char *word);
+bool lp_lx_has_keyword(const lx_ctx *cx, TSNode n, const char *word);
 /* Copy of s into the arena (NUL-terminated). */
-lp_str lx_dup(lx_ctx *cx, lp_str s);
+lp_str lp_lx_dup(lx_ctx *cx, lp_str s);
 /* Strip generic arguments and pointer/reference marks from a type's text ("*Foo[T]" ->
  * "Foo", "Foo<T>" -> "Foo", "&'a mut Foo" -> "Foo"); "::" becomes '.'. */
-lp_str lx_clean_type_name(lx_ctx *cx, lp_str s);
+lp_str lp_lx_clean_type_name(lx_ctx *cx, lp_str s);
 /* C and C++ (lang_c.c): the name inside a declarator chain (pointer, array, function,
  * parenthesized, init and attributed declarators); *is_function is set when the chain
  * declares a function (not a pointer to one). Null when there is no name. */
-TSNode lx_c_declarator_name(TSNode declarator, bool *is_function);
-/* The text of a name lx_c_declarator_name found (a conversion operator without its
+TSNode lp_lx_c_declarator_name(TSNode declarator, bool *is_function);
+/* The text of a name lp_lx_c_declarator_name found (a conversion operator without its
  * parameters: "operator int"). */
-lp_str lx_c_name_text(const lx_ctx *cx, TSNode name);
+lp_str lp_lx_c_name_text(const lx_ctx *cx, TSNode name);
 /* Does node have a storage class specifier / type qualifier child with this text? */
-bool lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word);
+bool lp_lx_c_has_specifier(const lx_ctx *cx, TSNode node, const char *word);
 /* Shared refine for the C constructs of C and C++ (functions, prototypes, variables,
  * structs/unions/enums, typedefs, fields, macros). */
-bool lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s);
+bool lp_lx_c_refine(lx_ctx *cx, const lx_def *d, lx_sym *s);
 /* Shared recovery for C and C++ (see lang_c.c): functions whose definition tree-sitter
  * lost (a function declarator inside an ERROR node followed by `{`; a macro-defined
  * function `SYSCALL_DEFINE2(name, ...) {` at file level). */
-bool lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d);
+bool lp_lx_c_recover(lx_ctx *cx, TSNode node, lx_def *d);
 /* Shared excision for C and C++: the export macro of `class MACRO Name ... {` (tree-sitter
  * reads it as a function returning `class MACRO`). */
-bool lx_c_excise(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b);
+bool lp_lx_c_excise(lx_ctx *cx, TSNode node, uint32_t *a, uint32_t *b);
 /* Past the `}` matching the `{` at open (comments, strings, character literals and
  * preprocessor lines skipped; of #if/#else branches opened inside, only the first is
  * read), or 0 when it is not closed. */
-uint32_t lx_c_match_brace(const char *src, uint32_t len, uint32_t open);
+uint32_t lp_lx_c_match_brace(const char *src, uint32_t len, uint32_t open);
 
 /* Kind predicates. */
-bool lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, record, union,
+bool lp_lx_kind_is_type(lp_symkind k); /* class, struct, interface, trait, enum, record, union,
                                        object */
 
 /* ------------------------------------------------------------------------------------------
@@ -315,12 +315,12 @@ typedef struct lx_budget {
     const char *over;           /* NULL, or what ran out: "memory" or "time" */
 } lx_budget;
 /* The budget of the parse running on this thread (NULL: none). */
-lx_budget *lx_budget_current(void);
-void lx_budget_arm(lx_budget *b); /* NULL disarms */
+lx_budget *lp_lx_budget_current(void);
+void lp_lx_budget_arm(lx_budget *b); /* NULL disarms */
 /* True (and b->over set) once the budget is spent; extra_bytes: what extraction holds. */
-bool lx_budget_spent(lx_budget *b, uint64_t extra_bytes);
+bool lp_lx_budget_spent(lx_budget *b, uint64_t extra_bytes);
 /* Bytes tree-sitter holds, allocated on this thread (live, net of frees). */
-int64_t lx_ts_live_bytes(void);
+int64_t lp_lx_ts_live_bytes(void);
 
 /* ------------------------------------------------------------------------------------------
  * Extraction and chunking entry points (called by lp_parse). */
@@ -328,12 +328,12 @@ int64_t lx_ts_live_bytes(void);
 /* Parse and extract symbols for a code language; with refs (refs_int.h) not NULL, the
  * same walk gathers references into it. */
 struct lx_refs;
-lp_status lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms,
+lp_status lp_lx_extract(const lx_lang_rt *rt, lp_str content, lp_arena *arena, lx_sym **syms,
                      size_t *nsyms, bool *partial, struct lx_refs *refs, lp_error *err);
 
 /* Ordinals: 0, 1, ... among symbols with equal (qname, kind, declaration flag), in
  * order. */
-void lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals);
+void lp_lx_assign_ordinals(lx_sym *syms, size_t n, uint32_t *ordinals);
 
 /* A symbol as the chunker needs it. */
 typedef struct lx_owner {
@@ -360,20 +360,20 @@ typedef struct lx_lines {
 /* Cut chunks for `owners` (in source order, containers before their contents) and the
  * module text between top-level owners (chunk kind module_kind, owner -1). `lines` is
  * content's line table. */
-void lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, size_t nowners,
+void lp_lx_chunk(lp_str content, const lx_lines *lines, const lx_owner *owners, size_t nowners,
               lp_chunk_kind module_kind, const lx_chunk_opts *o, lp_arena *arena,
               lp_chunk **chunks, size_t *nchunks);
-void lx_lines_build(lp_str content, lp_arena *arena, lx_lines *out);
-uint32_t lx_line_of(const lx_lines *l, uint32_t byte); /* 1-based */
-lp_span lx_make_span(const lx_lines *l, uint32_t start, uint32_t end);
+void lp_lx_lines_build(lp_str content, lp_arena *arena, lx_lines *out);
+uint32_t lp_lx_line_of(const lx_lines *l, uint32_t byte); /* 1-based */
+lp_span lp_lx_make_span(const lx_lines *l, uint32_t start, uint32_t end);
 
 /* Plain text: paragraphs packed into bounded chunks (owner -1, LP_CHUNK_TEXT). */
-void lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_chunk **chunks,
+void lp_lx_chunk_text(lp_str content, const lx_chunk_opts *o, lp_arena *arena, lp_chunk **chunks,
                    size_t *nchunks);
 
 /* Documents (docs.c): headings become LP_SYM_SECTION symbols (arena arrays); own_end[i]
  * is where section i's own text ends (the next heading of any level, or the end). */
-void lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lines, lp_arena *arena,
+void lp_lx_doc_sections(lp_lang lang, lp_str content, const lx_lines *lines, lp_arena *arena,
                      lp_symbol **syms, uint32_t **own_end, size_t *nsyms);
 
 #endif

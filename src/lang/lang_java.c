@@ -37,7 +37,7 @@ static mods read_mods(const lx_ctx *cx, TSNode def)
 {
     mods m;
     memset(&m, 0, sizeof(m));
-    TSNode mn = lx_child_of_type(def, "modifiers");
+    TSNode mn = lp_lx_child_of_type(def, "modifiers");
     if (ts_node_is_null(mn))
         return m;
     static const char *const tests[] = {"Test", "ParameterizedTest", "RepeatedTest",
@@ -85,7 +85,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         s->no_chunk = true;
         return true;
     }
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
     bool in_interface = container && container->kind == LP_SYM_INTERFACE;
     TSNode def = cx->leaf ? cx->anc[cx->depth] : d->node; /* fields: the declaration */
     const char *type = ts_node_type(def);
@@ -140,7 +140,7 @@ const lp_lang_spec lp_spec_java = {
     .decoration_types = decorations,
     .decoration_containers = deco_containers,
     .refine = refine,
-    .refs = &lxr_java,
+    .refs = &lp_lxr_java,
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ const lp_lang_ops lp_ops_java = {
     .family = LP_LANG_JAVA,
     .modules = LP_MODSYS_PACKAGES,
     .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_WILDCARD_NO_TARGET | LP_LANGG_QUALIFIED_TYPES,
-    .test_stem = lx_test_stem_xunit,
+    .test_stem = lp_lx_test_stem_xunit,
     .graph_covers =
         "implicit this (class and outer classes, bases named in extends/implements), same package, "
         "single-type, static and on-demand imports, fully qualified names, declared local and "

@@ -96,7 +96,7 @@ static void wrap_exports(lx_ctx *cx, TSNode p, TSNode pp, lx_sym *s)
     if (lx_is(p, "export_statement")) {
         s->outer = p;
         s->vis = LP_VIS_PUBLIC;
-        if (lx_has_keyword(cx, p, "default"))
+        if (lp_lx_has_keyword(cx, p, "default"))
             s->flags |= LP_SYMF_DEFAULT_EXPORT;
     }
 }
@@ -105,11 +105,11 @@ static void wrap_exports(lx_ctx *cx, TSNode p, TSNode pp, lx_sym *s)
  * enclosing symbol's binding: walk up through object/pair nodes to the container. */
 static bool object_member_kept(const lx_ctx *cx)
 {
-    const lx_sym *c = lx_container(cx);
+    const lx_sym *c = lp_lx_container(cx);
     if (!c)
         return false;
     for (uint32_t k = 1; k <= cx->depth; k++) {
-        TSNode a = lx_ancestor(cx, k);
+        TSNode a = lp_lx_ancestor(cx, k);
         if (ts_node_eq(a, c->node))
             return true;
         if (!lx_is(a, "object") && !lx_is(a, "pair") && !lx_is(a, "parenthesized_expression") &&
@@ -125,9 +125,9 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     if (!s)
         return true;
     const char *type = ts_node_type(d->node);
-    TSNode p1 = cx->leaf ? d->node : lx_ancestor(cx, 1);
-    TSNode p2 = cx->leaf ? d->node : lx_ancestor(cx, 2);
-    const lx_sym *container = lx_container(cx);
+    TSNode p1 = cx->leaf ? d->node : lp_lx_ancestor(cx, 1);
+    TSNode p2 = cx->leaf ? d->node : lp_lx_ancestor(cx, 2);
+    const lx_sym *container = lp_lx_container(cx);
 
     if (cx->leaf || !strcmp(type, "enum_assignment")) { /* enum members */
         s->name = strip_quotes(s->name);
@@ -136,24 +136,24 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
 
     if (!strcmp(type, "variable_declarator")) {
         TSNode decl = p1;
-        bool is_const = lx_has_keyword(cx, decl, "const");
+        bool is_const = lp_lx_has_keyword(cx, decl, "const");
         bool single = ts_node_named_child_count(decl) == 1;
-        TSNode holder = p2, holder_parent = lx_ancestor(cx, 3);
+        TSNode holder = p2, holder_parent = lp_lx_ancestor(cx, 3);
         if (single)
             s->outer = decl;
         else if (ts_node_start_byte(ts_node_named_child(decl, 0)) == ts_node_start_byte(d->node))
             s->span_start = ts_node_start_byte(decl); /* `let x = 1, y = 2`: x takes `let` */
         if (lx_is(p2, "export_statement") || lx_is(p2, "ambient_declaration")) {
             if (single)
-                wrap_exports(cx, p2, lx_ancestor(cx, 3), s);
+                wrap_exports(cx, p2, lp_lx_ancestor(cx, 3), s);
             else if (lx_is(p2, "export_statement"))
                 s->vis = LP_VIS_PUBLIC;
-            holder = lx_ancestor(cx, 3);
-            holder_parent = lx_ancestor(cx, 4);
+            holder = lp_lx_ancestor(cx, 3);
+            holder_parent = lp_lx_ancestor(cx, 4);
             if (lx_is(holder, "export_statement")) { /* export declare const */
                 s->vis = LP_VIS_PUBLIC;
-                holder = lx_ancestor(cx, 4);
-                holder_parent = lx_ancestor(cx, 5);
+                holder = lp_lx_ancestor(cx, 4);
+                holder_parent = lp_lx_ancestor(cx, 5);
             }
         }
         bool module_level = is_module_level(holder, holder_parent);
@@ -162,7 +162,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
                 return false;
             s->kind = is_const ? LP_SYM_CONSTANT : LP_SYM_VARIABLE;
         }
-        if (s->kind == LP_SYM_FUNCTION && lx_has_keyword(cx, d->value, "async"))
+        if (s->kind == LP_SYM_FUNCTION && lp_lx_has_keyword(cx, d->value, "async"))
             s->flags |= LP_SYMF_ASYNC;
         return true;
     }
@@ -213,7 +213,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
             if (!(isalnum((unsigned char)s->qualifier.ptr[i]) || s->qualifier.ptr[i] == '_' ||
                   s->qualifier.ptr[i] == '$' || s->qualifier.ptr[i] == '.'))
                 return false;
-        if (lx_has_keyword(cx, d->value, "async"))
+        if (lp_lx_has_keyword(cx, d->value, "async"))
             s->flags |= LP_SYMF_ASYNC;
         return true;
     }
@@ -222,7 +222,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         if (!object_member_kept(cx))
             return false;
         s->name = strip_quotes(s->name);
-        if (lx_has_keyword(cx, d->value, "async"))
+        if (lp_lx_has_keyword(cx, d->value, "async"))
             s->flags |= LP_SYMF_ASYNC;
         return true;
     }
@@ -231,7 +231,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         s->name = LP_STR("default");
         s->vis = LP_VIS_PUBLIC;
         s->flags |= LP_SYMF_DEFAULT_EXPORT;
-        if (lx_has_keyword(cx, d->value, "async"))
+        if (lp_lx_has_keyword(cx, d->value, "async"))
             s->flags |= LP_SYMF_ASYNC;
         return true;
     }
@@ -278,7 +278,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         if (lx_is(p1, "expression_statement")) {
             s->outer = p1;
             p1 = p2;
-            p2 = lx_ancestor(cx, 3);
+            p2 = lp_lx_ancestor(cx, 3);
         }
         wrap_exports(cx, p1, p2, s);
         if (!s->has_body)
@@ -292,7 +292,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         s->flags |= LP_SYMF_DECLARATION;
     if (!strcmp(type, "abstract_class_declaration"))
         s->flags |= LP_SYMF_ABSTRACT;
-    if (lx_has_keyword(cx, d->node, "async"))
+    if (lp_lx_has_keyword(cx, d->node, "async"))
         s->flags |= LP_SYMF_ASYNC;
     return true;
 }
@@ -307,7 +307,7 @@ const lp_lang_spec lp_spec_javascript = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
-    .refs = &lxr_js,
+    .refs = &lp_lxr_js,
 };
 
 const lp_lang_spec lp_spec_typescript = {
@@ -317,7 +317,7 @@ const lp_lang_spec lp_spec_typescript = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
-    .refs = &lxr_js,
+    .refs = &lp_lxr_js,
 };
 
 const lp_lang_spec lp_spec_tsx = {
@@ -327,7 +327,7 @@ const lp_lang_spec lp_spec_tsx = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
-    .refs = &lxr_js,
+    .refs = &lp_lxr_js,
 };
 
 /* ------------------------------------------------------------------------------------------

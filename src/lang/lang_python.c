@@ -32,7 +32,7 @@ static bool is_upper_name(lp_str s)
 
 static bool in_function(const lx_ctx *cx)
 {
-    for (const lx_sym *c = lx_container(cx); c; c = c->container >= 0 ? &cx->syms.items[c->container] : NULL)
+    for (const lx_sym *c = lp_lx_container(cx); c; c = c->container >= 0 ? &cx->syms.items[c->container] : NULL)
         if (c->kind == LP_SYM_FUNCTION || c->kind == LP_SYM_METHOD ||
             c->kind == LP_SYM_CONSTRUCTOR || c->kind == LP_SYM_PROPERTY)
             return true;
@@ -138,14 +138,14 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     if (!s)
         return true;
     (void)scope;
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
     bool in_class = container && container->kind == LP_SYM_CLASS;
     bool nested_in_fn = in_function(cx);
-    TSNode parent = lx_ancestor(cx, 1);
+    TSNode parent = lp_lx_ancestor(cx, 1);
 
     if (s->kind == LP_SYM_VARIABLE) {
         /* assignment -> expression_statement -> module | block of a class */
-        TSNode stmt_owner = lx_ancestor(cx, 2);
+        TSNode stmt_owner = lp_lx_ancestor(cx, 2);
         if (!lx_is(parent, "expression_statement"))
             return false;
         if (lx_is(stmt_owner, "module")) {
@@ -153,7 +153,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
                 return false;
             s->kind = is_upper_name(s->name) ? LP_SYM_CONSTANT : LP_SYM_VARIABLE;
         } else if (lx_is(stmt_owner, "block") && in_class &&
-                   lx_is(lx_ancestor(cx, 3), "class_definition")) {
+                   lx_is(lp_lx_ancestor(cx, 3), "class_definition")) {
             s->kind = LP_SYM_FIELD;
         } else {
             return false;
@@ -167,7 +167,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
         }
         if (lx_is(parent, "decorated_definition"))
             read_decorators(cx, parent, s);
-        if (lx_has_keyword(cx, d->node, "async"))
+        if (lp_lx_has_keyword(cx, d->node, "async"))
             s->flags |= LP_SYMF_ASYNC;
         docstring(cx, d->body, s);
         uint32_t colon = colon_before_body(cx, d->node, d->body);
@@ -214,7 +214,7 @@ const lp_lang_spec lp_spec_python = {
     .comment_types = NULL, /* Python documents with docstrings */
     .decoration_types = decorations,
     .refine = refine,
-    .refs = &lxr_python,
+    .refs = &lp_lxr_python,
 };
 
 /* ------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ const TSLanguage *tree_sitter_rust(void);
 
 static lp_visibility vis_of(const lx_ctx *cx, TSNode item)
 {
-    TSNode v = lx_child_of_type(item, "visibility_modifier");
+    TSNode v = lp_lx_child_of_type(item, "visibility_modifier");
     if (ts_node_is_null(v))
         return LP_VIS_PRIVATE;
     lp_str t = lx_text(cx, v);
@@ -35,18 +35,18 @@ static lp_visibility vis_of(const lx_ctx *cx, TSNode item)
 static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
 {
     if (scope) {
-        scope->name = lx_clean_type_name(cx, lx_text(cx, d->name));
+        scope->name = lp_lx_clean_type_name(cx, lx_text(cx, d->name));
         TSNode trait = ts_node_child_by_field_name(d->node, "trait", 5);
         if (!ts_node_is_null(trait))
-            scope->trait = lx_clean_type_name(cx, lx_text(cx, trait));
+            scope->trait = lp_lx_clean_type_name(cx, lx_text(cx, trait));
         return true;
     }
     const char *type = ts_node_type(d->node);
-    const lx_sym *container = lx_container(cx);
-    const lx_scope *sc = lx_scope_cur(cx);
+    const lx_sym *container = lp_lx_container(cx);
+    const lx_scope *sc = lp_lx_scope_cur(cx);
     bool in_trait = container && container->kind == LP_SYM_TRAIT && !sc;
     bool in_trait_impl = sc && sc->trait.len;
-    TSNode p1 = lx_ancestor(cx, 1), p2 = lx_ancestor(cx, 2);
+    TSNode p1 = lp_lx_ancestor(cx, 1), p2 = lp_lx_ancestor(cx, 2);
     bool in_extern = lx_is(p1, "declaration_list") && lx_is(p2, "foreign_mod_item");
 
     s->vis = vis_of(cx, d->node);
@@ -65,14 +65,14 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
             s->outer = d->node;
         }
         {
-            TSNode mods = lx_child_of_type(d->node, "function_modifiers");
-            if (!ts_node_is_null(mods) && lx_has_keyword(cx, mods, "async"))
+            TSNode mods = lp_lx_child_of_type(d->node, "function_modifiers");
+            if (!ts_node_is_null(mods) && lp_lx_has_keyword(cx, mods, "async"))
                 s->flags |= LP_SYMF_ASYNC;
         }
         break;
     case LP_SYM_VARIABLE: /* static items */
         s->flags |= LP_SYMF_STATIC;
-        if (ts_node_is_null(lx_child_of_type(d->node, "mutable_specifier")))
+        if (ts_node_is_null(lp_lx_child_of_type(d->node, "mutable_specifier")))
             s->kind = LP_SYM_CONSTANT;
         break;
     case LP_SYM_MODULE:
@@ -137,7 +137,7 @@ const lp_lang_spec lp_spec_rust = {
     .attribute_types = attributes,
     .refine = refine,
     .finish = finish,
-    .refs = &lxr_rust,
+    .refs = &lp_lxr_rust,
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -176,7 +176,7 @@ const lp_lang_ops lp_ops_rust = {
     .family = LP_LANG_RUST,
     .modules = LP_MODSYS_RUST,
     .graph = LP_LANGG_CALL_CONSTRUCTS | LP_LANGG_WILDCARD_NO_TARGET | LP_LANGG_MACRO_TEXTUAL,
-    .test_stem = lx_test_stem_snake,
+    .test_stem = lp_lx_test_stem_snake,
     .module_path = module_path,
     .graph_covers =
         "use paths and the mod tree (crate/self/super), same module, Self:: and self. methods in "

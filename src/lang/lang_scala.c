@@ -31,7 +31,7 @@ static bool is_function(const lx_sym *c)
 
 static void read_modifiers(lx_ctx *cx, TSNode def, lx_sym *s)
 {
-    TSNode mods = lx_child_of_type(def, "modifiers");
+    TSNode mods = lp_lx_child_of_type(def, "modifiers");
     if (ts_node_is_null(mods))
         return;
     TSTreeCursor c = ts_tree_cursor_new(mods);
@@ -78,7 +78,7 @@ static bool refine(lx_ctx *cx, const lx_def *d, lx_sym *s, lx_scope *scope)
     (void)scope;
     if (!s)
         return true;
-    const lx_sym *container = lx_container(cx);
+    const lx_sym *container = lp_lx_container(cx);
     const char *type = ts_node_type(d->node);
     if (s->kind == LP_SYM_PACKAGE) {
         if (!s->has_body) {
@@ -140,7 +140,7 @@ const lp_lang_spec lp_spec_scala = {
     .comment_types = comments,
     .decoration_types = decorations,
     .refine = refine,
-    .refs = &lxr_scala,
+    .refs = &lp_lxr_scala,
     .scanner_tracks_columns = true,
 };
 
@@ -160,7 +160,7 @@ const lp_lang_ops lp_ops_scala = {
     .modules = LP_MODSYS_PACKAGES,
     .graph = LP_LANGG_IMPLICIT_THIS | LP_LANGG_CALL_CONSTRUCTS | LP_LANGG_WILDCARD_NO_TARGET |
              LP_LANGG_QUALIFIED_TYPES | LP_LANGG_THIS_CONSTRUCTOR,
-    .test_stem = lx_test_stem_xunit,
+    .test_stem = lp_lx_test_stem_xunit,
     .graph_covers =
         "implicit this and bases in extends/with, same package, imports with selectors and "
         "wildcards, Foo(x) apply/case-class constructors, typed vals and parameters, new Foo",

@@ -89,10 +89,10 @@ static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o
     bool armed = b.max_bytes || b.max_ms;
     lp_arena_mark mark = lp_arena_get_mark(arena);
     if (armed)
-        lx_budget_arm(&b);
+        lp_lx_budget_arm(&b);
     lp_status rc = parse_code_inner(lang, content, o, want_refs, arena, out, err);
     if (armed)
-        lx_budget_arm(NULL);
+        lp_lx_budget_arm(NULL);
     if (rc == LP_ETOOBIG && b.over) {
         lp_log(LP_LOG_INFO, "lang.parse_budget", "lang=%s bytes=%zu over=%s ms=%llu",
                lp_lang_name(lang), content.len, b.over,
@@ -100,7 +100,7 @@ static lp_status parse_code(lp_lang lang, lp_str content, const lx_chunk_opts *o
         lp_arena_rewind(arena, mark);
         memset(out, 0, sizeof *out);
         out->lang = lang;
-        lx_chunk_text(content, o, arena, &out->chunks, &out->nchunks);
+        lp_lx_chunk_text(content, o, arena, &out->chunks, &out->nchunks);
         out->symbols = lp_arena_zalloc(arena, sizeof(lp_symbol));
         out->parse_budget = b.over;
         if (err) {
@@ -119,7 +119,7 @@ static lp_status parse_code_inner(lp_lang lang, lp_str content, const lx_chunk_o
     if (too_costly_lines(lang, content)) {
         lp_log(LP_LOG_INFO, "lang.long_lines_as_text", "lang=%s bytes=%zu", lp_lang_name(lang),
                content.len);
-        lx_chunk_text(content, o, arena, &out->chunks, &out->nchunks);
+        lp_lx_chunk_text(content, o, arena, &out->chunks, &out->nchunks);
         out->symbols = lp_arena_zalloc(arena, sizeof(lp_symbol));
         out->partial_parse = true;
         return LP_OK;
@@ -131,17 +131,17 @@ static lp_status parse_code_inner(lp_lang lang, lp_str content, const lx_chunk_o
     size_t n = 0;
     bool partial = false;
     lx_refs refs;
-    lx_refs_init(&refs, lang);
-    lp_status rc = lx_extract(rt, content, arena, &syms, &n, &partial, want_refs ? &refs : NULL,
+    lp_lx_refs_init(&refs, lang);
+    lp_status rc = lp_lx_extract(rt, content, arena, &syms, &n, &partial, want_refs ? &refs : NULL,
                               err);
     if (rc) {
-        lx_refs_release(&refs);
+        lp_lx_refs_release(&refs);
         return rc;
     }
     lx_lines lines;
-    lx_lines_build(content, arena, &lines);
+    lp_lx_lines_build(content, arena, &lines);
     uint32_t *ord = lp_xcalloc(n ? n : 1, sizeof(uint32_t));
-    lx_assign_ordinals(syms, n, ord);
+    lp_lx_assign_ordinals(syms, n, ord);
     lp_symbol *out_syms = lp_arena_zalloc(arena, (n ? n : 1) * sizeof(lp_symbol));
     lx_owner *owners = lp_xcalloc(n ? n : 1, sizeof(lx_owner));
     for (size_t i = 0; i < n; i++) {
@@ -150,10 +150,10 @@ static lp_status parse_code_inner(lp_lang lang, lp_str content, const lx_chunk_o
         d->kind = s->kind;
         d->name = lp_arena_strndup(arena, s->name.ptr, s->name.len);
         d->qname = s->qname ? s->qname : d->name;
-        d->span = lx_make_span(&lines, s->start, s->end);
-        d->sig = lx_make_span(&lines, s->start, s->sig_end);
+        d->span = lp_lx_make_span(&lines, s->start, s->end);
+        d->sig = lp_lx_make_span(&lines, s->start, s->sig_end);
         if (s->has_doc)
-            d->doc = lx_make_span(&lines, s->doc_start, s->doc_end);
+            d->doc = lp_lx_make_span(&lines, s->doc_start, s->doc_end);
         d->parent = s->parent;
         d->ordinal = ord[i];
         d->vis = s->vis;
@@ -176,9 +176,9 @@ static lp_status parse_code_inner(lp_lang lang, lp_str content, const lx_chunk_o
         w->owns_chunks = !s->no_chunk && (s->container < 0 || s->has_body);
         w->kind = LP_CHUNK_CODE;
     }
-    lx_chunk(content, &lines, owners, n, LP_CHUNK_MODULE, o, arena, &out->chunks, &out->nchunks);
-    lx_refs_output(&refs, &lines, arena, &out->refs, &out->nrefs);
-    lx_refs_release(&refs);
+    lp_lx_chunk(content, &lines, owners, n, LP_CHUNK_MODULE, o, arena, &out->chunks, &out->nchunks);
+    lp_lx_refs_output(&refs, &lines, arena, &out->refs, &out->nrefs);
+    lp_lx_refs_release(&refs);
     out->symbols = out_syms;
     out->nsymbols = n;
     out->partial_parse = partial;
@@ -195,8 +195,8 @@ static void parse_doc(lp_lang lang, lp_str content, const lx_chunk_opts *o, lp_a
     uint32_t *own_end = NULL;
     size_t n = 0;
     lx_lines lines;
-    lx_lines_build(content, arena, &lines);
-    lx_doc_sections(lang, content, &lines, arena, &syms, &own_end, &n);
+    lp_lx_lines_build(content, arena, &lines);
+    lp_lx_doc_sections(lang, content, &lines, arena, &syms, &own_end, &n);
     lx_owner *owners = lp_xcalloc(n ? n : 1, sizeof(lx_owner));
     for (size_t i = 0; i < n; i++) {
         owners[i].region_start = syms[i].span.start_byte;
@@ -205,7 +205,7 @@ static void parse_doc(lp_lang lang, lp_str content, const lx_chunk_opts *o, lp_a
         owners[i].owns_chunks = true;
         owners[i].kind = LP_CHUNK_SECTION;
     }
-    lx_chunk(content, &lines, owners, n, LP_CHUNK_TEXT, o, arena, &out->chunks, &out->nchunks);
+    lp_lx_chunk(content, &lines, owners, n, LP_CHUNK_TEXT, o, arena, &out->chunks, &out->nchunks);
     out->symbols = syms;
     out->nsymbols = n;
     free(owners);
@@ -231,7 +231,7 @@ lp_status lp_parse(lp_lang lang, lp_str content, const lp_parse_opts *opts, lp_a
     lp_status rc = LP_OK;
     switch (lang) {
     case LP_LANG_TEXT:
-        lx_chunk_text(content, &o, arena, &out->chunks, &out->nchunks);
+        lp_lx_chunk_text(content, &o, arena, &out->chunks, &out->nchunks);
         out->symbols = lp_arena_zalloc(arena, sizeof(lp_symbol));
         break;
     case LP_LANG_MARKDOWN:

@@ -18,12 +18,12 @@ const char *lp_refkind_name(lp_refkind k)
     return (unsigned)k < LP_REF_KIND_COUNT ? names[k] : "unknown";
 }
 
-bool lx_refs_disabled(void)
+bool lp_lx_refs_disabled(void)
 {
     return lp_setting_bool(LP_SET_TEST_NO_GRAPH);
 }
 
-uint8_t lx_refs_capture_role(lp_str s, bool *bad)
+uint8_t lp_lx_refs_capture_role(lp_str s, bool *bad)
 {
     static const char *const roots[LXR_KIND_COUNT] = {"call", "new",   "import",
                                                       "base", "local", "export"};
@@ -51,7 +51,7 @@ uint8_t lx_refs_capture_role(lp_str s, bool *bad)
     return LXR_CAP_NONE;
 }
 
-void lx_refs_query_source(const char *query_name, const char **src, size_t *len, char **owned,
+void lp_lx_refs_query_source(const char *query_name, const char **src, size_t *len, char **owned,
                           bool *has_refs)
 {
     *owned = NULL;
@@ -67,7 +67,7 @@ void lx_refs_query_source(const char *query_name, const char **src, size_t *len,
     }
     *src = def ? def->src : NULL;
     *len = def ? def->len : 0;
-    if (!def || !ref || lx_refs_disabled())
+    if (!def || !ref || lp_lx_refs_disabled())
         return;
     char *buf = lp_xmalloc(def->len + ref->len + 2);
     memcpy(buf, def->src, def->len);
@@ -80,26 +80,26 @@ void lx_refs_query_source(const char *query_name, const char **src, size_t *len,
     *has_refs = true;
 }
 
-const lxr_lang *lxr_lang_for(lp_lang l)
+const lxr_lang *lp_lxr_lang_for(lp_lang l)
 {
     const lp_lang_spec *spec = lp_lang_spec_for(l);
     return spec ? spec->refs : NULL;
 }
 
-void lx_refs_init(lx_refs *r, lp_lang lang)
+void lp_lx_refs_init(lx_refs *r, lp_lang lang)
 {
     memset(r, 0, sizeof *r);
-    r->lang = lxr_lang_for(lang);
+    r->lang = lp_lxr_lang_for(lang);
 }
 
-void lx_refs_release(lx_refs *r)
+void lp_lx_refs_release(lx_refs *r)
 {
     lp_vec_free(&r->pending);
     lp_vec_free(&r->refs);
     lp_vec_free(&r->locals);
 }
 
-bool lx_refs_take_match(lx_refs *r, const lx_lang_rt *rt, const TSQueryMatch *m, TSNode node)
+bool lp_lx_refs_take_match(lx_refs *r, const lx_lang_rt *rt, const TSQueryMatch *m, TSNode node)
 {
     if (!rt->capture_ref)
         return false;
@@ -138,7 +138,7 @@ bool lx_refs_take_match(lx_refs *r, const lx_lang_rt *rt, const TSQueryMatch *m,
     return true;
 }
 
-void lx_refs_at_node(lx_ctx *cx, int32_t outer)
+void lp_lx_refs_at_node(lx_ctx *cx, int32_t outer)
 {
     lx_refs *r = cx->refs;
     if (!r || !r->pending.len)
@@ -152,14 +152,14 @@ void lx_refs_at_node(lx_ctx *cx, int32_t outer)
 /* ------------------------------------------------------------------------------------------
  * Helpers for hooks. */
 
-TSNode lxr_field(TSNode n, const char *field)
+TSNode lp_lxr_field(TSNode n, const char *field)
 {
     if (ts_node_is_null(n))
         return n;
     return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
 }
 
-bool lxr_type_in(TSNode n, const char *const *types)
+bool lp_lxr_type_in(TSNode n, const char *const *types)
 {
     if (ts_node_is_null(n) || !types)
         return false;
@@ -180,7 +180,7 @@ static bool word_in(lp_str w, const char *const *words)
     return false;
 }
 
-lp_str lxr_last_segment(lp_str s)
+lp_str lp_lxr_last_segment(lp_str s)
 {
     for (size_t i = s.len; i > 0; i--)
         if (s.ptr[i - 1] == '.')
@@ -188,7 +188,7 @@ lp_str lxr_last_segment(lp_str s)
     return s;
 }
 
-lp_str lxr_unquote(lp_str s)
+lp_str lp_lxr_unquote(lp_str s)
 {
     s = lp_str_trim(s);
     /* string prefixes (r"", b'', u"", L"") only in front of a quote */
@@ -213,7 +213,7 @@ static bool ident_char(unsigned char c)
            c >= 0x80;
 }
 
-lp_str lxr_dotted(lx_ctx *cx, lp_str s)
+lp_str lp_lxr_dotted(lx_ctx *cx, lp_str s)
 {
     char *out = lp_arena_alloc(cx->arena, s.len + 1);
     size_t o = 0;
@@ -237,7 +237,7 @@ lp_str lxr_dotted(lx_ctx *cx, lp_str s)
     return (lp_str){out, o};
 }
 
-lp_str lxr_type_name(lx_ctx *cx, lp_str text)
+lp_str lp_lxr_type_name(lx_ctx *cx, lp_str text)
 {
     lp_str t = lp_str_trim(text);
     char *out = lp_arena_alloc(cx->arena, t.len + 1);
@@ -314,7 +314,7 @@ lp_str lxr_type_name(lx_ctx *cx, lp_str text)
     return (lp_str){out, o};
 }
 
-int32_t lxr_enclosing_function(const lx_ctx *cx, int32_t owner)
+int32_t lp_lxr_enclosing_function(const lx_ctx *cx, int32_t owner)
 {
     while (owner >= 0) {
         const lx_sym *s = &cx->syms.items[owner];
@@ -326,7 +326,7 @@ int32_t lxr_enclosing_function(const lx_ctx *cx, int32_t owner)
     return -1;
 }
 
-lxr_ref *lxr_push(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode node)
+lxr_ref *lp_lxr_push(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode node)
 {
     lxr_ref *r = lp_vec_push_zero(&cx->refs->refs);
     r->seq = (uint32_t)cx->refs->refs.len;
@@ -410,7 +410,7 @@ static bool is_super_call(const lx_ctx *cx, TSNode n)
     const char *t = ts_node_type(n);
     if (strcmp(t, "call") != 0 && strcmp(t, "call_expression") != 0)
         return false;
-    TSNode f = lxr_field(n, "function");
+    TSNode f = lp_lxr_field(n, "function");
     return lp_str_eq_c(lx_text(cx, f), "super");
 }
 
@@ -420,12 +420,12 @@ static bool flatten(lx_ctx *cx, const lxr_lang *L, TSNode n, flat *f, int depth)
         return false;
     const lxr_member *w = member_rule(L->wrappers, n);
     if (w) {
-        TSNode inner = lxr_field(n, w->object);
+        TSNode inner = lp_lxr_field(n, w->object);
         if (ts_node_is_null(inner) && ts_node_named_child_count(n))
             inner = ts_node_named_child(n, 0);
         return flatten(cx, L, inner, f, depth + 1);
     }
-    if (lxr_type_in(n, L->idents)) {
+    if (lp_lxr_type_in(n, L->idents)) {
         lp_str t = lx_text(cx, n);
         if (f->n == 0 && word_in(t, L->selfwords))
             f->flags |= LP_REFF_SELF;
@@ -434,13 +434,13 @@ static bool flatten(lx_ctx *cx, const lxr_lang *L, TSNode n, flat *f, int depth)
         f->segs[f->n++] = t;
         return true;
     }
-    if (lxr_type_in(n, L->selfs)) {
+    if (lp_lxr_type_in(n, L->selfs)) {
         if (f->n == 0)
             f->flags |= LP_REFF_SELF;
         f->segs[f->n++] = lx_text(cx, n);
         return true;
     }
-    if (lxr_type_in(n, L->supers) || is_super_call(cx, n)) {
+    if (lp_lxr_type_in(n, L->supers) || is_super_call(cx, n)) {
         if (f->n == 0)
             f->flags |= LP_REFF_SUPER;
         f->segs[f->n++] = LP_STR("super");
@@ -448,7 +448,7 @@ static bool flatten(lx_ctx *cx, const lxr_lang *L, TSNode n, flat *f, int depth)
     }
     const lxr_member *m = member_rule(L->members, n);
     if (m) {
-        TSNode obj = lxr_field(n, m->object), name = lxr_field(n, m->name);
+        TSNode obj = lp_lxr_field(n, m->object), name = lp_lxr_field(n, m->name);
         if (ts_node_is_null(name))
             return false;
         if (!ts_node_is_null(obj) && !flatten(cx, L, obj, f, depth + 1))
@@ -484,11 +484,11 @@ static lp_str join_segs(lx_ctx *cx, const lp_str *segs, int n)
     return (lp_str){out, o};
 }
 
-lxr_ref *lxr_call_parts(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode object,
+lxr_ref *lp_lxr_call_parts(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode object,
                         TSNode name, TSNode args)
 {
     const lxr_lang *L = cx->refs->lang;
-    lxr_ref *r = lxr_push(cx, kind, owner, call);
+    lxr_ref *r = lp_lxr_push(cx, kind, owner, call);
     flat nf;
     memset(&nf, 0, sizeof nf);
     if (flatten(cx, L, name, &nf, 0) && nf.n == 1)
@@ -514,11 +514,11 @@ lxr_ref *lxr_call_parts(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call,
     return r;
 }
 
-lxr_ref *lxr_call(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode callee,
+lxr_ref *lp_lxr_call(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode callee,
                   TSNode args)
 {
     const lxr_lang *L = cx->refs->lang;
-    lxr_ref *r = lxr_push(cx, kind, owner, call);
+    lxr_ref *r = lp_lxr_push(cx, kind, owner, call);
     flat f;
     memset(&f, 0, sizeof f);
     if (flatten(cx, L, callee, &f, 0) && f.n > 0) {
@@ -533,12 +533,12 @@ lxr_ref *lxr_call(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNod
     } else {
         /* An expression callee: keep the member name when there is one. */
         const lxr_member *m = member_rule(L->members, callee);
-        TSNode name = m ? lxr_field(callee, m->name) : callee;
+        TSNode name = m ? lp_lxr_field(callee, m->name) : callee;
         flat nf;
         memset(&nf, 0, sizeof nf);
         if (m && flatten(cx, L, name, &nf, 0) && nf.n == 1)
             r->name = nf.segs[0];
-        r->qual = collapse(cx, lx_text(cx, m ? lxr_field(callee, m->object) : callee), 80);
+        r->qual = collapse(cx, lx_text(cx, m ? lp_lxr_field(callee, m->object) : callee), 80);
         r->flags |= LP_REFF_COMPLEX;
     }
     if (!ts_node_is_null(args)) {
@@ -548,9 +548,9 @@ lxr_ref *lxr_call(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNod
     return r;
 }
 
-void lxr_binding(lx_ctx *cx, int32_t owner, lp_str name, lp_str type, uint32_t flags)
+void lp_lxr_binding(lx_ctx *cx, int32_t owner, lp_str name, lp_str type, uint32_t flags)
 {
-    int32_t fn = lxr_enclosing_function(cx, owner);
+    int32_t fn = lp_lxr_enclosing_function(cx, owner);
     if (fn < 0 || !name.len)
         return;
     lxr_local *l = lp_vec_push_zero(&cx->refs->locals);
@@ -561,7 +561,7 @@ void lxr_binding(lx_ctx *cx, int32_t owner, lp_str name, lp_str type, uint32_t f
     l->flags = flags;
 }
 
-void lxr_locals_in(lx_ctx *cx, int32_t owner, TSNode n, lp_str type, uint32_t flags)
+void lp_lxr_locals_in(lx_ctx *cx, int32_t owner, TSNode n, lp_str type, uint32_t flags)
 {
     const lxr_lang *L = cx->refs->lang;
     if (ts_node_is_null(n))
@@ -572,33 +572,33 @@ void lxr_locals_in(lx_ctx *cx, int32_t owner, TSNode n, lp_str type, uint32_t fl
                                         "attribute", "member_expression", "field_expression",
                                         "selector_expression", "type", "type_annotation",
                                         "string", "integer", "number", NULL};
-    if (lxr_type_in(n, L->idents) || lxr_type_in(n, binders)) {
-        lxr_binding(cx, owner, lx_text(cx, n), type, flags);
+    if (lp_lxr_type_in(n, L->idents) || lp_lxr_type_in(n, binders)) {
+        lp_lxr_binding(cx, owner, lx_text(cx, n), type, flags);
         return;
     }
-    if (lxr_type_in(n, stops) || member_rule(L->members, n))
+    if (lp_lxr_type_in(n, stops) || member_rule(L->members, n))
         return;
     const char *t = ts_node_type(n);
     /* destructuring defaults: only the bound side */
     if (!strcmp(t, "assignment_pattern") || !strcmp(t, "object_assignment_pattern") ||
         !strcmp(t, "default_parameter") || !strcmp(t, "typed_default_parameter")) {
-        TSNode l = lxr_field(n, "left");
+        TSNode l = lp_lxr_field(n, "left");
         if (ts_node_is_null(l))
-            l = lxr_field(n, "name");
-        lxr_locals_in(cx, owner, l, type, flags);
+            l = lp_lxr_field(n, "name");
+        lp_lxr_locals_in(cx, owner, l, type, flags);
         return;
     }
     if (!strcmp(t, "pair_pattern")) {
-        lxr_locals_in(cx, owner, lxr_field(n, "value"), type, flags);
+        lp_lxr_locals_in(cx, owner, lp_lxr_field(n, "value"), type, flags);
         return;
     }
-    TSNode skip = lxr_field(n, "type"); /* tuple_struct_pattern's path, annotations */
+    TSNode skip = lp_lxr_field(n, "type"); /* tuple_struct_pattern's path, annotations */
     uint32_t cnt = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < cnt && i < 256; i++) {
         TSNode c = ts_node_named_child(n, i);
         if (!ts_node_is_null(skip) && ts_node_eq(c, skip))
             continue;
-        lxr_locals_in(cx, owner, c, type, flags);
+        lp_lxr_locals_in(cx, owner, c, type, flags);
     }
 }
 
@@ -649,7 +649,7 @@ static lp_str owner_type(const lx_ctx *cx, int32_t fn)
         if (q.len <= s->name.len + 1)
             return LP_STR("");
         lp_str head = lp_str_sub(q, 0, q.len - s->name.len - 1);
-        return lxr_last_segment(head);
+        return lp_lxr_last_segment(head);
     }
     return LP_STR("");
 }
@@ -665,14 +665,14 @@ static void mark_call(lx_ctx *cx, lxr_ref *r)
             r->flags = (r->flags & ~(LP_REFF_SELF | LP_REFF_SUPER)) | LP_REFF_COMPLEX;
             return;
         }
-        r->rtype = owner_type(cx, lxr_enclosing_function(cx, r->owner));
+        r->rtype = owner_type(cx, lp_lxr_enclosing_function(cx, r->owner));
         if (!r->rtype.len && !(r->flags & LP_REFF_PATH))
             r->flags = (r->flags & ~(LP_REFF_SELF | LP_REFF_SUPER)) | LP_REFF_COMPLEX;
         return;
     }
     lp_str look = bare ? r->name : r->root;
-    for (int32_t fn = lxr_enclosing_function(cx, r->owner); fn >= 0;
-         fn = lxr_enclosing_function(cx, cx->syms.items[fn].container)) {
+    for (int32_t fn = lp_lxr_enclosing_function(cx, r->owner); fn >= 0;
+         fn = lp_lxr_enclosing_function(cx, cx->syms.items[fn].container)) {
         size_t n = 0;
         const lxr_local *l = find_local(R, fn, look, &n);
         if (!l)
@@ -718,7 +718,7 @@ static int ref_cmp(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-void lx_refs_finish(lx_ctx *cx)
+void lp_lx_refs_finish(lx_ctx *cx)
 {
     lx_refs *R = cx->refs;
     if (!R || !R->lang)
@@ -759,7 +759,7 @@ static const char *dup0(lp_arena *a, lp_str s)
     return lp_arena_strndup(a, s.ptr ? s.ptr : "", s.len);
 }
 
-void lx_refs_output(const lx_refs *r, const lx_lines *lines, lp_arena *arena, lp_ref **out,
+void lp_lx_refs_output(const lx_refs *r, const lx_lines *lines, lp_arena *arena, lp_ref **out,
                     size_t *n)
 {
     *n = r->refs.len;
@@ -776,6 +776,6 @@ void lx_refs_output(const lx_refs *r, const lx_lines *lines, lp_arena *arena, lp
         y->args = dup0(arena, x->args);
         y->nargs = x->nargs;
         y->flags = x->flags;
-        y->span = lx_make_span(lines, x->start, x->end);
+        y->span = lp_lx_make_span(lines, x->start, x->end);
     }
 }

@@ -26,8 +26,8 @@ static lp_str py_type(lx_ctx *cx, TSNode type)
 {
     lp_str t = lx_text(cx, type);
     if (t.len && (t.ptr[0] == '"' || t.ptr[0] == '\''))
-        t = lxr_unquote(t);
-    return lxr_type_name(cx, t);
+        t = lp_lxr_unquote(t);
+    return lp_lxr_type_name(cx, t);
 }
 
 /* A dotted name as written, whitespace dropped, leading dots of relative imports kept. */
@@ -37,7 +37,7 @@ static lp_str py_dotted_text(lx_ctx *cx, TSNode n)
     size_t dots = 0;
     while (dots < t.len && t.ptr[dots] == '.')
         dots++;
-    lp_str rest = lxr_dotted(cx, lp_str_sub(t, dots, t.len));
+    lp_str rest = lp_lxr_dotted(cx, lp_str_sub(t, dots, t.len));
     if (!dots)
         return rest;
     char *out = lp_arena_alloc(cx->arena, dots + rest.len + 1);
@@ -53,7 +53,7 @@ static void py_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
     bool from = lx_is(st, "import_from_statement");
     lp_str module = LP_STR("");
     uint32_t flags = 0;
-    TSNode modnode = lxr_field(st, "module_name");
+    TSNode modnode = lp_lxr_field(st, "module_name");
     if (from) {
         module = py_dotted_text(cx, modnode);
         if (lx_is(modnode, "relative_import"))
@@ -65,7 +65,7 @@ static void py_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
         if (ts_node_eq(c, modnode))
             continue;
         if (lx_is(c, "wildcard_import")) {
-            lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, c);
+            lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, c);
             r->qual = module;
             r->name = LP_STR("*");
             r->flags |= flags | LP_REFF_WILDCARD;
@@ -73,12 +73,12 @@ static void py_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
         }
         TSNode name = c, alias = {0};
         if (lx_is(c, "aliased_import")) {
-            name = lxr_field(c, "name");
-            alias = lxr_field(c, "alias");
+            name = lp_lxr_field(c, "name");
+            alias = lp_lxr_field(c, "alias");
         } else if (!lx_is(c, "dotted_name")) {
             continue;
         }
-        lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, c);
+        lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, c);
         r->flags |= flags;
         if (from) {
             r->qual = module;
@@ -97,22 +97,22 @@ static void py_bases(lx_ctx *cx, const lxr_match *m, int32_t cls)
     for (uint32_t i = 0; i < cnt; i++) {
         TSNode b = ts_node_named_child(m->args, i);
         if (lx_is(b, "subscript")) /* Generic[T], Base[int] */
-            b = lxr_field(b, "value");
+            b = lp_lxr_field(b, "value");
         if (!lx_is(b, "identifier") && !lx_is(b, "attribute"))
             continue;
-        lxr_ref *r = lxr_push(cx, LP_REF_BASE, cls, b);
+        lxr_ref *r = lp_lxr_push(cx, LP_REF_BASE, cls, b);
         r->qual = py_dotted_text(cx, b);
-        r->name = lxr_last_segment(r->qual);
+        r->name = lp_lxr_last_segment(r->qual);
     }
 }
 
 static void py_params(lx_ctx *cx, TSNode params, int32_t owner)
 {
-    int32_t fn = lxr_enclosing_function(cx, owner);
+    int32_t fn = lp_lxr_enclosing_function(cx, owner);
     bool method = false;
     if (fn >= 0 && lx_is(params, "parameters")) {
         const lx_sym *s = &cx->syms.items[fn];
-        TSNode def = lx_ancestor(cx, 1);
+        TSNode def = lp_lx_ancestor(cx, 1);
         method = ts_node_eq(def, s->node) &&
                  (s->kind == LP_SYM_METHOD || s->kind == LP_SYM_CONSTRUCTOR ||
                   s->kind == LP_SYM_PROPERTY) &&
@@ -126,12 +126,12 @@ static void py_params(lx_ctx *cx, TSNode params, int32_t owner)
         lp_str type = LP_STR("");
         if (lx_is(p, "typed_parameter")) {
             name = ts_node_named_child(p, 0);
-            type = py_type(cx, lxr_field(p, "type"));
+            type = py_type(cx, lp_lxr_field(p, "type"));
         } else if (lx_is(p, "default_parameter")) {
-            name = lxr_field(p, "name");
+            name = lp_lxr_field(p, "name");
         } else if (lx_is(p, "typed_default_parameter")) {
-            name = lxr_field(p, "name");
-            type = py_type(cx, lxr_field(p, "type"));
+            name = lp_lxr_field(p, "name");
+            type = py_type(cx, lp_lxr_field(p, "type"));
         } else if (lx_is(p, "list_splat_pattern") || lx_is(p, "dictionary_splat_pattern")) {
             name = ts_node_named_child(p, 0);
             type = LP_STR("");
@@ -141,9 +141,9 @@ static void py_params(lx_ctx *cx, TSNode params, int32_t owner)
             continue;
         }
         if (first && method)
-            lxr_binding(cx, owner, lx_text(cx, name), LP_STR(""), LXR_LOCAL_RECEIVER);
+            lp_lxr_binding(cx, owner, lx_text(cx, name), LP_STR(""), LXR_LOCAL_RECEIVER);
         else
-            lxr_binding(cx, owner, lx_text(cx, name), type, 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, name), type, 0);
         first = false;
     }
 }
@@ -156,45 +156,45 @@ static void py_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
         return;
     }
     if (lx_is(n, "assignment")) {
-        TSNode left = lxr_field(n, "left"), type = lxr_field(n, "type"),
-               right = lxr_field(n, "right");
+        TSNode left = lp_lxr_field(n, "left"), type = lp_lxr_field(n, "type"),
+               right = lp_lxr_field(n, "right");
         if (lx_is(left, "identifier")) {
             lp_str t = LP_STR("");
             uint32_t f = 0;
             if (!ts_node_is_null(type)) {
                 t = py_type(cx, type);
             } else if (lx_is(right, "call")) {
-                TSNode fn = lxr_field(right, "function");
+                TSNode fn = lp_lxr_field(right, "function");
                 if (lx_is(fn, "identifier") || lx_is(fn, "attribute")) {
                     t = py_dotted_text(cx, fn);
                     f = LP_REFF_RTYPE_CALL;
                 }
             }
-            lxr_binding(cx, owner, lx_text(cx, left), t, f);
+            lp_lxr_binding(cx, owner, lx_text(cx, left), t, f);
         } else {
-            lxr_locals_in(cx, owner, left, LP_STR(""), 0);
+            lp_lxr_locals_in(cx, owner, left, LP_STR(""), 0);
         }
         return;
     }
     if (lx_is(n, "with_item") || lx_is(n, "except_clause")) {
-        TSNode v = lxr_field(n, "value");
+        TSNode v = lp_lxr_field(n, "value");
         if (ts_node_is_null(v) && lx_is(n, "except_clause")) {
             /* older grammar shape: except E as e: identifiers after `as` */
-            v = lx_child_of_type(n, "as_pattern");
+            v = lp_lx_child_of_type(n, "as_pattern");
         }
         if (lx_is(v, "as_pattern"))
-            lxr_locals_in(cx, owner, lxr_field(v, "alias"), LP_STR(""), 0);
+            lp_lxr_locals_in(cx, owner, lp_lxr_field(v, "alias"), LP_STR(""), 0);
         return;
     }
     /* for / comprehension targets, augmented assignment, walrus: the captured target */
-    lxr_locals_in(cx, owner, m->name, LP_STR(""), 0);
+    lp_lxr_locals_in(cx, owner, m->name, LP_STR(""), 0);
 }
 
 static void py_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner)
 {
     switch (m->kind) {
     case LXR_CALL:
-        lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+        lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         break;
     case LXR_IMPORT:
         py_import(cx, m, outer);
@@ -217,14 +217,14 @@ static lp_str py_test_target(const lx_ctx *cx, const lx_sym *s)
     lp_str n = s->name;
     if (lp_str_starts_with(n, LP_STR("test_")) && n.len > 5)
         return lp_str_sub(n, 5, n.len);
-    if (lx_kind_is_type(s->kind) && lp_str_starts_with(n, LP_STR("Test")) && n.len > 4)
+    if (lp_lx_kind_is_type(s->kind) && lp_str_starts_with(n, LP_STR("Test")) && n.len > 4)
         return lp_str_sub(n, 4, n.len);
-    if (lx_kind_is_type(s->kind) && lp_str_ends_with(n, LP_STR("Test")) && n.len > 4)
+    if (lp_lx_kind_is_type(s->kind) && lp_str_ends_with(n, LP_STR("Test")) && n.len > 4)
         return lp_str_sub(n, 0, n.len - 4);
     return LP_STR("");
 }
 
-const lxr_lang lxr_python = {
+const lxr_lang lp_lxr_python = {
     .idents = py_idents,
     .members = py_members,
     .wrappers = py_wrappers,
@@ -257,20 +257,20 @@ static lp_str js_type_of(lx_ctx *cx, TSNode annotation)
                    : annotation;
     if (lx_is(t, "predefined_type"))
         return LP_STR("");
-    return lxr_type_name(cx, lx_text(cx, t));
+    return lp_lxr_type_name(cx, lx_text(cx, t));
 }
 
 static void js_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
 {
     TSNode st = m->node;
-    TSNode src = lxr_field(st, "source");
+    TSNode src = lp_lxr_field(st, "source");
     if (ts_node_is_null(src))
         return; /* TS `import x = require(...)` and `import x = ns.y` */
-    lp_str module = lxr_unquote(lx_text(cx, src));
+    lp_str module = lp_lxr_unquote(lx_text(cx, src));
     uint32_t base = module.len && module.ptr[0] == '.' ? LP_REFF_RELATIVE : 0;
-    TSNode clause = lx_child_of_type(st, "import_clause");
+    TSNode clause = lp_lx_child_of_type(st, "import_clause");
     if (ts_node_is_null(clause)) {
-        lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, st); /* import './side-effect' */
+        lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, st); /* import './side-effect' */
         r->qual = module;
         r->flags |= base;
         return;
@@ -279,13 +279,13 @@ static void js_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
     for (uint32_t i = 0; i < cnt; i++) {
         TSNode c = ts_node_named_child(clause, i);
         if (lx_is(c, "identifier")) {
-            lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, c);
+            lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, c);
             r->qual = module;
             r->name = LP_STR("default");
             r->alias = lx_text(cx, c);
             r->flags |= base | LP_REFF_DEFAULT;
         } else if (lx_is(c, "namespace_import")) {
-            lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, c);
+            lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, c);
             r->qual = module;
             r->name = LP_STR("*");
             r->alias = lx_text(cx, ts_node_named_child(c, 0));
@@ -296,10 +296,10 @@ static void js_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
                 TSNode s = ts_node_named_child(c, j);
                 if (!lx_is(s, "import_specifier"))
                     continue;
-                lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, s);
+                lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, s);
                 r->qual = module;
-                r->name = lxr_unquote(lx_text(cx, lxr_field(s, "name")));
-                TSNode al = lxr_field(s, "alias");
+                r->name = lp_lxr_unquote(lx_text(cx, lp_lxr_field(s, "name")));
+                TSNode al = lp_lxr_field(s, "alias");
                 r->alias = ts_node_is_null(al) ? r->name : lx_text(cx, al);
                 r->flags |= base;
             }
@@ -316,22 +316,22 @@ static bool js_require(lx_ctx *cx, const lxr_match *m, int32_t owner)
     TSNode arg = ts_node_named_child(m->args, 0);
     if (!lx_is(arg, "string"))
         return false;
-    lp_str module = lxr_unquote(lx_text(cx, arg));
+    lp_str module = lp_lxr_unquote(lx_text(cx, arg));
     uint32_t base = module.len && module.ptr[0] == '.' ? LP_REFF_RELATIVE : 0;
-    TSNode parent = lx_ancestor(cx, 1);
-    TSNode name = lx_is(parent, "variable_declarator") ? lxr_field(parent, "name") : (TSNode){0};
+    TSNode parent = lp_lx_ancestor(cx, 1);
+    TSNode name = lx_is(parent, "variable_declarator") ? lp_lxr_field(parent, "name") : (TSNode){0};
     if (lx_is(name, "object_pattern")) {
         uint32_t k = ts_node_named_child_count(name);
         for (uint32_t j = 0; j < k; j++) {
             TSNode p = ts_node_named_child(name, j);
             lxr_ref *r = NULL;
             if (lx_is(p, "shorthand_property_identifier_pattern")) {
-                r = lxr_push(cx, LP_REF_IMPORT, owner, p);
+                r = lp_lxr_push(cx, LP_REF_IMPORT, owner, p);
                 r->name = r->alias = lx_text(cx, p);
-            } else if (lx_is(p, "pair_pattern") && lx_is(lxr_field(p, "value"), "identifier")) {
-                r = lxr_push(cx, LP_REF_IMPORT, owner, p);
-                r->name = lx_text(cx, lxr_field(p, "key"));
-                r->alias = lx_text(cx, lxr_field(p, "value"));
+            } else if (lx_is(p, "pair_pattern") && lx_is(lp_lxr_field(p, "value"), "identifier")) {
+                r = lp_lxr_push(cx, LP_REF_IMPORT, owner, p);
+                r->name = lx_text(cx, lp_lxr_field(p, "key"));
+                r->alias = lx_text(cx, lp_lxr_field(p, "value"));
             }
             if (r) {
                 r->qual = module;
@@ -340,7 +340,7 @@ static bool js_require(lx_ctx *cx, const lxr_match *m, int32_t owner)
         }
         return true;
     }
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, m->node);
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, m->node);
     r->qual = module;
     r->flags |= base | LP_REFF_NAMESPACE;
     if (lx_is(name, "identifier"))
@@ -351,38 +351,38 @@ static bool js_require(lx_ctx *cx, const lxr_match *m, int32_t owner)
 static void js_export(lx_ctx *cx, const lxr_match *m, int32_t owner)
 {
     TSNode st = m->node;
-    TSNode src = lxr_field(st, "source");
-    lp_str module = ts_node_is_null(src) ? LP_STR("") : lxr_unquote(lx_text(cx, src));
+    TSNode src = lp_lxr_field(st, "source");
+    lp_str module = ts_node_is_null(src) ? LP_STR("") : lp_lxr_unquote(lx_text(cx, src));
     uint32_t base = module.len && module.ptr[0] == '.' ? LP_REFF_RELATIVE : 0;
-    TSNode clause = lx_child_of_type(st, "export_clause");
+    TSNode clause = lp_lx_child_of_type(st, "export_clause");
     if (!ts_node_is_null(clause)) {
         uint32_t k = ts_node_named_child_count(clause);
         for (uint32_t j = 0; j < k; j++) {
             TSNode s = ts_node_named_child(clause, j);
             if (!lx_is(s, "export_specifier"))
                 continue;
-            lxr_ref *r = lxr_push(cx, LP_REF_EXPORT, owner, s);
+            lxr_ref *r = lp_lxr_push(cx, LP_REF_EXPORT, owner, s);
             r->qual = module;
-            r->name = lxr_unquote(lx_text(cx, lxr_field(s, "name")));
-            TSNode al = lxr_field(s, "alias");
-            r->alias = ts_node_is_null(al) ? r->name : lxr_unquote(lx_text(cx, al));
+            r->name = lp_lxr_unquote(lx_text(cx, lp_lxr_field(s, "name")));
+            TSNode al = lp_lxr_field(s, "alias");
+            r->alias = ts_node_is_null(al) ? r->name : lp_lxr_unquote(lx_text(cx, al));
             r->flags |= base;
         }
         return;
     }
     if (module.len) { /* export * from './m', export * as ns from './m' */
-        lxr_ref *r = lxr_push(cx, LP_REF_EXPORT, owner, st);
+        lxr_ref *r = lp_lxr_push(cx, LP_REF_EXPORT, owner, st);
         r->qual = module;
         r->name = LP_STR("*");
-        TSNode ns = lx_child_of_type(st, "namespace_export");
+        TSNode ns = lp_lx_child_of_type(st, "namespace_export");
         if (!ts_node_is_null(ns))
             r->alias = lx_text(cx, ts_node_named_child(ns, 0));
         r->flags |= base | LP_REFF_WILDCARD;
         return;
     }
-    TSNode value = lxr_field(st, "value");
+    TSNode value = lp_lxr_field(st, "value");
     if (lx_is(value, "identifier")) { /* export default foo; */
-        lxr_ref *r = lxr_push(cx, LP_REF_EXPORT, owner, st);
+        lxr_ref *r = lp_lxr_push(cx, LP_REF_EXPORT, owner, st);
         r->name = lx_text(cx, value);
         r->alias = LP_STR("default");
         r->flags |= LP_REFF_DEFAULT;
@@ -407,13 +407,13 @@ static void js_bases(lx_ctx *cx, TSNode heritage, int32_t cls)
                 continue;
             TSNode t = c;
             if (lx_is(t, "generic_type"))
-                t = lxr_field(t, "name");
+                t = lp_lxr_field(t, "name");
             if (!lx_is(t, "identifier") && !lx_is(t, "type_identifier") &&
                 !lx_is(t, "member_expression") && !lx_is(t, "nested_type_identifier"))
                 continue;
-            lxr_ref *r = lxr_push(cx, LP_REF_BASE, cls, t);
-            r->qual = lxr_dotted(cx, lx_text(cx, t));
-            r->name = lxr_last_segment(r->qual);
+            lxr_ref *r = lp_lxr_push(cx, LP_REF_BASE, cls, t);
+            r->qual = lp_lxr_dotted(cx, lx_text(cx, t));
+            r->name = lp_lxr_last_segment(r->qual);
         }
     }
 }
@@ -424,12 +424,12 @@ static void js_params(lx_ctx *cx, TSNode params, int32_t owner)
     for (uint32_t i = 0; i < cnt; i++) {
         TSNode p = ts_node_named_child(params, i);
         if (lx_is(p, "required_parameter") || lx_is(p, "optional_parameter")) {
-            TSNode pat = lxr_field(p, "pattern");
-            lp_str type = lx_is(pat, "identifier") ? js_type_of(cx, lxr_field(p, "type"))
+            TSNode pat = lp_lxr_field(p, "pattern");
+            lp_str type = lx_is(pat, "identifier") ? js_type_of(cx, lp_lxr_field(p, "type"))
                                                    : LP_STR("");
-            lxr_locals_in(cx, owner, pat, type, 0);
+            lp_lxr_locals_in(cx, owner, pat, type, 0);
         } else {
-            lxr_locals_in(cx, owner, p, LP_STR(""), 0);
+            lp_lxr_locals_in(cx, owner, p, LP_STR(""), 0);
         }
     }
 }
@@ -448,37 +448,37 @@ static void js_local(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inne
         return;
     }
     if (lx_is(n, "arrow_function")) { /* x => ...: a lone identifier parameter */
-        TSNode p = lxr_field(n, "parameter");
+        TSNode p = lp_lxr_field(n, "parameter");
         if (lx_is(p, "identifier"))
-            lxr_binding(cx, outer, lx_text(cx, p), LP_STR(""), 0);
+            lp_lxr_binding(cx, outer, lx_text(cx, p), LP_STR(""), 0);
         return;
     }
     if (lx_is(n, "variable_declarator")) {
-        TSNode name = lxr_field(n, "name"), value = lxr_field(n, "value");
+        TSNode name = lp_lxr_field(n, "name"), value = lp_lxr_field(n, "value");
         if (inner != outer && js_function_value(value))
             return; /* a function or class symbol, not a plain binding */
         if (!lx_is(name, "identifier")) {
-            lxr_locals_in(cx, outer, name, LP_STR(""), 0);
+            lp_lxr_locals_in(cx, outer, name, LP_STR(""), 0);
             return;
         }
-        lp_str type = js_type_of(cx, lxr_field(n, "type"));
+        lp_str type = js_type_of(cx, lp_lxr_field(n, "type"));
         uint32_t f = 0;
         if (!type.len && lx_is(value, "new_expression")) {
-            TSNode c = lxr_field(value, "constructor");
+            TSNode c = lp_lxr_field(value, "constructor");
             if (lx_is(c, "identifier") || lx_is(c, "member_expression"))
-                type = lxr_dotted(cx, lx_text(cx, c));
+                type = lp_lxr_dotted(cx, lx_text(cx, c));
         } else if (!type.len && lx_is(value, "call_expression")) {
-            TSNode c = lxr_field(value, "function");
+            TSNode c = lp_lxr_field(value, "function");
             if (lx_is(c, "identifier") || lx_is(c, "member_expression")) {
-                type = lxr_dotted(cx, lx_text(cx, c));
+                type = lp_lxr_dotted(cx, lx_text(cx, c));
                 f = LP_REFF_RTYPE_CALL;
             }
         }
-        lxr_binding(cx, outer, lx_text(cx, name), type, f);
+        lp_lxr_binding(cx, outer, lx_text(cx, name), type, f);
         return;
     }
     /* catch parameter, for-in/of target, assignment target */
-    lxr_locals_in(cx, outer, m->name, LP_STR(""), 0);
+    lp_lxr_locals_in(cx, outer, m->name, LP_STR(""), 0);
 }
 
 static void js_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner)
@@ -488,10 +488,10 @@ static void js_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner
         if (lx_is(m->callee, "import"))
             break; /* dynamic import(): the module is data */
         if (!js_require(cx, m, outer))
-            lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+            lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         break;
     case LXR_NEW:
-        lxr_call(cx, LP_REF_NEW, outer, m->node, m->callee, m->args);
+        lp_lxr_call(cx, LP_REF_NEW, outer, m->node, m->callee, m->args);
         break;
     case LXR_IMPORT:
         js_import(cx, m, outer);
@@ -510,7 +510,7 @@ static void js_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner
     }
 }
 
-const lxr_lang lxr_js = {
+const lxr_lang lp_lxr_js = {
     .idents = js_idents,
     .selfs = js_selfs,
     .supers = js_supers,
@@ -533,9 +533,9 @@ static const lxr_member go_wrappers[] = {{"parenthesized_expression", "", "", 0}
 
 static void go_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
 {
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, m->node);
-    r->qual = lxr_unquote(lx_text(cx, lxr_field(m->node, "path")));
-    TSNode name = lxr_field(m->node, "name");
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, m->node);
+    r->qual = lp_lxr_unquote(lx_text(cx, lp_lxr_field(m->node, "path")));
+    TSNode name = lp_lxr_field(m->node, "name");
     if (lx_is(name, "dot"))
         r->flags |= LP_REFF_WILDCARD;
     else if (!ts_node_is_null(name))
@@ -546,13 +546,13 @@ static void go_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
 static lp_str go_value_type(lx_ctx *cx, TSNode v)
 {
     if (lx_is(v, "unary_expression"))
-        v = lxr_field(v, "operand");
+        v = lp_lxr_field(v, "operand");
     if (lx_is(v, "composite_literal"))
-        return lxr_type_name(cx, lx_text(cx, lxr_field(v, "type")));
-    if (lx_is(v, "call_expression") && lp_str_eq_c(lx_text(cx, lxr_field(v, "function")), "new")) {
-        TSNode a = lxr_field(v, "arguments");
+        return lp_lxr_type_name(cx, lx_text(cx, lp_lxr_field(v, "type")));
+    if (lx_is(v, "call_expression") && lp_str_eq_c(lx_text(cx, lp_lxr_field(v, "function")), "new")) {
+        TSNode a = lp_lxr_field(v, "arguments");
         if (ts_node_named_child_count(a) == 1)
-            return lxr_type_name(cx, lx_text(cx, ts_node_named_child(a, 0)));
+            return lp_lxr_type_name(cx, lx_text(cx, ts_node_named_child(a, 0)));
     }
     return LP_STR("");
 }
@@ -564,15 +564,15 @@ static void go_params(lx_ctx *cx, TSNode list, int32_t owner, uint32_t flags)
         TSNode p = ts_node_named_child(list, i);
         if (!lx_is(p, "parameter_declaration") && !lx_is(p, "variadic_parameter_declaration"))
             continue;
-        TSNode type = lxr_field(p, "type");
+        TSNode type = lp_lxr_field(p, "type");
         lp_str t = lx_is(p, "variadic_parameter_declaration")
                        ? LP_STR("")
-                       : lxr_type_name(cx, lx_text(cx, type));
+                       : lp_lxr_type_name(cx, lx_text(cx, type));
         uint32_t k = ts_node_named_child_count(p);
         for (uint32_t j = 0; j < k; j++) {
             TSNode c = ts_node_named_child(p, j);
             if (lx_is(c, "identifier") && !ts_node_eq(c, type))
-                lxr_binding(cx, owner, lx_text(cx, c), t, flags);
+                lp_lxr_binding(cx, owner, lx_text(cx, c), t, flags);
         }
     }
 }
@@ -581,30 +581,30 @@ static void go_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
 {
     TSNode n = m->node;
     if (lx_is(n, "parameter_list")) {
-        TSNode parent = lx_ancestor(cx, 1);
+        TSNode parent = lp_lx_ancestor(cx, 1);
         bool receiver = lx_is(parent, "method_declaration") &&
-                        ts_node_eq(lxr_field(parent, "receiver"), n);
+                        ts_node_eq(lp_lxr_field(parent, "receiver"), n);
         go_params(cx, n, owner, receiver ? LXR_LOCAL_RECEIVER : 0);
         return;
     }
     if (lx_is(n, "short_var_declaration") || lx_is(n, "assignment_statement")) {
         if (lx_is(n, "assignment_statement"))
             return; /* `x = v` rebinds an existing name: no new binding */
-        TSNode left = lxr_field(n, "left"), right = lxr_field(n, "right");
+        TSNode left = lp_lxr_field(n, "left"), right = lp_lxr_field(n, "right");
         uint32_t nl = ts_node_named_child_count(left), nr = ts_node_named_child_count(right);
         for (uint32_t i = 0; i < nl; i++) {
             TSNode id = ts_node_named_child(left, i);
             if (!lx_is(id, "identifier"))
                 continue;
             lp_str t = nl == nr ? go_value_type(cx, ts_node_named_child(right, i)) : LP_STR("");
-            lxr_binding(cx, owner, lx_text(cx, id), t, 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, id), t, 0);
         }
         return;
     }
     if (lx_is(n, "var_spec")) {
-        TSNode type = lxr_field(n, "type");
-        lp_str t = ts_node_is_null(type) ? LP_STR("") : lxr_type_name(cx, lx_text(cx, type));
-        TSNode value = lxr_field(n, "value");
+        TSNode type = lp_lxr_field(n, "type");
+        lp_str t = ts_node_is_null(type) ? LP_STR("") : lp_lxr_type_name(cx, lx_text(cx, type));
+        TSNode value = lp_lxr_field(n, "value");
         uint32_t nv = ts_node_is_null(value) ? 0 : ts_node_named_child_count(value);
         uint32_t k = ts_node_named_child_count(n), idx = 0;
         for (uint32_t j = 0; j < k; j++) {
@@ -614,19 +614,19 @@ static void go_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
             lp_str vt = t;
             if (!vt.len && nv > idx)
                 vt = go_value_type(cx, ts_node_named_child(value, idx));
-            lxr_binding(cx, owner, lx_text(cx, c), vt, 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, c), vt, 0);
             idx++;
         }
         return;
     }
-    lxr_locals_in(cx, owner, m->name, LP_STR(""), 0); /* range targets, type switch */
+    lp_lxr_locals_in(cx, owner, m->name, LP_STR(""), 0); /* range targets, type switch */
 }
 
 static void go_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner)
 {
     switch (m->kind) {
     case LXR_CALL: {
-        lxr_ref *r = lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+        lxr_ref *r = lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         if (r->nargs == 1)
             r->flags |= LP_REFF_CONVERSION; /* T(x) may convert: decided when T is known */
         break;
@@ -636,14 +636,14 @@ static void go_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner
         break;
     case LXR_BASE: {
         /* an embedded field: a field declaration without a name */
-        if (!ts_node_is_null(lxr_field(m->node, "name")) || inner < 0)
+        if (!ts_node_is_null(lp_lxr_field(m->node, "name")) || inner < 0)
             break;
-        lp_str t = lxr_type_name(cx, lx_text(cx, lxr_field(m->node, "type")));
+        lp_str t = lp_lxr_type_name(cx, lx_text(cx, lp_lxr_field(m->node, "type")));
         if (!t.len)
             break;
-        lxr_ref *r = lxr_push(cx, LP_REF_BASE, inner, m->node);
+        lxr_ref *r = lp_lxr_push(cx, LP_REF_BASE, inner, m->node);
         r->qual = t;
-        r->name = lxr_last_segment(t);
+        r->name = lp_lxr_last_segment(t);
         break;
     }
     case LXR_LOCAL:
@@ -672,7 +672,7 @@ static lp_str go_test_target(const lx_ctx *cx, const lx_sym *s)
     return LP_STR("");
 }
 
-const lxr_lang lxr_go = {
+const lxr_lang lp_lxr_go = {
     .idents = go_idents,
     .members = go_members,
     .wrappers = go_wrappers,

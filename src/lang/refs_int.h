@@ -10,13 +10,13 @@
  *     .local (a binding: parameter, variable, loop target) or .export; sub-captures name
  *     the parts: @ref.callee @ref.args @ref.type @ref.name @ref.value @ref.module
  *     @ref.alias (each optional; hooks may also walk the root node themselves);
- *   - collect_defs hands such matches to lx_refs_take_match; after the definitions rooted
- *     at the node are added, lx_refs_at_node calls the language's hook for each, with the
+ *   - collect_defs hands such matches to lp_lx_refs_take_match; after the definitions rooted
+ *     at the node are added, lp_lx_refs_at_node calls the language's hook for each, with the
  *     enclosing symbol before (outer) and after (inner) those definitions;
- *   - once symbols are qualified, lx_refs_finish runs the file-local post-pass: bindings
+ *   - once symbols are qualified, lp_lx_refs_finish runs the file-local post-pass: bindings
  *     of enclosing functions shadow callee names and type receivers (LP_REFF_SHADOWED,
  *     _UNTYPED, _TYPED with rtype), self/this calls get the enclosing type as rtype, test
- *     symbols get test-name references; lx_refs_output copies the result into the arena.
+ *     symbols get test-name references; lp_lx_refs_output copies the result into the arena.
  *
  * Everything here is file-local syntax; deciding what a name means across files is
  * src/graph's job.
@@ -52,16 +52,16 @@ enum {
 
 /* Role of a capture name ("reference.call", "ref.callee"...); LXR_CAP_NONE otherwise.
  * *bad is set for a "reference."/"ref." name that is not known (a build defect). */
-uint8_t lx_refs_capture_role(lp_str name, bool *bad);
+uint8_t lp_lx_refs_capture_role(lp_str name, bool *bad);
 
 /* The query text for a language: <query_name>.scm, followed by <query_name>-refs.scm when
  * it exists and reference extraction is enabled (LOUPE_TEST_NO_GRAPH unset). *src points
  * into the embedded table or into *owned (caller frees *owned). */
-void lx_refs_query_source(const char *query_name, const char **src, size_t *len,
+void lp_lx_refs_query_source(const char *query_name, const char **src, size_t *len,
                           char **owned, bool *has_refs);
 
 /* True when LOUPE_TEST_NO_GRAPH=1 (benchmarks measure indexing without the graph). */
-bool lx_refs_disabled(void);
+bool lp_lx_refs_disabled(void);
 
 /* One match of a reference pattern at the walk node. */
 typedef struct lxr_match {
@@ -127,52 +127,52 @@ struct lxr_lang {
     lp_str (*test_target)(const lx_ctx *cx, const lx_sym *test);
 };
 
-const lxr_lang *lxr_lang_for(lp_lang l);
+const lxr_lang *lp_lxr_lang_for(lp_lang l);
 
 /* Language tables (refs_dyn.c, refs_static.c). */
-extern const lxr_lang lxr_python, lxr_js, lxr_go, lxr_java, lxr_csharp, lxr_scala, lxr_rust,
-    lxr_c, lxr_cpp;
+extern const lxr_lang lp_lxr_python, lp_lxr_js, lp_lxr_go, lp_lxr_java, lp_lxr_csharp, lp_lxr_scala, lp_lxr_rust,
+    lp_lxr_c, lp_lxr_cpp;
 
 /* --- called by extract.c / parse.c --- */
-void lx_refs_init(lx_refs *r, lp_lang lang);
-void lx_refs_release(lx_refs *r);
+void lp_lx_refs_init(lx_refs *r, lp_lang lang);
+void lp_lx_refs_release(lx_refs *r);
 /* Keep the match if it is a reference pattern's; true when it was one. */
-bool lx_refs_take_match(lx_refs *r, const lx_lang_rt *rt, const TSQueryMatch *m, TSNode node);
+bool lp_lx_refs_take_match(lx_refs *r, const lx_lang_rt *rt, const TSQueryMatch *m, TSNode node);
 /* Run the hooks for the matches kept at the current walk node. */
-void lx_refs_at_node(lx_ctx *cx, int32_t outer);
+void lp_lx_refs_at_node(lx_ctx *cx, int32_t outer);
 /* File-local post-pass (needs qualified symbols). */
-void lx_refs_finish(lx_ctx *cx);
+void lp_lx_refs_finish(lx_ctx *cx);
 /* Copy into the arena as lp_ref (spans computed with the line table). */
-void lx_refs_output(const lx_refs *r, const lx_lines *lines, lp_arena *arena, lp_ref **out,
+void lp_lx_refs_output(const lx_refs *r, const lx_lines *lines, lp_arena *arena, lp_ref **out,
                     size_t *n);
 
 /* --- helpers for hooks --- */
 /* A new reference at node (span = node), owner given. */
-lxr_ref *lxr_push(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode node);
+lxr_ref *lp_lxr_push(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode node);
 /* A call or constructor call: callee decomposed into name / qual / flags; args counted. */
-lxr_ref *lxr_call(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode callee,
+lxr_ref *lp_lxr_call(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode callee,
                   TSNode args);
 /* The same with the receiver and member name given as nodes (object may be null). */
-lxr_ref *lxr_call_parts(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode object,
+lxr_ref *lp_lxr_call_parts(lx_ctx *cx, lp_refkind kind, int32_t owner, TSNode call, TSNode object,
                         TSNode name, TSNode args);
 /* Record a binding of `name` in the function enclosing `owner` (ignored outside functions). */
-void lxr_binding(lx_ctx *cx, int32_t owner, lp_str name, lp_str type, uint32_t flags);
+void lp_lxr_binding(lx_ctx *cx, int32_t owner, lp_str name, lp_str type, uint32_t flags);
 /* Record every name bound by a pattern (identifiers inside tuples, lists, destructuring;
  * not inside member accesses, subscripts, calls, default values or types). */
-void lxr_locals_in(lx_ctx *cx, int32_t owner, TSNode pattern, lp_str type, uint32_t flags);
+void lp_lxr_locals_in(lx_ctx *cx, int32_t owner, TSNode pattern, lp_str type, uint32_t flags);
 /* The function symbol enclosing owner (owner itself when it is one), or -1. */
-int32_t lxr_enclosing_function(const lx_ctx *cx, int32_t owner);
+int32_t lp_lxr_enclosing_function(const lx_ctx *cx, int32_t owner);
 /* A type's text reduced to a dotted name ("*pkg.Foo[T]" -> "pkg.Foo", "&mut Foo" -> "Foo",
  * "std::vector<int>" -> "std.vector"); "" for arrays, functions, tuples and the like. */
-lp_str lxr_type_name(lx_ctx *cx, lp_str text);
+lp_str lp_lxr_type_name(lx_ctx *cx, lp_str text);
 /* Text of a string literal node without quotes (and without a Python/JS prefix). */
-lp_str lxr_unquote(lp_str s);
+lp_str lp_lxr_unquote(lp_str s);
 /* The named child of n with this field, or the first named child of one of these types. */
-TSNode lxr_field(TSNode n, const char *field);
-bool lxr_type_in(TSNode n, const char *const *types);
+TSNode lp_lxr_field(TSNode n, const char *field);
+bool lp_lxr_type_in(TSNode n, const char *const *types);
 /* Last '.'-separated segment of s. */
-lp_str lxr_last_segment(lp_str s);
+lp_str lp_lxr_last_segment(lp_str s);
 /* s with "::" (and "->") turned into '.', whitespace dropped. */
-lp_str lxr_dotted(lx_ctx *cx, lp_str s);
+lp_str lp_lxr_dotted(lx_ctx *cx, lp_str s);
 
 #endif

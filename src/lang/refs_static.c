@@ -13,11 +13,11 @@
 /* A constructor call of the type written at `type`. */
 static lxr_ref *new_of_type(lx_ctx *cx, int32_t owner, TSNode node, TSNode type, TSNode args)
 {
-    lp_str t = lxr_type_name(cx, lx_text(cx, type));
+    lp_str t = lp_lxr_type_name(cx, lx_text(cx, type));
     if (!t.len)
         return NULL;
-    lxr_ref *r = lxr_call_parts(cx, LP_REF_NEW, owner, node, (TSNode){0}, type, args);
-    r->name = lxr_last_segment(t);
+    lxr_ref *r = lp_lxr_call_parts(cx, LP_REF_NEW, owner, node, (TSNode){0}, type, args);
+    r->name = lp_lxr_last_segment(t);
     if (r->name.len < t.len) {
         r->qual = lp_str_sub(t, 0, t.len - r->name.len - 1);
         r->root = lp_str_sub(t, 0, lp_str_find_char(t, '.', 0));
@@ -28,12 +28,12 @@ static lxr_ref *new_of_type(lx_ctx *cx, int32_t owner, TSNode node, TSNode type,
 
 static void base_of_type(lx_ctx *cx, int32_t owner, TSNode type)
 {
-    lp_str t = lxr_type_name(cx, lx_text(cx, type));
+    lp_str t = lp_lxr_type_name(cx, lx_text(cx, type));
     if (!t.len || owner < 0)
         return;
-    lxr_ref *r = lxr_push(cx, LP_REF_BASE, owner, type);
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_BASE, owner, type);
     r->qual = t;
-    r->name = lxr_last_segment(t);
+    r->name = lp_lxr_last_segment(t);
 }
 
 static bool is_type_node(TSNode n)
@@ -69,10 +69,10 @@ static lp_str new_type_of(lx_ctx *cx, TSNode value)
 {
     if (lx_is(value, "object_creation_expression") || lx_is(value, "instance_expression") ||
         lx_is(value, "new_expression")) {
-        TSNode t = lxr_field(value, "type");
+        TSNode t = lp_lxr_field(value, "type");
         if (ts_node_is_null(t) && ts_node_named_child_count(value))
             t = ts_node_named_child(value, 0);
-        return lxr_type_name(cx, lx_text(cx, t));
+        return lp_lxr_type_name(cx, lx_text(cx, t));
     }
     return LP_STR("");
 }
@@ -93,22 +93,22 @@ static const lxr_member java_wrappers[] = {{"parenthesized_expression", "", "", 
 static void java_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
 {
     TSNode st = m->node;
-    TSNode path = lx_child_of_type(st, "scoped_identifier");
+    TSNode path = lp_lx_child_of_type(st, "scoped_identifier");
     if (ts_node_is_null(path))
-        path = lx_child_of_type(st, "identifier");
+        path = lp_lx_child_of_type(st, "identifier");
     if (ts_node_is_null(path))
         return;
-    lp_str full = lxr_dotted(cx, lx_text(cx, path));
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, path);
-    if (lx_has_keyword(cx, st, "static"))
+    lp_str full = lp_lxr_dotted(cx, lx_text(cx, path));
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, path);
+    if (lp_lx_has_keyword(cx, st, "static"))
         r->flags |= LP_REFF_STATIC;
-    if (!ts_node_is_null(lx_child_of_type(st, "asterisk"))) {
+    if (!ts_node_is_null(lp_lx_child_of_type(st, "asterisk"))) {
         r->qual = full;
         r->name = LP_STR("*");
         r->flags |= LP_REFF_WILDCARD;
         return;
     }
-    r->name = lxr_last_segment(full);
+    r->name = lp_lxr_last_segment(full);
     r->qual = r->name.len < full.len ? lp_str_sub(full, 0, full.len - r->name.len - 1) : LP_STR("");
     r->alias = r->name;
 }
@@ -121,7 +121,7 @@ static lp_str java_type(lx_ctx *cx, TSNode type, TSNode value)
     if (lx_is(type, "integral_type") || lx_is(type, "floating_point_type") ||
         lx_is(type, "boolean_type") || lx_is(type, "array_type"))
         return LP_STR("");
-    return lxr_type_name(cx, t);
+    return lp_lxr_type_name(cx, t);
 }
 
 static void java_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
@@ -132,36 +132,36 @@ static void java_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
         for (uint32_t i = 0; i < cnt; i++) {
             TSNode p = ts_node_named_child(n, i);
             if (lx_is(p, "formal_parameter"))
-                lxr_binding(cx, owner, lx_text(cx, lxr_field(p, "name")),
-                          java_type(cx, lxr_field(p, "type"), (TSNode){0}), 0);
+                lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(p, "name")),
+                          java_type(cx, lp_lxr_field(p, "type"), (TSNode){0}), 0);
             else
-                lxr_locals_in(cx, owner, p, LP_STR(""), 0); /* spread, receiver */
+                lp_lxr_locals_in(cx, owner, p, LP_STR(""), 0); /* spread, receiver */
         }
         return;
     }
     if (lx_is(n, "local_variable_declaration") || lx_is(n, "resource")) {
-        TSNode type = lxr_field(n, "type");
+        TSNode type = lp_lxr_field(n, "type");
         uint32_t cnt = ts_node_named_child_count(n);
         if (lx_is(n, "resource")) {
-            lxr_binding(cx, owner, lx_text(cx, lxr_field(n, "name")),
-                      java_type(cx, type, lxr_field(n, "value")), 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(n, "name")),
+                      java_type(cx, type, lp_lxr_field(n, "value")), 0);
             return;
         }
         for (uint32_t i = 0; i < cnt; i++) {
             TSNode d = ts_node_named_child(n, i);
             if (!lx_is(d, "variable_declarator"))
                 continue;
-            lxr_binding(cx, owner, lx_text(cx, lxr_field(d, "name")),
-                      java_type(cx, type, lxr_field(d, "value")), 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(d, "name")),
+                      java_type(cx, type, lp_lxr_field(d, "value")), 0);
         }
         return;
     }
     if (lx_is(n, "enhanced_for_statement") || lx_is(n, "catch_formal_parameter")) {
-        lxr_binding(cx, owner, lx_text(cx, lxr_field(n, "name")), LP_STR(""), 0);
+        lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(n, "name")), LP_STR(""), 0);
         return;
     }
     if (lx_is(n, "lambda_expression")) {
-        lxr_locals_in(cx, owner, lxr_field(n, "parameters"), LP_STR(""), 0);
+        lp_lxr_locals_in(cx, owner, lp_lxr_field(n, "parameters"), LP_STR(""), 0);
         return;
     }
 }
@@ -170,12 +170,12 @@ static void java_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inn
 {
     switch (m->kind) {
     case LXR_CALL:
-        lxr_call_parts(cx, LP_REF_CALL, outer, m->node, lxr_field(m->node, "object"),
-                       lxr_field(m->node, "name"), lxr_field(m->node, "arguments"));
+        lp_lxr_call_parts(cx, LP_REF_CALL, outer, m->node, lp_lxr_field(m->node, "object"),
+                       lp_lxr_field(m->node, "name"), lp_lxr_field(m->node, "arguments"));
         break;
     case LXR_NEW:
-        new_of_type(cx, outer, m->node, lxr_field(m->node, "type"),
-                    lxr_field(m->node, "arguments"));
+        new_of_type(cx, outer, m->node, lp_lxr_field(m->node, "type"),
+                    lp_lxr_field(m->node, "arguments"));
         break;
     case LXR_IMPORT:
         java_import(cx, m, outer);
@@ -200,7 +200,7 @@ static lp_str junit_target(const lx_ctx *cx, const lx_sym *s)
         out[0] = (char)(out[0] - 'A' + 'a');
         return (lp_str){out, n.len - 4};
     }
-    if (lx_kind_is_type(s->kind) || s->container < 0)
+    if (lp_lx_kind_is_type(s->kind) || s->container < 0)
         return LP_STR("");
     lp_str cls = cx->syms.items[s->container].name;
     if (lp_str_ends_with(cls, LP_STR("Tests")) && cls.len > 5)
@@ -210,7 +210,7 @@ static lp_str junit_target(const lx_ctx *cx, const lx_sym *s)
     return LP_STR("");
 }
 
-const lxr_lang lxr_java = {
+const lxr_lang lp_lxr_java = {
     .idents = java_idents,
     .selfs = java_selfs,
     .supers = java_supers,
@@ -236,8 +236,8 @@ static const lxr_member cs_wrappers[] = {{"generic_name", "", "", 0},
 static void cs_using(lx_ctx *cx, const lxr_match *m, int32_t owner)
 {
     TSNode st = m->node;
-    TSNode alias = lxr_field(st, "name");
-    TSNode target = lx_child_of_type(st, "qualified_name");
+    TSNode alias = lp_lxr_field(st, "name");
+    TSNode target = lp_lx_child_of_type(st, "qualified_name");
     uint32_t cnt = ts_node_named_child_count(st);
     for (uint32_t i = 0; ts_node_is_null(target) && i < cnt; i++) {
         TSNode c = ts_node_named_child(st, i);
@@ -246,9 +246,9 @@ static void cs_using(lx_ctx *cx, const lxr_match *m, int32_t owner)
     }
     if (ts_node_is_null(target))
         return;
-    lp_str full = lxr_type_name(cx, lx_text(cx, target));
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, target);
-    if (lx_has_keyword(cx, st, "static"))
+    lp_str full = lp_lxr_type_name(cx, lx_text(cx, target));
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, target);
+    if (lp_lx_has_keyword(cx, st, "static"))
         r->flags |= LP_REFF_STATIC;
     if (ts_node_is_null(alias)) {
         r->qual = full;
@@ -256,7 +256,7 @@ static void cs_using(lx_ctx *cx, const lxr_match *m, int32_t owner)
         r->flags |= LP_REFF_WILDCARD;
         return;
     }
-    r->name = lxr_last_segment(full);
+    r->name = lp_lxr_last_segment(full);
     r->qual = r->name.len < full.len ? lp_str_sub(full, 0, full.len - r->name.len - 1) : LP_STR("");
     r->alias = lx_text(cx, alias);
 }
@@ -268,7 +268,7 @@ static lp_str cs_type(lx_ctx *cx, TSNode type, TSNode value)
     if (lx_is(type, "predefined_type") || lx_is(type, "array_type") ||
         lx_is(type, "nullable_type") || lx_is(type, "tuple_type"))
         return LP_STR("");
-    return lxr_type_name(cx, lx_text(cx, type));
+    return lp_lxr_type_name(cx, lx_text(cx, type));
 }
 
 static void cs_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
@@ -279,13 +279,13 @@ static void cs_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
         for (uint32_t i = 0; i < cnt; i++) {
             TSNode p = ts_node_named_child(n, i);
             if (lx_is(p, "parameter"))
-                lxr_binding(cx, owner, lx_text(cx, lxr_field(p, "name")),
-                          cs_type(cx, lxr_field(p, "type"), (TSNode){0}), 0);
+                lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(p, "name")),
+                          cs_type(cx, lp_lxr_field(p, "type"), (TSNode){0}), 0);
         }
         return;
     }
     if (lx_is(n, "variable_declaration")) {
-        TSNode type = lxr_field(n, "type");
+        TSNode type = lp_lxr_field(n, "type");
         uint32_t cnt = ts_node_named_child_count(n);
         for (uint32_t i = 0; i < cnt; i++) {
             TSNode d = ts_node_named_child(n, i);
@@ -295,37 +295,37 @@ static void cs_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
             uint32_t k = ts_node_named_child_count(d);
             for (uint32_t j = 0; j < k; j++) {
                 TSNode c = ts_node_named_child(d, j);
-                if (!ts_node_eq(c, lxr_field(d, "name")))
+                if (!ts_node_eq(c, lp_lxr_field(d, "name")))
                     value = c;
             }
-            lxr_binding(cx, owner, lx_text(cx, lxr_field(d, "name")), cs_type(cx, type, value), 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(d, "name")), cs_type(cx, type, value), 0);
         }
         return;
     }
     if (lx_is(n, "foreach_statement")) {
-        lxr_locals_in(cx, owner, lxr_field(n, "left"), LP_STR(""), 0);
+        lp_lxr_locals_in(cx, owner, lp_lxr_field(n, "left"), LP_STR(""), 0);
         return;
     }
     if (lx_is(n, "catch_declaration")) {
-        lxr_binding(cx, owner, lx_text(cx, lxr_field(n, "name")), LP_STR(""), 0);
+        lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(n, "name")), LP_STR(""), 0);
         return;
     }
     if (lx_is(n, "lambda_expression")) {
-        TSNode p = lxr_field(n, "parameters");
+        TSNode p = lp_lxr_field(n, "parameters");
         if (lx_is(p, "identifier"))
-            lxr_binding(cx, owner, lx_text(cx, p), LP_STR(""), 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, p), LP_STR(""), 0);
         else if (!ts_node_is_null(p)) {
             uint32_t cnt = ts_node_named_child_count(p);
             for (uint32_t i = 0; i < cnt; i++) {
                 TSNode q = ts_node_named_child(p, i);
-                lxr_binding(cx, owner, lx_text(cx, lx_is(q, "parameter") ? lxr_field(q, "name") : q),
+                lp_lxr_binding(cx, owner, lx_text(cx, lx_is(q, "parameter") ? lp_lxr_field(q, "name") : q),
                           LP_STR(""), 0);
             }
         }
         return;
     }
     if (lx_is(n, "declaration_expression")) { /* out var x */
-        lxr_binding(cx, owner, lx_text(cx, lxr_field(n, "name")), LP_STR(""), 0);
+        lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(n, "name")), LP_STR(""), 0);
         return;
     }
 }
@@ -334,11 +334,11 @@ static void cs_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner
 {
     switch (m->kind) {
     case LXR_CALL:
-        lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+        lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         break;
     case LXR_NEW:
-        new_of_type(cx, outer, m->node, lxr_field(m->node, "type"),
-                    lxr_field(m->node, "arguments"));
+        new_of_type(cx, outer, m->node, lp_lxr_field(m->node, "type"),
+                    lp_lxr_field(m->node, "arguments"));
         break;
     case LXR_IMPORT:
         cs_using(cx, m, outer);
@@ -368,7 +368,7 @@ static lp_str cs_test_target(const lx_ctx *cx, const lx_sym *s)
     return junit_target(cx, s);
 }
 
-const lxr_lang lxr_csharp = {
+const lxr_lang lp_lxr_csharp = {
     .idents = cs_idents,
     .selfs = cs_selfs,
     .supers = cs_supers,
@@ -416,10 +416,10 @@ static void scala_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
             lp_buf_putc(&b, '.');
         lp_buf_put_str(&b, segs[i]);
     }
-    lp_str full = lx_dup(cx, lp_buf_str(&b));
+    lp_str full = lp_lx_dup(cx, lp_buf_str(&b));
     lp_buf_release(&b);
     if (!ts_node_is_null(wildcard)) {
-        lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, st);
+        lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, st);
         r->qual = full;
         r->name = LP_STR("*");
         r->flags |= LP_REFF_WILDCARD;
@@ -431,14 +431,14 @@ static void scala_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
             TSNode s = ts_node_named_child(selectors, j);
             lxr_ref *r = NULL;
             if (lx_is(s, "identifier")) {
-                r = lxr_push(cx, LP_REF_IMPORT, owner, s);
+                r = lp_lxr_push(cx, LP_REF_IMPORT, owner, s);
                 r->name = r->alias = lx_text(cx, s);
             } else if (lx_is(s, "arrow_renamed_identifier")) {
-                r = lxr_push(cx, LP_REF_IMPORT, owner, s);
-                r->name = lx_text(cx, lxr_field(s, "name"));
-                r->alias = lx_text(cx, lxr_field(s, "alias"));
+                r = lp_lxr_push(cx, LP_REF_IMPORT, owner, s);
+                r->name = lx_text(cx, lp_lxr_field(s, "name"));
+                r->alias = lx_text(cx, lp_lxr_field(s, "alias"));
             } else if (lx_is(s, "namespace_wildcard")) {
-                r = lxr_push(cx, LP_REF_IMPORT, owner, s);
+                r = lp_lxr_push(cx, LP_REF_IMPORT, owner, s);
                 r->name = LP_STR("*");
                 r->flags |= LP_REFF_WILDCARD;
             }
@@ -447,7 +447,7 @@ static void scala_import(lx_ctx *cx, const lxr_match *m, int32_t owner)
         }
         return;
     }
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, st);
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, st);
     r->name = segs[n - 1];
     r->alias = r->name;
     r->qual = n > 1 ? lp_str_sub(full, 0, full.len - r->name.len - 1) : LP_STR("");
@@ -461,33 +461,33 @@ static void scala_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
         for (uint32_t i = 0; i < cnt; i++) {
             TSNode p = ts_node_named_child(n, i);
             if (lx_is(p, "parameter"))
-                lxr_binding(cx, owner, lx_text(cx, lxr_field(p, "name")),
-                          lxr_type_name(cx, lx_text(cx, lxr_field(p, "type"))), 0);
+                lp_lxr_binding(cx, owner, lx_text(cx, lp_lxr_field(p, "name")),
+                          lp_lxr_type_name(cx, lx_text(cx, lp_lxr_field(p, "type"))), 0);
         }
         return;
     }
     if (lx_is(n, "val_definition") || lx_is(n, "var_definition")) {
-        TSNode pat = lxr_field(n, "pattern"), type = lxr_field(n, "type");
+        TSNode pat = lp_lxr_field(n, "pattern"), type = lp_lxr_field(n, "type");
         if (!lx_is(pat, "identifier")) {
-            lxr_locals_in(cx, owner, pat, LP_STR(""), 0);
+            lp_lxr_locals_in(cx, owner, pat, LP_STR(""), 0);
             return;
         }
-        lp_str t = ts_node_is_null(type) ? new_type_of(cx, lxr_field(n, "value"))
-                                         : lxr_type_name(cx, lx_text(cx, type));
-        lxr_binding(cx, owner, lx_text(cx, pat), t, 0);
+        lp_str t = ts_node_is_null(type) ? new_type_of(cx, lp_lxr_field(n, "value"))
+                                         : lp_lxr_type_name(cx, lx_text(cx, type));
+        lp_lxr_binding(cx, owner, lx_text(cx, pat), t, 0);
         return;
     }
-    lxr_locals_in(cx, owner, m->name, LP_STR(""), 0); /* lambda, case, for bindings */
+    lp_lxr_locals_in(cx, owner, m->name, LP_STR(""), 0); /* lambda, case, for bindings */
 }
 
 static void scala_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner)
 {
     switch (m->kind) {
     case LXR_CALL:
-        lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+        lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         break;
     case LXR_NEW: {
-        TSNode type = {0}, args = lxr_field(m->node, "arguments");
+        TSNode type = {0}, args = lp_lxr_field(m->node, "arguments");
         uint32_t cnt = ts_node_named_child_count(m->node);
         for (uint32_t i = 0; i < cnt && ts_node_is_null(type); i++) {
             TSNode c = ts_node_named_child(m->node, i);
@@ -505,7 +505,7 @@ static void scala_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t in
         uint32_t cnt = ts_node_named_child_count(m->node);
         for (uint32_t i = 0; i < cnt; i++) {
             TSNode c = ts_node_named_child(m->node, i);
-            if (!ts_node_eq(c, lxr_field(m->node, "arguments")) && is_type_node(c))
+            if (!ts_node_eq(c, lp_lxr_field(m->node, "arguments")) && is_type_node(c))
                 base_of_type(cx, outer, c);
         }
         break;
@@ -522,7 +522,7 @@ static void scala_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t in
 static lp_str scala_test_target(const lx_ctx *cx, const lx_sym *s)
 {
     static const char *const suffixes[] = {"Spec", "Tests", "Test", "Suite"};
-    if (!lx_kind_is_type(s->kind))
+    if (!lp_lx_kind_is_type(s->kind))
         return junit_target(cx, s);
     for (size_t i = 0; i < LP_ARRAY_LEN(suffixes); i++) {
         lp_str suf = lp_str_c(suffixes[i]);
@@ -532,7 +532,7 @@ static lp_str scala_test_target(const lx_ctx *cx, const lx_sym *s)
     return LP_STR("");
 }
 
-const lxr_lang lxr_scala = {
+const lxr_lang lp_lxr_scala = {
     .idents = scala_idents,
     .selfwords = scala_selfwords,
     .superwords = scala_superwords,
@@ -571,28 +571,28 @@ static void rust_use(lx_ctx *cx, int32_t owner, TSNode t, lp_str prefix, int dep
         return;
     }
     if (!strcmp(type, "scoped_use_list")) {
-        lp_str p = lxr_dotted(cx, lx_text(cx, lxr_field(t, "path")));
+        lp_str p = lp_lxr_dotted(cx, lx_text(cx, lp_lxr_field(t, "path")));
         if (prefix.len) {
             lp_buf b;
             lp_buf_init(&b, 4096);
             lp_buf_printf(&b, LP_STR_FMT "." LP_STR_FMT, LP_STR_ARG(prefix), LP_STR_ARG(p));
-            p = lx_dup(cx, lp_buf_str(&b));
+            p = lp_lx_dup(cx, lp_buf_str(&b));
             lp_buf_release(&b);
         }
-        rust_use(cx, owner, lxr_field(t, "list"), p, depth + 1);
+        rust_use(cx, owner, lp_lxr_field(t, "list"), p, depth + 1);
         return;
     }
     lp_str alias = LP_STR(""), path;
     uint32_t flags = 0;
     if (!strcmp(type, "use_as_clause")) {
-        alias = lx_text(cx, lxr_field(t, "alias"));
-        path = lxr_dotted(cx, lx_text(cx, lxr_field(t, "path")));
+        alias = lx_text(cx, lp_lxr_field(t, "alias"));
+        path = lp_lxr_dotted(cx, lx_text(cx, lp_lxr_field(t, "path")));
     } else if (!strcmp(type, "use_wildcard")) {
-        path = ts_node_named_child_count(t) ? lxr_dotted(cx, lx_text(cx, ts_node_named_child(t, 0)))
+        path = ts_node_named_child_count(t) ? lp_lxr_dotted(cx, lx_text(cx, ts_node_named_child(t, 0)))
                                             : LP_STR("");
         flags = LP_REFF_WILDCARD;
     } else {
-        path = lxr_dotted(cx, lx_text(cx, t));
+        path = lp_lxr_dotted(cx, lx_text(cx, t));
     }
     lp_buf b;
     lp_buf_init(&b, 4096);
@@ -600,19 +600,19 @@ static void rust_use(lx_ctx *cx, int32_t owner, TSNode t, lp_str prefix, int dep
         lp_buf_printf(&b, LP_STR_FMT "." LP_STR_FMT, LP_STR_ARG(prefix), LP_STR_ARG(path));
     else
         lp_buf_put_str(&b, prefix.len ? prefix : path);
-    lp_str full = lx_dup(cx, lp_buf_str(&b));
+    lp_str full = lp_lx_dup(cx, lp_buf_str(&b));
     lp_buf_release(&b);
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, t);
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, t);
     r->flags |= flags;
     if (flags & LP_REFF_WILDCARD) {
         r->qual = full;
         r->name = LP_STR("*");
         return;
     }
-    r->name = lxr_last_segment(full);
+    r->name = lp_lxr_last_segment(full);
     r->qual = r->name.len < full.len ? lp_str_sub(full, 0, full.len - r->name.len - 1) : LP_STR("");
     if (lp_str_eq_c(r->name, "self")) { /* use a::b::{self} */
-        r->name = lxr_last_segment(r->qual);
+        r->name = lp_lxr_last_segment(r->qual);
         r->qual = r->name.len < r->qual.len ? lp_str_sub(r->qual, 0, r->qual.len - r->name.len - 1)
                                             : LP_STR("");
     }
@@ -628,31 +628,31 @@ static void rust_local(lx_ctx *cx, const lxr_match *m, int32_t owner)
             TSNode p = ts_node_named_child(n, i);
             if (!lx_is(p, "parameter"))
                 continue;
-            TSNode pat = lxr_field(p, "pattern");
+            TSNode pat = lp_lxr_field(p, "pattern");
             if (lx_is(pat, "identifier"))
-                lxr_binding(cx, owner, lx_text(cx, pat),
-                          lxr_type_name(cx, lx_text(cx, lxr_field(p, "type"))), 0);
+                lp_lxr_binding(cx, owner, lx_text(cx, pat),
+                          lp_lxr_type_name(cx, lx_text(cx, lp_lxr_field(p, "type"))), 0);
             else
-                lxr_locals_in(cx, owner, pat, LP_STR(""), 0);
+                lp_lxr_locals_in(cx, owner, pat, LP_STR(""), 0);
         }
         return;
     }
     if (lx_is(n, "let_declaration")) {
-        TSNode pat = lxr_field(n, "pattern"), type = lxr_field(n, "type"),
-               value = lxr_field(n, "value");
+        TSNode pat = lp_lxr_field(n, "pattern"), type = lp_lxr_field(n, "type"),
+               value = lp_lxr_field(n, "value");
         if (!lx_is(pat, "identifier")) {
-            lxr_locals_in(cx, owner, pat, LP_STR(""), 0);
+            lp_lxr_locals_in(cx, owner, pat, LP_STR(""), 0);
             return;
         }
         lp_str t = LP_STR("");
         if (!ts_node_is_null(type))
-            t = lxr_type_name(cx, lx_text(cx, type));
+            t = lp_lxr_type_name(cx, lx_text(cx, type));
         else if (lx_is(value, "struct_expression"))
-            t = lxr_type_name(cx, lx_text(cx, lxr_field(value, "name")));
-        lxr_binding(cx, owner, lx_text(cx, pat), t, 0);
+            t = lp_lxr_type_name(cx, lx_text(cx, lp_lxr_field(value, "name")));
+        lp_lxr_binding(cx, owner, lx_text(cx, pat), t, 0);
         return;
     }
-    lxr_locals_in(cx, owner, ts_node_is_null(m->name) ? n : m->name, LP_STR(""), 0);
+    lp_lxr_locals_in(cx, owner, ts_node_is_null(m->name) ? n : m->name, LP_STR(""), 0);
 }
 
 static void rust_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner)
@@ -660,12 +660,12 @@ static void rust_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inn
     switch (m->kind) {
     case LXR_CALL: {
         if (lx_is(m->node, "macro_invocation")) {
-            lxr_ref *r = lxr_call(cx, LP_REF_CALL, outer, m->node, lxr_field(m->node, "macro"),
+            lxr_ref *r = lp_lxr_call(cx, LP_REF_CALL, outer, m->node, lp_lxr_field(m->node, "macro"),
                                   (TSNode){0});
             r->flags |= LP_REFF_MACRO;
             break;
         }
-        lxr_ref *r = lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+        lxr_ref *r = lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         /* self::f() and super::f() are module paths, not receivers */
         if ((r->flags & LP_REFF_PATH) && lp_str_eq_c(r->root, "self"))
             r->flags &= ~LP_REFF_SELF;
@@ -673,14 +673,14 @@ static void rust_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inn
     }
     case LXR_IMPORT:
         if (lx_is(m->node, "mod_item")) {
-            if (!ts_node_is_null(lxr_field(m->node, "body")))
+            if (!ts_node_is_null(lp_lxr_field(m->node, "body")))
                 break;
-            lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, outer, m->node);
-            r->name = r->alias = lx_text(cx, lxr_field(m->node, "name"));
+            lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, outer, m->node);
+            r->name = r->alias = lx_text(cx, lp_lxr_field(m->node, "name"));
             r->flags |= LP_REFF_MODDECL;
             break;
         }
-        rust_use(cx, outer, lxr_field(m->node, "argument"), LP_STR(""), 0);
+        rust_use(cx, outer, lp_lxr_field(m->node, "argument"), LP_STR(""), 0);
         break;
     case LXR_LOCAL:
         rust_local(cx, m, inner);
@@ -698,7 +698,7 @@ static lp_str rust_test_target(const lx_ctx *cx, const lx_sym *s)
     return LP_STR("");
 }
 
-const lxr_lang lxr_rust = {
+const lxr_lang lp_lxr_rust = {
     .idents = rust_idents,
     .selfs = rust_selfs,
     .selfwords = rust_selfwords,
@@ -719,11 +719,11 @@ static const lxr_member c_wrappers[] = {{"parenthesized_expression", "", "", 0},
 
 static void c_include(lx_ctx *cx, const lxr_match *m, int32_t owner)
 {
-    TSNode path = lxr_field(m->node, "path");
+    TSNode path = lp_lxr_field(m->node, "path");
     if (ts_node_is_null(path))
         return;
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, m->node);
-    r->qual = lxr_unquote(lx_text(cx, path));
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, m->node);
+    r->qual = lp_lxr_unquote(lx_text(cx, path));
     if (lx_is(path, "system_lib_string"))
         r->flags |= LP_REFF_SYSTEM;
     else if (!lx_is(path, "string_literal"))
@@ -735,7 +735,7 @@ static lp_str c_decl_type(lx_ctx *cx, TSNode type)
     if (lx_is(type, "primitive_type") || lx_is(type, "sized_type_specifier") ||
         lx_is(type, "placeholder_type_specifier"))
         return LP_STR("");
-    return lxr_type_name(cx, lx_text(cx, type));
+    return lp_lxr_type_name(cx, lx_text(cx, type));
 }
 
 /* Parameters and local declarations (C and C++); C++ `Foo f(1);` is also a constructor call. */
@@ -749,16 +749,16 @@ static void c_local(lx_ctx *cx, const lxr_match *m, int32_t owner, bool cpp)
             if (!lx_is(p, "parameter_declaration") && !lx_is(p, "optional_parameter_declaration"))
                 continue;
             bool fn = false;
-            TSNode name = lx_c_declarator_name(lxr_field(p, "declarator"), &fn);
+            TSNode name = lp_lx_c_declarator_name(lp_lxr_field(p, "declarator"), &fn);
             if (!ts_node_is_null(name))
-                lxr_binding(cx, owner, lx_text(cx, name), c_decl_type(cx, lxr_field(p, "type")), 0);
+                lp_lxr_binding(cx, owner, lx_text(cx, name), c_decl_type(cx, lp_lxr_field(p, "type")), 0);
         }
         return;
     }
     if (lx_is(n, "declaration")) {
-        if (lxr_enclosing_function(cx, owner) < 0)
+        if (lp_lxr_enclosing_function(cx, owner) < 0)
             return;
-        TSNode type = lxr_field(n, "type");
+        TSNode type = lp_lxr_field(n, "type");
         lp_str t = c_decl_type(cx, type);
         uint32_t cnt = ts_node_named_child_count(n);
         for (uint32_t i = 0; i < cnt; i++) {
@@ -766,29 +766,29 @@ static void c_local(lx_ctx *cx, const lxr_match *m, int32_t owner, bool cpp)
             if (ts_node_eq(d, type))
                 continue;
             bool fn = false;
-            TSNode name = lx_c_declarator_name(d, &fn);
+            TSNode name = lp_lx_c_declarator_name(d, &fn);
             if (ts_node_is_null(name) || fn)
                 continue;
             lp_str dt = t;
             if (lx_is(d, "init_declarator")) {
-                TSNode v = lxr_field(d, "value");
+                TSNode v = lp_lxr_field(d, "value");
                 if (cpp && (lx_is(v, "argument_list") || lx_is(v, "initializer_list")) && t.len)
                     new_of_type(cx, owner, d, type, v);
                 if (!dt.len && cpp)
                     dt = new_type_of(cx, v);
             }
-            lxr_binding(cx, owner, lx_text(cx, name), dt, 0);
+            lp_lxr_binding(cx, owner, lx_text(cx, name), dt, 0);
         }
         return;
     }
-    lxr_locals_in(cx, owner, ts_node_is_null(m->name) ? n : m->name, LP_STR(""), 0);
+    lp_lxr_locals_in(cx, owner, ts_node_is_null(m->name) ? n : m->name, LP_STR(""), 0);
 }
 
 static void c_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner)
 {
     switch (m->kind) {
     case LXR_CALL:
-        lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+        lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         break;
     case LXR_IMPORT:
         c_include(cx, m, outer);
@@ -801,7 +801,7 @@ static void c_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inner)
     }
 }
 
-const lxr_lang lxr_c = {
+const lxr_lang lp_lxr_c = {
     .idents = c_idents,
     .members = c_members,
     .wrappers = c_wrappers,
@@ -826,15 +826,15 @@ static void cpp_using(lx_ctx *cx, const lxr_match *m, int32_t owner)
     if (ts_node_named_child_count(st) == 0)
         return;
     TSNode target = ts_node_named_child(st, ts_node_named_child_count(st) - 1);
-    lp_str full = lxr_dotted(cx, lx_text(cx, target));
-    lxr_ref *r = lxr_push(cx, LP_REF_IMPORT, owner, st);
-    if (lx_has_keyword(cx, st, "namespace")) {
+    lp_str full = lp_lxr_dotted(cx, lx_text(cx, target));
+    lxr_ref *r = lp_lxr_push(cx, LP_REF_IMPORT, owner, st);
+    if (lp_lx_has_keyword(cx, st, "namespace")) {
         r->qual = full;
         r->name = LP_STR("*");
         r->flags |= LP_REFF_WILDCARD | LP_REFF_NAMESPACE;
         return;
     }
-    r->name = lxr_last_segment(full);
+    r->name = lp_lxr_last_segment(full);
     r->qual = r->name.len < full.len ? lp_str_sub(full, 0, full.len - r->name.len - 1) : LP_STR("");
     r->alias = r->name;
 }
@@ -843,11 +843,11 @@ static void cpp_hook(lx_ctx *cx, const lxr_match *m, int32_t outer, int32_t inne
 {
     switch (m->kind) {
     case LXR_CALL:
-        lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
+        lp_lxr_call(cx, LP_REF_CALL, outer, m->node, m->callee, m->args);
         break;
     case LXR_NEW:
-        new_of_type(cx, outer, m->node, lxr_field(m->node, "type"),
-                    lxr_field(m->node, "arguments"));
+        new_of_type(cx, outer, m->node, lp_lxr_field(m->node, "type"),
+                    lp_lxr_field(m->node, "arguments"));
         break;
     case LXR_IMPORT:
         if (lx_is(m->node, "preproc_include"))
@@ -879,7 +879,7 @@ static lp_str gtest_target(const lx_ctx *cx, const lx_sym *s)
     return LP_STR("");
 }
 
-const lxr_lang lxr_cpp = {
+const lxr_lang lp_lxr_cpp = {
     .idents = cpp_idents,
     .selfs = cpp_selfs,
     .members = cpp_members,

@@ -7,7 +7,7 @@
  *   modern  : 2026-07-28, no handshake: every request carries its protocol version and the
  *             client capabilities in params._meta; server/discover, tools/list, tools/call;
  *             results carry resultType, cacheable results ttlMs/cacheScope.
- * See docs/decisions/mcp-protocol-eras.md for every reading of the specification made here.
+ * See docs/decisions/0023-mcp-protocol-eras.md for every reading of the specification made here.
  *
  * Tools plug in as handler functions (lp_mcp_tool_fn) registered in an lp_mcp_registry.
  * The server validates arguments against the tool's inputSchema before the handler runs,

@@ -62,27 +62,24 @@ void lp_search_group_files(lp_search_result *res, uint32_t limit, lp_arena *aren
     size_t n = res->ngroups;
     file_agg *files = lp_arena_zalloc(arena, (n ? n : 1) * sizeof *files);
     size_t nfiles = 0;
-    /* Open addressing on the path hash: index + 1, 0 empty. */
-    size_t nslots = 16;
-    while (nslots < 2 * n)
-        nslots *= 2;
-    uint32_t *slots = lp_arena_zalloc(arena, nslots * sizeof *slots);
+    /* path -> index into files (the paths are borrowed from the groups) */
+    lp_map by_path = {0};
+    lp_map_reserve(&by_path, n);
     for (size_t i = 0; i < n; i++) {
         const lp_search_group *g = &res->groups[i];
         const char *path = g->owner.file ? g->owner.file : "";
-        size_t k = lp_hash64_of(path, strlen(path)) & (nslots - 1);
-        while (slots[k] && strcmp(files[slots[k] - 1].path, path) != 0)
-            k = (k + 1) & (nslots - 1);
+        bool created;
+        uint32_t *slot = lp_map_put(&by_path, NULL, path, strlen(path), &created);
         file_agg *f;
-        if (!slots[k]) {
+        if (created) {
+            *slot = (uint32_t)nfiles;
             f = &files[nfiles++];
-            slots[k] = (uint32_t)nfiles;
             f->path = path;
             f->first = i;
             f->score = g->score;
             f->weight = p.damp;
         } else {
-            f = &files[slots[k] - 1];
+            f = &files[*slot];
             f->score += f->weight * g->score;
             f->weight *= p.decay;
         }
@@ -95,6 +92,7 @@ void lp_search_group_files(lp_search_result *res, uint32_t limit, lp_arena *aren
             m->rank = g->rank ? g->rank : (uint32_t)i + 1;
         }
     }
+    lp_map_free(&by_path);
     if (nfiles > 1)
         qsort(files, nfiles, sizeof *files, agg_cmp);
     size_t keep = LP_MIN(nfiles, (size_t)(limit ? limit : 50));

@@ -4,7 +4,7 @@
  * one-line 1 MB minified JavaScript), and concurrent parsing.
  */
 #include "lang/lang.h"
-#include "lang/lang_int.h" /* lx_c_match_brace */
+#include "lang/lang_int.h" /* lp_lx_c_match_brace */
 #include "t.h"
 
 #include <pthread.h>
@@ -631,12 +631,12 @@ T_TEST(lang_c_match_brace_skips_comments_strings_and_else_branches)
     const char *src = "{ /* } */ s = \"}\"; c = '}'; // }\n"
                       "#ifdef X\n  if (a) {\n#else\n  if (b) {\n#endif\n  }\n}\nrest";
     uint32_t len = (uint32_t)strlen(src);
-    uint32_t end = lx_c_match_brace(src, len, 0);
+    uint32_t end = lp_lx_c_match_brace(src, len, 0);
     T_CHECK(end > 0);
     T_CHECK(end <= len && src[end - 1] == '}');
     T_CHECK(strcmp(src + end, "\nrest") == 0);
-    T_CHECK_INT(lx_c_match_brace("{ { }", 5, 0), 0); /* unclosed: 0 */
-    T_CHECK_INT(lx_c_match_brace("{ \"}", 4, 0), 0); /* the brace is in a string */
+    T_CHECK_INT(lp_lx_c_match_brace("{ { }", 5, 0), 0); /* unclosed: 0 */
+    T_CHECK_INT(lp_lx_c_match_brace("{ \"}", 4, 0), 0); /* the brace is in a string */
 done:;
 }
 

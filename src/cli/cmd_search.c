@@ -114,40 +114,31 @@ void lp_cli_search_print(const lp_search_group *groups, size_t from, size_t n)
     lp_buf_init(&line, 0);
     for (size_t i = from; i < from + n; i++) {
         const lp_search_group *g = &groups[i];
-        if (g->listed) {
-            /* A listed file (filters only): its size and first top-level symbols. */
-            printf("%u. %s  (%u lines, %llu bytes, %u top-level symbol%s)%s\n", g->rank,
-                   lp_cli_path_text(g->owner.file, &path), g->owner.end_line,
-                   (unsigned long long)g->file_size, g->nfile_owners,
-                   g->nfile_owners == 1 ? "" : "s",
-                   g->deleted ? "  [stale: file deleted since indexing]"
-                   : g->stale ? "  [stale: file changed since indexing]"
-                              : "");
+        if (g->listed || g->nmembers) {
+            /* A file: a listing (filters only: its size and first top-level symbols) or
+             * the file view (its score and best owners), then one owner a line. */
+            printf("%u. %s  (", g->rank, lp_cli_path_text(g->owner.file, &path));
+            if (g->listed)
+                printf("%u lines, %llu bytes, %u top-level symbol%s)", g->owner.end_line,
+                       (unsigned long long)g->file_size, g->nfile_owners,
+                       g->nfile_owners == 1 ? "" : "s");
+            else
+                printf("%.2f, %u owner%s)", g->score, g->nfile_owners,
+                       g->nfile_owners == 1 ? "" : "s");
+            printf("%s\n", g->deleted ? "  [stale: file deleted since indexing]"
+                           : g->stale ? "  [stale: file changed since indexing]"
+                                      : "");
             for (uint32_t k = 0; k < g->nmembers; k++) {
                 const lp_search_owner *ow = &g->members[k].owner;
                 const char *name = ow->qname ? ow->qname : ow->symbol ? ow->symbol : "";
-                printf("    %u-%u  %s %s\n", ow->start_line, ow->end_line,
-                       ow->kind ? ow->kind : "", lp_cli_text(name, strlen(name), &what_b));
+                printf("    %u-%u  %s %s", ow->start_line, ow->end_line,
+                       ow->kind ? ow->kind : "file", lp_cli_text(name, strlen(name), &what_b));
+                if (!g->listed)
+                    printf("  (%.2f)", g->members[k].score);
+                printf("\n");
             }
-            if (g->nfile_owners > g->nmembers)
+            if (g->listed && g->nfile_owners > g->nmembers)
                 printf("    ... %u more\n", g->nfile_owners - g->nmembers);
-            continue;
-        }
-        if (g->nmembers) {
-            /* A file (file view): its score, then its best owners, one a line. */
-            printf("%u. %s  (%.2f, %u owner%s)%s\n", g->rank,
-                   lp_cli_path_text(g->owner.file, &path), g->score, g->nfile_owners,
-                   g->nfile_owners == 1 ? "" : "s",
-                   g->deleted ? "  [stale: file deleted since indexing]"
-                   : g->stale ? "  [stale: file changed since indexing]"
-                              : "");
-            for (uint32_t k = 0; k < g->nmembers; k++) {
-                const lp_search_owner *ow = &g->members[k].owner;
-                const char *name = ow->qname ? ow->qname : ow->symbol ? ow->symbol : "";
-                printf("    %u-%u  %s %s  (%.2f)\n", ow->start_line, ow->end_line,
-                       ow->kind ? ow->kind : "file", lp_cli_text(name, strlen(name), &what_b),
-                       g->members[k].score);
-            }
             continue;
         }
         const char *what = g->live                            ? "region"

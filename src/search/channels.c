@@ -29,12 +29,6 @@
     " JOIN blobs b ON b.bid = c.bid JOIN files fl ON fl.bid = c.bid"                           \
     " LEFT JOIN symbols s ON s.bid = c.bid AND s.ord = c.owner"
 
-static const char *col_dup(lp_arena *a, sqlite3_stmt *s, int i)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return t ? lp_arena_strndup(a, (const char *)t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
-}
-
 /* Read CHUNK_COLS starting at column i into c. */
 static void read_chunk_cols(sqlite3_stmt *s, int i, lp_arena *a, lp_cand *c)
 {
@@ -43,10 +37,10 @@ static void read_chunk_cols(sqlite3_stmt *s, int i, lp_arena *a, lp_cand *c)
     c->cstart = (uint32_t)sqlite3_column_int(s, i + 2);
     c->cend = (uint32_t)sqlite3_column_int(s, i + 3);
     c->lang = sqlite3_column_int(s, i + 4);
-    c->path = col_dup(a, s, i + 5);
+    c->path = lp_store_col_dup(a, s, i + 5);
     if (sqlite3_column_type(s, i + 6) != SQLITE_NULL) {
-        c->name = col_dup(a, s, i + 6);
-        c->qname = col_dup(a, s, i + 7);
+        c->name = lp_store_col_dup(a, s, i + 6);
+        c->qname = lp_store_col_dup(a, s, i + 7);
         c->kind = sqlite3_column_int(s, i + 8);
         c->skey = (uint64_t)sqlite3_column_int64(s, i + 9);
         c->ostart = (uint32_t)sqlite3_column_int(s, i + 10);
@@ -511,14 +505,14 @@ static void read_sym_row(sqlite3_stmt *s, lp_arena *a, lp_cand *c)
     c->bid = sqlite3_column_int64(s, 0);
     c->owner = sqlite3_column_int(s, 1);
     c->kind = sqlite3_column_int(s, 2);
-    c->name = col_dup(a, s, 3);
-    c->qname = col_dup(a, s, 4);
+    c->name = lp_store_col_dup(a, s, 3);
+    c->qname = lp_store_col_dup(a, s, 4);
     c->skey = (uint64_t)sqlite3_column_int64(s, 5);
     c->ostart = c->cstart = (uint32_t)sqlite3_column_int(s, 6);
     c->oend = c->cend = (uint32_t)sqlite3_column_int(s, 7);
     c->flags = (uint32_t)sqlite3_column_int(s, 8);
     c->lang = sqlite3_column_int(s, 9);
-    c->path = col_dup(a, s, 10);
+    c->path = lp_store_col_dup(a, s, 10);
 }
 
 /* Definitions that answer "where is X" before fields and variables. */
@@ -700,7 +694,7 @@ static size_t match_files(lp_store *st, lp_str key, const char **found, lp_arena
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         if (n < PATH_MAX_FILES + 1)
-            found[n] = col_dup(arena, s, 0);
+            found[n] = lp_store_col_dup(arena, s, 0);
         n++;
     }
     if (step != SQLITE_DONE)

@@ -55,12 +55,6 @@ bool lp_search_file_admitted(const lp_search_query *q, lp_search_scope scope, co
            scope_ok(scope, lang, path);
 }
 
-static const char *dup_col(lp_arena *a, sqlite3_stmt *s, int i)
-{
-    const char *t = (const char *)sqlite3_column_text(s, i);
-    return t ? lp_arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
-}
-
 /* The top-level symbols of one file into g (members, count, snippet); false when kind:
  * filters are given and none of its symbols is of those kinds. */
 static bool top_symbols(sqlite3_stmt *s, const lp_search_query *q, const char *path,
@@ -79,8 +73,8 @@ static bool top_symbols(sqlite3_stmt *s, const lp_search_query *q, const char *p
         if (n < LP_FILE_MEMBERS_MAX) {
             lp_search_owner *o = &m[n].owner;
             o->file = path;
-            o->symbol = dup_col(arena, s, 0);
-            o->qname = dup_col(arena, s, 1);
+            o->symbol = lp_store_col_dup(arena, s, 0);
+            o->qname = lp_store_col_dup(arena, s, 1);
             o->kind = lp_symkind_name((lp_symkind)kind);
             o->start_line = start;
             o->end_line = (uint32_t)sqlite3_column_int64(s, 4);
@@ -131,7 +125,7 @@ lp_status lp_search_list_files(lp_store *st, const lp_search_query *q,
             continue;
         }
         lp_search_group g = {0};
-        const char *p = dup_col(arena, files, 0);
+        const char *p = lp_store_col_dup(arena, files, 0);
         sqlite3_bind_int64(top, 1, bid);
         if (!top_symbols(top, q, p, &g, arena, &snip))
             continue;

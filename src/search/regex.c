@@ -42,12 +42,6 @@ typedef struct scan {
     size_t ncostly;
 } scan;
 
-static const char *dup_col(lp_arena *a, sqlite3_stmt *s, int i)
-{
-    const char *t = (const char *)sqlite3_column_text(s, i);
-    return t ? lp_arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
-}
-
 /* The innermost symbol around line into g's owner, else the line as a file region. */
 static void set_owner(scan *sc, int64_t bid, const char *path, uint32_t line, lp_search_group *g)
 {
@@ -57,8 +51,8 @@ static void set_owner(scan *sc, int64_t bid, const char *path, uint32_t line, lp
     sqlite3_bind_int64(sc->owner, 1, bid);
     sqlite3_bind_int64(sc->owner, 2, line);
     if (sqlite3_step(sc->owner) == SQLITE_ROW) {
-        g->owner.symbol = dup_col(sc->arena, sc->owner, 0);
-        g->owner.qname = dup_col(sc->arena, sc->owner, 1);
+        g->owner.symbol = lp_store_col_dup(sc->arena, sc->owner, 0);
+        g->owner.qname = lp_store_col_dup(sc->arena, sc->owner, 1);
         g->owner.kind = lp_symkind_name((lp_symkind)sqlite3_column_int(sc->owner, 2));
         g->owner.start_line = (uint32_t)sqlite3_column_int64(sc->owner, 3);
         g->owner.end_line = (uint32_t)sqlite3_column_int64(sc->owner, 4);

@@ -105,6 +105,12 @@ lp_status lp_store_exec(lp_store *st, const char *sql, lp_error *err)
     return LP_OK;
 }
 
+const char *lp_store_col_dup(lp_arena *a, sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? lp_arena_strndup(a, (const char *)t, (size_t)sqlite3_column_bytes(s, i)) : NULL;
+}
+
 lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp_error *err)
 {
     for (size_t i = 0; i < st->ncache; i++) {

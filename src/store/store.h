@@ -95,6 +95,9 @@ lp_status lp_store_exec(lp_store *st, const char *sql, lp_error *err);
 /* Prepare (cached per connection: the statement stays valid until lp_store_close; reset it
  * after use with sqlite3_reset). */
 lp_status lp_store_prepare(lp_store *st, const char *sql, sqlite3_stmt **out, lp_error *err);
+/* Column i of the current row of s as text copied into a (its bytes, NUL-terminated), or
+ * NULL when the column is NULL. */
+const char *lp_store_col_dup(lp_arena *a, sqlite3_stmt *s, int i);
 /* Turn the connection's last SQLite error into err (LP_ESQL, or LP_EBUSY/LP_EIO/...). The
  * errno behind an I/O error decides the message: ENOSPC/EDQUOT (or SQLITE_FULL) is
  * LP_ENOSPC as lp_store_disk_full says it; a limit (EMFILE, ENFILE, ENOMEM, EFBIG) is

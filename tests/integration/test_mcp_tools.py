@@ -307,6 +307,48 @@ def test_frozen_sets_are_bounded_and_expire(ctx):
     assert {d: os.stat(d).st_mtime_ns for d in dbs} == before
 
 
+def test_mcp_outline_pages_instead_of_cutting(ctx):
+    # 120 functions and 30 classes: more than a 3,000-byte budget holds.
+    root = ctx.path("repo")
+    body = "".join(f"def handler_{i}(x):\n    return x\n\n\n" for i in range(120))
+    body += "".join(f"class Model{i}:\n    pass\n\n\n" for i in range(30))
+    path = ctx.write("big.py", body, root=root)
+    ctx.ok("index", root)
+    s = Session(ctx, args=["--max-result-bytes", "3000"])
+    seen, offset, calls = [], 0, 0
+    while True:
+        o = s.call("file_outline", {"path": path, "offset": offset})
+        calls += 1
+        assert o["truncated"] is False and o["symbolCount"] == 150 and o["matched"] == 150, o
+        assert o["offset"] == offset and o["symbols"], o
+        seen += [x["name"] for x in o["symbols"]]
+        if o["nextOffset"] is None:
+            break
+        assert o["nextOffset"] == offset + len(o["symbols"]), o
+        nxt = o["recommendedNextAction"]
+        assert nxt["tool"] == "file_outline" and nxt["arguments"]["offset"] == o["nextOffset"], nxt
+        assert any(w["code"] == "result_truncated" for w in o["warnings"]), o["warnings"]
+        offset = o["nextOffset"]
+    assert calls > 1 and len(seen) == 150 and len(set(seen)) == 150, (calls, len(seen))
+    s.close()
+    # Filters: kinds and namePrefix, with limit; the next call keeps them.
+    s = Session(ctx)
+    o = s.call("file_outline", {"path": path, "kinds": ["class"], "limit": 10})
+    assert o["matched"] == 30 and [x["name"] for x in o["symbols"]] == [f"Model{i}" for i in range(10)], o
+    assert o["nextOffset"] == 10 and o["recommendedNextAction"]["arguments"]["kinds"] == ["class"], o
+    o = s.call("file_outline", {"path": path, "namePrefix": "handler_11"})
+    assert [x["name"] for x in o["symbols"]] == ["handler_11"] + [f"handler_11{i}" for i in range(10)], o
+    assert o["nextOffset"] is None and o["recommendedNextAction"]["tool"] == "read_file", o
+    o = s.call("file_outline", {"path": path, "namePrefix": "nothing"})
+    assert o["symbols"] == [] and any(w["code"] == "no_symbols" for w in o["warnings"]), o
+    try:
+        s.call("file_outline", {"path": path, "kinds": ["gizmo"]})
+        assert False, "an unknown kind must fail"
+    except ToolError as e:
+        assert e.code == "invalid_argument" and "unknown kind 'gizmo'" in e.text, e.text
+    s.close()
+
+
 # ------------------------------------------------------------------------------------------
 # Symbols (active once src/lang yields them).
 

@@ -66,6 +66,21 @@ lp_status lp_graph_find_references_run(const lp_graph_call *call, const lp_graph
         lp_status prc = lp_gq_check_rel_arg("pathPrefix", prefix, strlen(prefix), err);
         if (prc)
             return prc;
+        /* "./src", "src/" and "src" name the same folder; "." and "./" the whole root. */
+        lp_str p = lp_str_c(prefix);
+        for (;;) {
+            if (p.len >= 2 && p.ptr[0] == '.' && p.ptr[1] == '/')
+                p = lp_str_sub(p, 2, p.len);
+            else if (p.len && p.ptr[0] == '/')
+                p = lp_str_sub(p, 1, p.len);
+            else
+                break;
+        }
+        while (p.len && p.ptr[p.len - 1] == '/')
+            p.len--;
+        if (p.len == 1 && p.ptr[0] == '.')
+            p.len = 0;
+        prefix = p.len ? lp_arena_strndup(arena, p.ptr, p.len) : NULL;
     }
     LP_VEC(lp_graph_ref) matches = {0};
     gq_sym root;
@@ -220,8 +235,15 @@ lp_status lp_graph_find_references_run(const lp_graph_call *call, const lp_graph
     out->total_matches = total;
     out->bytes_scanned = bytes;
     out->path_prefix = prefix ? lp_arena_strdup(arena, prefix) : NULL;
-    lp_graph_warning *w = lp_arena_zalloc(arena, 3 * sizeof *w);
+    lp_graph_warning *w = lp_arena_zalloc(arena, 4 * sizeof *w);
     size_t nw = 0;
+    if (prefix && files_scanned == 0)
+        w[nw++] = (lp_graph_warning){LP_WARN_NO_FILES_MATCH,
+                                     lp_arena_printf(arena,
+                                                     "no published file is under pathPrefix "
+                                                     "'%s' (relative to the codebase root); "
+                                                     "check the folder's spelling",
+                                                     prefix)};
     if (cut)
         w[nw++] = (lp_graph_warning){LP_WARN_RESULT_TRUNCATED,
                                      lp_arena_printf(arena,

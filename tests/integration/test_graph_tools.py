@@ -164,6 +164,16 @@ def test_find_references(ctx):
     assert "max_results" in r["coverage"]["reasons"]
     r = ctx.ok("refs", hid, "--prefix", "app", "--json", cwd=proj).json()
     assert all(m["file"].startswith("app/") for m in r["matches"])
+    # "app/", "./app" and "app" are the same folder; "./" is the whole root.
+    for spelling in ("app/", "./app", "./app/"):
+        r2 = ctx.ok("refs", hid, "--prefix", spelling, "--json", cwd=proj).json()
+        assert r2["matches"] == r["matches"] and r2["coverage"]["filesScanned"] > 0, (spelling, r2)
+    r2 = ctx.ok("refs", hid, "--prefix", "./", "--json", cwd=proj).json()
+    assert r2["coverage"]["filesScanned"] == r2["coverage"]["filesInPublication"], r2
+    # A folder that holds no published file says so instead of a silent empty answer.
+    r2 = ctx.ok("refs", hid, "--prefix", "nowhere", "--json", cwd=proj).json()
+    assert r2["matches"] == [] and r2["coverage"]["filesScanned"] == 0, r2
+    assert any(w["code"] == "no_files_match" for w in r2["warnings"]), r2["warnings"]
 
 
 def test_detect_changes(ctx):

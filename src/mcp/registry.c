@@ -200,7 +200,7 @@ json_t *lp_mcp_registry_tools_json(const lp_mcp_registry *r)
  * tools/call results. */
 
 json_t *lp_mcp_tool_result_ok(const lp_mcp_tool *t, json_t *structured, size_t max_bytes,
-                              lp_error *err)
+                              lp_mcp_text_memo *memo, lp_error *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -208,6 +208,17 @@ json_t *lp_mcp_tool_result_ok(const lp_mcp_tool *t, json_t *structured, size_t m
     if (rc) {
         json_decref(structured);
         return NULL;
+    }
+    if (memo && !memo->json) {
+        size_t clen = 0;
+        char *compact = lp_mcp_text_render(structured, memo, &clen);
+        if (compact && clen <= len) {
+            free(text);
+            text = compact;
+            len = clen;
+        } else {
+            free(compact);
+        }
     }
     json_t *res = json_object();
     json_t *content = json_array();

@@ -497,3 +497,17 @@ def test_mcp_text_block_is_a_compact_outline(ctx):
                        env=dict(ctx.env, LOUPE_MCP_TEXT="yaml"))
     assert p.returncode != 0, p
     assert b"LOUPE_MCP_TEXT" in p.stderr and b"outline" in p.stderr, p.stderr
+
+
+def test_mcp_tools_list_output_schemas_only_when_asked(ctx):
+    """tools/list leaves the output schemas out by default (a third of its tokens; results
+    still carry structuredContent) and lists them with LOUPE_MCP_OUTPUT_SCHEMAS=1."""
+    sizes = {}
+    for flag in ("0", "1"):
+        s = Session(ctx, env={"LOUPE_MCP_OUTPUT_SCHEMAS": flag})
+        tools = s.request("tools/list", {})["result"]["tools"]
+        has = [t["name"] for t in tools if "outputSchema" in t]
+        assert has == ([] if flag == "0" else [t["name"] for t in tools]), (flag, has)
+        sizes[flag] = len(json.dumps(tools))
+        s.close()
+    assert sizes["0"] * 1.4 < sizes["1"], sizes

@@ -19,6 +19,7 @@ export function freshEnv() {
         HOME: dir,
         LOUPE_HOME: path.join(dir, 'state'),
         LOUPE_MCP_TEST_TOOLS: '1',
+        LOUPE_MCP_OUTPUT_SCHEMAS: '1', // the tests validate every result against them
     };
     return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

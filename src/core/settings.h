@@ -96,6 +96,12 @@ typedef enum lp_setting_type {
       "--max-result-bytes wins)")                                                             \
     X(MCP_CALL_TIMEOUT_MS, "LOUPE_MCP_CALL_TIMEOUT_MS", U64, "0", 0, 86400000, 0,             \
       "MCP server: a tool call running longer is answered with an error (0: the default)")   \
+    X(MCP_TEXT, "LOUPE_MCP_TEXT", STR, "outline", 0, 0, 0,                                   \
+      "MCP server: the text block of a tool result: outline (compact, for a model; "          \
+      "structuredContent has the full answer) or json (the structuredContent again)")        \
+    X(MCP_OUTPUT_SCHEMAS, "LOUPE_MCP_OUTPUT_SCHEMAS", BOOL, "0", 0, 1, 0,                     \
+      "MCP server: list each tool's outputSchema in tools/list (for clients that validate "   \
+      "structuredContent; off: a third of the listing's tokens saved)")                       \
     X(MCP_TEST_TOOLS, "LOUPE_MCP_TEST_TOOLS", BOOL, "0", 0, 1, LP_SETTING_TEST,               \
       "MCP server: also list the test-only tools (tests)")                                    \
     X(SEARCH_CHANNELS, "LOUPE_SEARCH_CHANNELS", STR, "", 0, 0, LP_SETTING_ROOT,               \

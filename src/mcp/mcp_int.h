@@ -133,12 +133,34 @@ void lp_mcp_reader_release(lp_mcp_reader *r);
 /* The line stays valid until the next call. */
 lp_mcp_read_kind lp_mcp_reader_next(lp_mcp_reader *r, const char **line, size_t *len);
 
+/* --- text.c: the text block, written for a model --- */
+
+#define LP_MCP_TEXT_MEMO_SLOTS 512
+
+/* What this session was already told (warnings), so the text does not repeat it. */
+typedef struct lp_mcp_text_memo {
+    pthread_mutex_t lock;
+    uint64_t slots[LP_MCP_TEXT_MEMO_SLOTS];
+    size_t used;
+    bool json; /* LOUPE_MCP_TEXT=json: the text block is the JSON of structuredContent */
+} lp_mcp_text_memo;
+
+/* Reads LOUPE_MCP_TEXT: LP_EINVAL naming the accepted values when it is neither "outline"
+ * nor "json". */
+lp_status lp_mcp_text_memo_init(lp_mcp_text_memo *m, lp_error *err);
+void lp_mcp_text_memo_destroy(lp_mcp_text_memo *m);
+/* The compact outline of structured (see text.c for the rules); memo may be NULL. Returns a
+ * NUL-terminated malloc'd string (*len without the NUL), NULL when out of memory. */
+char *lp_mcp_text_render(const json_t *structured, lp_mcp_text_memo *memo, size_t *len);
+
 /* --- registry.c: shaping tools/call results --- */
 
 /* The CallToolResult for a successful handler result (stolen): budget applied, text block +
- * structuredContent. Returns NULL and fills err when the budget cannot be met. */
+ * structuredContent. The text block is the compact outline (text.c) unless memo is NULL or
+ * says json (LOUPE_MCP_TEXT=json), or the outline would be longer than the JSON.
+ * Returns NULL and fills err when the budget cannot be met. */
 json_t *lp_mcp_tool_result_ok(const lp_mcp_tool *t, json_t *structured, size_t max_bytes,
-                              lp_error *err);
+                              lp_mcp_text_memo *memo, lp_error *err);
 /* The CallToolResult {content:[{type:text,text:msg}], isError:true}. */
 json_t *lp_mcp_tool_result_error(const char *msg);
 

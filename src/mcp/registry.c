@@ -8,6 +8,8 @@
  */
 #include "mcp/mcp_int.h"
 
+#include "core/settings.h"
+
 json_t *lp_mcp_budget_schema_properties(void); /* envelope.c */
 
 lp_mcp_registry *lp_mcp_registry_new(void) { return lp_xcalloc(1, sizeof(lp_mcp_registry)); }
@@ -171,7 +173,10 @@ lp_status lp_mcp_registry_add(lp_mcp_registry *r, const lp_mcp_tool_def *def, lp
     json_object_set_new(listing, "title", lp_json_textz(def->title));
     json_object_set_new(listing, "description", lp_json_textz(def->description));
     json_object_set(listing, "inputSchema", in);
-    json_object_set(listing, "outputSchema", out);
+    /* Output schemas are a third of tools/list and no client we know of needs them to use
+     * structuredContent: listed only when asked for (LOUPE_MCP_OUTPUT_SCHEMAS=1). */
+    if (lp_setting_bool(LP_SET_MCP_OUTPUT_SCHEMAS))
+        json_object_set(listing, "outputSchema", out);
     json_t *ann = json_object();
     json_object_set_new(ann, "title", lp_json_textz(def->title));
     json_object_set_new(ann, "readOnlyHint", json_boolean(def->read_only));
@@ -200,7 +205,7 @@ json_t *lp_mcp_registry_tools_json(const lp_mcp_registry *r)
  * tools/call results. */
 
 json_t *lp_mcp_tool_result_ok(const lp_mcp_tool *t, json_t *structured, size_t max_bytes,
-                              lp_error *err)
+                              lp_mcp_text_memo *memo, lp_error *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -208,6 +213,17 @@ json_t *lp_mcp_tool_result_ok(const lp_mcp_tool *t, json_t *structured, size_t m
     if (rc) {
         json_decref(structured);
         return NULL;
+    }
+    if (memo && !memo->json) {
+        size_t clen = 0;
+        char *compact = lp_mcp_text_render(structured, memo, &clen);
+        if (compact && clen <= len) {
+            free(text);
+            text = compact;
+            len = clen;
+        } else {
+            free(compact);
+        }
     }
     json_t *res = json_object();
     json_t *content = json_array();

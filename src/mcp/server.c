@@ -47,6 +47,7 @@ static const char instructions[] =
 
 struct lp_mcp_server {
     const lp_mcp_registry *reg;
+    lp_mcp_text_memo text_memo; /* what this session's text blocks already said */
     lp_mcp_options opt;
     const char *version;
     lp_mcp_out out;
@@ -242,7 +243,8 @@ static bool complete_call(lp_mcp_server *s, lp_mcp_call *c, lp_status rc, json_t
                                                "this is a loupe bug, please report it");
             } else {
                 lp_error e2 = {0};
-                res = lp_mcp_tool_result_ok(c->tool, result, s->opt.max_result_bytes, &e2);
+                res = lp_mcp_tool_result_ok(c->tool, result, s->opt.max_result_bytes,
+                                            &s->text_memo, &e2);
                 if (!res) {
                     lp_buf m;
                     lp_buf_init(&m, 0);
@@ -1091,6 +1093,11 @@ lp_status lp_mcp_serve(int in_fd, int out_fd, const lp_mcp_registry *reg,
     if (rc)
         return rc;
     lp_mcp_server *s = lp_xcalloc(1, sizeof *s);
+    rc = lp_mcp_text_memo_init(&s->text_memo, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
     s->reg = reg;
     s->opt = opt;
     s->version = opt.version ? opt.version : "0";
@@ -1163,6 +1170,7 @@ out:
     pthread_cond_destroy(&s->idle_cv);
     pthread_cond_destroy(&s->watch_cv);
     pthread_mutex_destroy(&s->lock);
+    lp_mcp_text_memo_destroy(&s->text_memo);
     lp_mcp_out_release(&s->out);
     json_decref(s->legacy_caps);
     free(s->threads);

@@ -458,3 +458,56 @@ def test_mcp_pooled_connections_never_serve_a_cleared_index(ctx):
     assert a["results"] and all("second_" in r["owner"]["symbol"] for r in a["results"]), a
     assert a["publication"]["id"] == 1, a["publication"]
     s.close()
+
+
+def test_mcp_text_block_is_a_compact_outline(ctx):
+    """The text block of a tool result is an outline written for a model, not the JSON again:
+    smaller, every string of structuredContent in it, a warning repeated in the session said
+    once (its code marked "(as before)" afterwards), next calls as sendable JSON. With
+    LOUPE_MCP_TEXT=json it is the JSON of structuredContent; another value refuses to start."""
+    root = os.path.join(ctx.tmp, "repo")
+    ctx.write("pkg/tokens.py", "def refresh_access_token(session):\n"
+              "    '''Refresh the access token when it expires.'''\n"
+              "    return session.renew()\n", root=root)
+    ctx.ok("index", root, "--quiet")
+    s = Session(ctx)
+    texts = []
+    for _ in range(2):
+        raw = s.call_raw("search_codebase", {"path": root, "query": "refresh access token"})
+        assert not raw.get("isError"), raw
+        text, sc = raw["content"][0]["text"], raw["structuredContent"]
+        assert len(text.encode()) < len(json.dumps(sc, separators=(",", ":")).encode())
+        assert "refresh_access_token" in text and "snippet: |" in text, text
+        assert '"open_symbol"' in text, text  # the next call, ready to send
+        texts.append((text, sc))
+    codes = [w["code"] for w in texts[0][1]["warnings"]]
+    assert codes, texts[0][1]
+    first, second = texts[0][0], texts[1][0]
+    for w in texts[0][1]["warnings"]:
+        assert w["message"] in first and f"{w['code']} (as before)" not in first, first
+        assert f"{w['code']} (as before)" in second and w["message"] not in second, second
+    s.close()
+
+    s = Session(ctx, env={"LOUPE_MCP_TEXT": "json"})
+    raw = s.call_raw("search_codebase", {"path": root, "query": "refresh access token"})
+    assert json.loads(raw["content"][0]["text"]) == raw["structuredContent"]
+    s.close()
+
+    p = subprocess.run([ctx.loupe, "mcp"], input=b"", capture_output=True, timeout=30,
+                       env=dict(ctx.env, LOUPE_MCP_TEXT="yaml"))
+    assert p.returncode != 0, p
+    assert b"LOUPE_MCP_TEXT" in p.stderr and b"outline" in p.stderr, p.stderr
+
+
+def test_mcp_tools_list_output_schemas_only_when_asked(ctx):
+    """tools/list leaves the output schemas out by default (a third of its tokens; results
+    still carry structuredContent) and lists them with LOUPE_MCP_OUTPUT_SCHEMAS=1."""
+    sizes = {}
+    for flag in ("0", "1"):
+        s = Session(ctx, env={"LOUPE_MCP_OUTPUT_SCHEMAS": flag})
+        tools = s.request("tools/list", {})["result"]["tools"]
+        has = [t["name"] for t in tools if "outputSchema" in t]
+        assert has == ([] if flag == "0" else [t["name"] for t in tools]), (flag, has)
+        sizes[flag] = len(json.dumps(tools))
+        s.close()
+    assert sizes["0"] * 1.4 < sizes["1"], sizes

@@ -19,6 +19,7 @@ export function freshEnv() {
         HOME: dir,
         LOUPE_HOME: path.join(dir, 'state'),
         LOUPE_MCP_TEST_TOOLS: '1',
+        LOUPE_MCP_OUTPUT_SCHEMAS: '1', // the tests validate every result against them
     };
     return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -43,4 +44,30 @@ export function assertValid(validators, name, value, assert) {
 
 export function textOf(result) {
     return (result.content ?? []).filter(c => c.type === 'text').map(c => c.text).join('\n');
+}
+
+// The text block is a compact outline of structuredContent written for a model (not the JSON
+// again): every string of the structured answer is in it (as written, or JSON-escaped inside
+// a next call), except the message of a warning the session was already given, which is
+// then its code marked "(as before)".
+export function assertTextCovers(text, structured, assert) {
+    assert.ok(!text.trimStart().startsWith('{'), `the text block is not the JSON again: ${text.slice(0, 300)}`);
+    const walk = (v, inWarning) => {
+        if (typeof v === 'string') {
+            for (const line of v.split('\n')) {
+                if (!line.trim()) continue;
+                const esc = JSON.stringify(line).slice(1, -1);
+                assert.ok(text.includes(line) || text.includes(esc),
+                          `text block lacks ${JSON.stringify(line).slice(0, 120)}`);
+            }
+        } else if (Array.isArray(v)) {
+            for (const x of v) walk(x, inWarning);
+        } else if (v && typeof v === 'object') {
+            for (const [k, x] of Object.entries(v)) {
+                if (inWarning && k === 'message' && text.includes(`${v.code} (as before)`)) continue;
+                walk(x, k === 'warnings' || (inWarning && k !== 'message'));
+            }
+        }
+    };
+    walk(structured, false);
 }

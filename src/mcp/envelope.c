@@ -220,7 +220,7 @@ lp_status lp_mcp_budget_fit(json_t *result, size_t max_bytes, const char *const 
         char msg[256];
         snprintf(msg, sizeof msg,
                  "'%s' was cut to the first %zu of %zu items to fit the %zu-byte result budget; "
-                 "narrow the request or raise --max-result-bytes",
+                 "narrow the request or raise maxBytes (the server's cap: --max-result-bytes)",
                  key, n, n, max_bytes);
         add_warning(result, lp_warn_code(LP_WARN_RESULT_TRUNCATED), msg);
         size_t lo = 0, hi = n; /* invariant: prefix(lo) fits or lo == 0; prefix(hi) = full */
@@ -244,7 +244,7 @@ lp_status lp_mcp_budget_fit(json_t *result, size_t max_bytes, const char *const 
         w = json_object_get(result, "warnings");
         snprintf(msg, sizeof msg,
                  "'%s' was cut to the first %zu of %zu items to fit the %zu-byte result budget; "
-                 "narrow the request or raise --max-result-bytes",
+                 "narrow the request or raise maxBytes (the server's cap: --max-result-bytes)",
                  key, any ? fit : 0, n, max_bytes);
         json_object_set_new(json_array_get(w, nwarn), "message", lp_json_textz(msg));
         if (any && dumped_size(result) <= max_bytes)
@@ -267,6 +267,7 @@ lp_status lp_mcp_budget_fit(json_t *result, size_t max_bytes, const char *const 
         return finish(result, out, out_len);
     return lp_error_set(err, LP_ETOOBIG,
                         "the result needs %zu bytes even after truncation, more than the "
-                        "%zu-byte budget; raise --max-result-bytes (or LOUPE_MCP_MAX_RESULT_BYTES)",
+                        "%zu-byte budget; raise maxBytes (the server's cap: --max-result-bytes or "
+                        "LOUPE_MCP_MAX_RESULT_BYTES)",
                         dumped_size(result), max_bytes);
 }

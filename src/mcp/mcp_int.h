@@ -55,6 +55,7 @@ struct lp_mcp_call {
     double last_progress;
     bool has_progress;
     bool running;           /* a worker picked it up */
+    size_t max_bytes;       /* this answer's budget: maxBytes, at most the server's cap */
     uint64_t started_ns;    /* when it started running (under the server lock) */
     uint64_t cancel_ns;     /* when the client cancelled it, 0 if not (under the lock) */
     atomic_bool abandoned;  /* the watchdog gave up on it: its result is dropped, the

@@ -136,6 +136,24 @@ static void add_path_bytes(json_t *in)
     json_object_set_new(props, "pathBytes", pb);
 }
 
+/* Every tool takes "maxBytes": this answer's byte budget, at most the server's cap (the
+ * server takes it out of the arguments before the handler sees them: server.c). */
+static void add_max_bytes(json_t *in)
+{
+    json_t *props = json_object_get(in, "properties");
+    if (!json_is_object(props) || json_object_get(props, "maxBytes"))
+        return;
+    json_t *mb = json_object();
+    json_object_set_new(mb, "type", json_string("integer"));
+    json_object_set_new(mb, "minimum", json_integer((json_int_t)LP_MCP_MIN_RESULT_BYTES));
+    json_object_set_new(mb, "maximum", json_integer(64 * 1024 * 1024));
+    json_object_set_new(mb, "description",
+                        json_string("Byte budget of this answer (the server's cap, 24 KiB by "
+                                    "default, bounds it); a longer answer is paged or cut and "
+                                    "says how to go on."));
+    json_object_set_new(props, "maxBytes", mb);
+}
+
 lp_status lp_mcp_registry_add(lp_mcp_registry *r, const lp_mcp_tool_def *def, lp_error *err)
 {
     if (!good_name(def->name))
@@ -168,6 +186,7 @@ lp_status lp_mcp_registry_add(lp_mcp_registry *r, const lp_mcp_tool_def *def, lp
         return rc;
     }
     add_path_bytes(in);
+    add_max_bytes(in);
     json_t *listing = json_object();
     json_object_set_new(listing, "name", lp_json_textz(def->name));
     json_object_set_new(listing, "title", lp_json_textz(def->title));

@@ -243,7 +243,7 @@ static bool complete_call(lp_mcp_server *s, lp_mcp_call *c, lp_status rc, json_t
                                                "this is a loupe bug, please report it");
             } else {
                 lp_error e2 = {0};
-                res = lp_mcp_tool_result_ok(c->tool, result, s->opt.max_result_bytes,
+                res = lp_mcp_tool_result_ok(c->tool, result, c->max_bytes,
                                             &s->text_memo, &e2);
                 if (!res) {
                     lp_buf m;
@@ -436,7 +436,7 @@ const char *lp_mcp_call_tool_name(const lp_mcp_call *c) { return c->tool->def.na
 const char *lp_mcp_call_protocol_version(const lp_mcp_call *c) { return c->version; }
 lp_mcp_era lp_mcp_call_era(const lp_mcp_call *c) { return c->era; }
 const json_t *lp_mcp_call_client_capabilities(const lp_mcp_call *c) { return c->client_caps; }
-size_t lp_mcp_call_max_result_bytes(const lp_mcp_call *c) { return c->srv->opt.max_result_bytes; }
+size_t lp_mcp_call_max_result_bytes(const lp_mcp_call *c) { return c->max_bytes; }
 
 bool lp_mcp_call_cancelled(const lp_mcp_call *c)
 {
@@ -689,6 +689,11 @@ static void do_tools_call(lp_mcp_server *s, const req_ctx *r)
     c->id_key = lp_buf_detach(&key, NULL);
     c->args = own_args;
     c->path_bytes = path_bytes;
+    c->max_bytes = s->opt.max_result_bytes;
+    json_t *mb = json_object_get(own_args, "maxBytes"); /* validated: an integer in range */
+    if (json_is_integer(mb) && (size_t)json_integer_value(mb) < c->max_bytes)
+        c->max_bytes = (size_t)json_integer_value(mb);
+    json_object_del(own_args, "maxBytes");
     c->progress_token = r->progress_token ? json_deep_copy(r->progress_token) : NULL;
     c->client_caps = r->caps ? json_deep_copy(r->caps) : NULL;
     c->era = r->era;

@@ -452,7 +452,7 @@ static lp_status search_fn(lp_mcp_call *call, json_t **result, lp_error *err)
                                  "%zu of the %u results asked for fit the result budget; "
                                  "continue_search shows the rest%s",
                                  shown, page,
-                                 shown ? "" : " (raise --max-result-bytes to see one)");
+                                 shown ? "" : " (raise maxBytes, or the server's cap --max-result-bytes, to see one)");
     }
     json_object_set_new(
         out, "pagination",
@@ -602,7 +602,7 @@ static lp_status continue_fn(lp_mcp_call *call, json_t **result, lp_error *err)
         lp_mcp_envelope_warn(out, LP_WARN_PAGE_SHORTENED,
                              "%zu of the %u results asked for fit the result budget; "
                              "continue_search shows the rest%s",
-                             shown, page, shown ? "" : " (raise --max-result-bytes to see one)");
+                             shown, page, shown ? "" : " (raise maxBytes, or the server's cap --max-result-bytes, to see one)");
     json_object_set_new(
         out, "pagination",
         pagination_json(set.publication_id, from, shown, set.ngroups, next.ptr, set.expires_ms));

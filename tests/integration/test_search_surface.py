@@ -294,5 +294,39 @@ def test_mcp_single_result_over_budget_is_cut_and_says_so(ctx):
         else:
             assert a["results"] == [] and a["pagination"]["continuation"], a
             msg = [w["message"] for w in a["warnings"] if w["code"] == "page_shortened"][0]
-            assert "raise --max-result-bytes" in msg, msg
+            assert "raise maxBytes" in msg and "--max-result-bytes" in msg, msg
         s.close()
+
+
+def test_mcp_max_bytes_argument_bounds_one_answer(ctx):
+    """Every tool takes maxBytes: the answer fits it (pages shortened, lists cut, each saying
+    how to go on); the server's cap bounds it; under 1 KiB it is an invalid argument; typed
+    tools (the graph) never see it."""
+    root = os.path.join(ctx.tmp, "repo")
+    ctx.write("pkg/many.py", "".join(f"def budget_marker_{k}():\n    return budget_marker_{k + 1}()\n"
+                                     for k in range(80)), root=root)
+    ctx.ok("index", root, "--quiet")
+    s = Session(ctx, args=["--max-result-bytes", "8192"])
+    full = s.call_raw("search_codebase", {"path": root, "query": "budget marker",
+                                          "disclosureLimit": 50})
+    small = s.call_raw("search_codebase", {"path": root, "query": "budget marker",
+                                           "disclosureLimit": 50, "maxBytes": 3000})
+    assert not small.get("isError"), small
+    n_full = full["structuredContent"]["pagination"]["shown"]
+    n_small = small["structuredContent"]["pagination"]["shown"]
+    assert 1 <= n_small < n_full, (n_small, n_full)
+    assert len(json.dumps(small["structuredContent"], separators=(",", ":"))) <= 3000
+    assert any(w["code"] == "page_shortened" for w in small["structuredContent"]["warnings"])
+    # above the cap: the cap holds
+    big = s.call_raw("search_codebase", {"path": root, "query": "budget marker",
+                                         "disclosureLimit": 50, "maxBytes": 1000000})
+    assert big["structuredContent"]["pagination"]["shown"] == n_full
+    assert len(json.dumps(big["structuredContent"], separators=(",", ":"))) <= 8192
+    # a typed tool takes it too
+    sym = full["structuredContent"]["results"][0]["owner"]["id"]
+    cg = s.call_raw("call_graph", {"path": root, "symbolId": sym, "maxBytes": 2048})
+    assert not cg.get("isError"), cg
+    assert len(json.dumps(cg["structuredContent"], separators=(",", ":"))) <= 2048
+    bad = s.call_raw("search_codebase", {"path": root, "query": "x", "maxBytes": 10})
+    assert bad.get("isError") and "maxBytes" in bad["content"][0]["text"], bad
+    s.close()
